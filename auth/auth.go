@@ -1,0 +1,72 @@
+// Package auth issues and verifies the service's access tokens: HS256 JWTs
+// with a required expiry, carrying the caller's scopes and customer claims.
+package auth
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"commerce"
+)
+
+// tokenClaims is the JWT payload.
+type tokenClaims struct {
+	Scope        string `json:"scope"`
+	CustomerID   string `json:"customerId,omitempty"`
+	CustomerType string `json:"customerType,omitempty"`
+	Country      string `json:"country,omitempty"`
+	jwt.RegisteredClaims
+}
+
+// Keys signs and verifies tokens with one HS256 secret.
+type Keys struct {
+	secret []byte
+	parser *jwt.Parser
+}
+
+// New returns keys for the secret, which must not be empty.
+func New(secret []byte) (*Keys, error) {
+	if len(secret) == 0 {
+		return nil, errors.New("auth: empty JWT secret")
+	}
+	return &Keys{
+		secret: secret,
+		parser: jwt.NewParser(jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired(), jwt.WithLeeway(5*time.Second)),
+	}, nil
+}
+
+// Issue returns a signed token for the claims, valid for ttl from now.
+func (k *Keys) Issue(c commerce.Claims, now time.Time, ttl time.Duration) (string, error) {
+	tc := tokenClaims{
+		Scope:        strings.Join(c.Scopes, " "),
+		CustomerID:   c.CustomerID,
+		CustomerType: c.CustomerType,
+		Country:      c.Country,
+		RegisteredClaims: jwt.RegisteredClaims{
+			Subject:   c.Subject,
+			IssuedAt:  jwt.NewNumericDate(now),
+			ExpiresAt: jwt.NewNumericDate(now.Add(ttl)),
+		},
+	}
+	return jwt.NewWithClaims(jwt.SigningMethodHS256, tc).SignedString(k.secret)
+}
+
+// Verify checks the token's signature, algorithm and expiry and returns its
+// claims. Any failure is invalid_token (the reason goes to Message only).
+func (k *Keys) Verify(token string) (commerce.Claims, error) {
+	var tc tokenClaims
+	_, err := k.parser.ParseWithClaims(token, &tc, func(*jwt.Token) (any, error) { return k.secret, nil })
+	if err != nil {
+		return commerce.Claims{}, &commerce.Error{Code: commerce.EInvalidToken, Message: err.Error()}
+	}
+	return commerce.Claims{
+		Subject:      tc.Subject,
+		Scopes:       strings.Fields(tc.Scope),
+		CustomerID:   tc.CustomerID,
+		CustomerType: tc.CustomerType,
+		Country:      tc.Country,
+	}, nil
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"commerce/postgres"
+	"commerce/sqldb"
+	"commerce/sqlite"
+)
+
+// config is what the commands share: flag, then environment, then default.
+type config struct {
+	addr      string
+	db        string
+	jwtSecret string
+	nats      string
+}
+
+// storageFlags adds the flags every command that opens the store uses.
+func (c *config) storageFlags(fs *flag.FlagSet, getenv func(string) string) {
+	fs.StringVar(&c.db, "db", envOr(getenv, "COMMERCE_DB", "sqlite:./data/commerce.db"), "storage: sqlite:PATH or a postgres:// URL (env COMMERCE_DB)")
+	fs.StringVar(&c.jwtSecret, "jwt-secret", getenv("COMMERCE_JWT_SECRET"), "HS256 key (env COMMERCE_JWT_SECRET; default: generated once and kept next to the SQLite file)")
+}
+
+func envOr(getenv func(string) string, key, def string) string {
+	if v := getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// sqlitePath returns the file of a sqlite: DSN, and false for PostgreSQL.
+func (c *config) sqlitePath() (string, bool) {
+	p, ok := strings.CutPrefix(c.db, "sqlite:")
+	return p, ok
+}
+
+// openDB opens and migrates the storage named by --db.
+func (c *config) openDB(ctx context.Context, now func() time.Time) (*sqldb.DB, error) {
+	var db *sqldb.DB
+	var err error
+	switch {
+	case strings.HasPrefix(c.db, "sqlite:"):
+		path, _ := c.sqlitePath()
+		db, err = sqlite.Open(path, now)
+	case strings.HasPrefix(c.db, "postgres://"), strings.HasPrefix(c.db, "postgresql://"):
+		db, err = postgres.Open(ctx, c.db, now)
+	default:
+		return nil, fmt.Errorf("--db %q: want sqlite:PATH or a postgres:// URL", redact(c.db))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// secret resolves the JWT secret: flag, environment, then (SQLite only) the
+// file jwt-secret next to the database, generated on first use when create.
+func (c *config) secret(create bool) ([]byte, error) {
+	if c.jwtSecret != "" {
+		return []byte(c.jwtSecret), nil
+	}
+	path, ok := c.sqlitePath()
+	if !ok {
+		return nil, errors.New("a JWT secret is required with PostgreSQL: set --jwt-secret or COMMERCE_JWT_SECRET")
+	}
+	file := filepath.Join(filepath.Dir(path), "jwt-secret")
+	b, err := os.ReadFile(file)
+	if err == nil {
+		if s := strings.TrimSpace(string(b)); s != "" {
+			return []byte(s), nil
+		}
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	}
+	if !create {
+		return nil, fmt.Errorf("no JWT secret: %s does not exist yet (run serve once, or set --jwt-secret)", file)
+	}
+	var key [32]byte
+	rand.Read(key[:])
+	s := hex.EncodeToString(key[:])
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return nil, err
+	}
+	// O_EXCL: when two processes race, one writes and both use its key.
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return c.secret(false)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", file, err)
+	}
+	if _, err := f.WriteString(s + "\n"); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("write %s: %w", file, err)
+	}
+	if err := f.Close(); err != nil {
+		return nil, fmt.Errorf("write %s: %w", file, err)
+	}
+	return []byte(s), nil
+}
+
+// redact hides a password in a database URL before it is printed.
+func redact(dsn string) string {
+	if i := strings.Index(dsn, "://"); i >= 0 {
+		if at := strings.LastIndex(dsn, "@"); at > i {
+			if colon := strings.Index(dsn[i+3:at], ":"); colon >= 0 {
+				return dsn[:i+3+colon] + ":xxxxx" + dsn[at:]
+			}
+		}
+	}
+	return dsn
+}

@@ -1,0 +1,53 @@
+// Command commerce is the commerce backend: `serve` runs the service,
+// `token` mints an access token, `migrate` applies the schema migrations.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "commerce:", err)
+		os.Exit(1)
+	}
+}
+
+const usage = `usage: commerce <command> [flags]
+
+commands:
+  serve     run the service (all areas)
+  token     print a signed access token
+  migrate   apply the schema migrations and exit
+
+Run "commerce <command> -h" for the flags of a command.
+`
+
+// run is the whole program, with its environment passed in so tests can
+// drive it in-process.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("no command given")
+	}
+	switch args[0] {
+	case "serve":
+		return serve(ctx, args[1:], getenv, stdout, stderr)
+	case "token":
+		return token(args[1:], getenv, stdout, stderr)
+	case "migrate":
+		return migrate(ctx, args[1:], getenv, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return fmt.Errorf("unknown command %q", args[0])
+}

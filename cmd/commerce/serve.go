@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"commerce/app"
+	"commerce/auth"
+)
+
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	var c config
+	fs := newFlagSet("serve", stderr)
+	fs.StringVar(&c.addr, "addr", envOr(getenv, "COMMERCE_ADDR", "localhost:8080"), "listen address (env COMMERCE_ADDR)")
+	fs.StringVar(&c.nats, "nats", getenv("COMMERCE_NATS_URL"), "NATS URL; when set, events are published to JetStream (env COMMERCE_NATS_URL)")
+	c.storageFlags(fs, getenv)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+
+	secret, err := c.secret(true)
+	if err != nil {
+		return err
+	}
+	keys, err := auth.New(secret)
+	if err != nil {
+		return err
+	}
+	db, err := c.openDB(ctx, time.Now)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	a, err := app.New(app.Options{DB: db, Keys: keys, Logger: logger, NATSURL: c.nats})
+	if err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", c.addr)
+	if err != nil {
+		return err
+	}
+	httpSrv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second}
+
+	// Background work lives until the HTTP server has drained.
+	bg, stopBG := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { a.Run(bg) })
+
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- httpSrv.Serve(ln) }()
+	logger.Info("commerce ready", "addr", ln.Addr().String(), "db", redact(c.db), "nats", c.nats != "")
+
+	select {
+	case err = <-serveErr:
+	case <-ctx.Done():
+		logger.Info("shutting down")
+		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		err = httpSrv.Shutdown(sctx) // finishes the requests in flight
+		cancel()
+	}
+	stopBG()
+	wg.Wait()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+func migrate(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	var c config
+	fs := newFlagSet("migrate", stderr)
+	c.storageFlags(fs, getenv)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	db, err := c.openDB(ctx, time.Now)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stderr, "migrations applied")
+	return db.Close()
+}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"commerce"
+	"commerce/auth"
+)
+
+// token prints a signed access token, and nothing else, on stdout.
+func token(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	var c config
+	fs := newFlagSet("token", stderr)
+	c.storageFlags(fs, getenv)
+	scope := fs.String("scope", "", "admin or api (required)")
+	sub := fs.String("sub", "", "subject (sub claim); default: the scope")
+	customerID := fs.String("customer-id", "", "customerId claim")
+	customerType := fs.String("customer-type", "", "customerType claim (VIP, B2B, B2C, ...)")
+	country := fs.String("country", "", "country claim (ISO 3166-1 alpha-2)")
+	ttl := fs.Duration("ttl", 24*time.Hour, "validity")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *scope != commerce.ScopeAdmin && *scope != commerce.ScopeAPI {
+		return fmt.Errorf("--scope must be admin or api")
+	}
+	if *ttl <= 0 {
+		return fmt.Errorf("--ttl must be positive")
+	}
+	if *sub == "" {
+		*sub = *scope
+	}
+	secret, err := c.secret(true)
+	if err != nil {
+		return err
+	}
+	keys, err := auth.New(secret)
+	if err != nil {
+		return err
+	}
+	tok, err := keys.Issue(commerce.Claims{Subject: *sub, Scopes: []string{*scope}, CustomerID: *customerID,
+		CustomerType: *customerType, Country: *country}, time.Now(), *ttl)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(stdout, tok)
+	return err
+}

@@ -1,0 +1,124 @@
+// Package commerce holds what every area of the service shares: the error
+// type with the interface's error codes, and the caller's identity carried in
+// a context.
+package commerce
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error codes of SPEC.md and CONTRACT.md, spelled exactly as the interface
+// spells them (typos included: clients match on these strings).
+const (
+	EValidation        = "validation_error"
+	EInvalidToken      = "invalid_token"
+	EForbidden         = "forbidden"
+	EOperationNotFound = "operation_not_found"
+	EMethodNotAllowed  = "method_not_allowed"
+	ERequestTooLarge   = "request_too_large"
+	EInternal          = "internal_error"
+	EUnavailable       = "unavailable"
+	EDuplicateKey      = "duplicate_key"
+	EConcurrentMod     = "concurrent_modification"
+
+	// Catalog.
+	EMaxCategoriesPerProduct       = "max_categories_per_product_reached"
+	ECategoryNotFound              = "category_not_found"
+	ECategoryNotEmpty              = "category_not_empty"
+	EParentCategoryNotFound        = "parent_category_not_found"
+	EMissingClassification         = "missing_classification"
+	EEmptyClassificationValue      = "empty_classification_value"
+	EClassificationValueNotBoolean = "classification_value_not_a_boolean"
+	EClassificationValueNotNumber  = "classification_value_not_a_number"
+	EInconsistentBaseVariants      = "inconsistent_base_variants_data"
+	EInconsistentBaseVariations    = "inconsistent_base_variations_data"  // product.create
+	EInconsistentBaseVariantions   = "inconsistent_base_variantions_data" // product.update (sic)
+	EBaseProductNotFound           = "base_product_not_found"
+	EVariationDataNotFound         = "variation_data_not_found"
+	ENoModifiersFound              = "no_modifiers_found"
+	EVariantNotFound               = "variant_not_found"
+	EProductNotFound               = "product_not_found"
+	EProductNotSaved               = "product_not_saved"
+	EPriceInvalid                  = "price_invalid"
+	EPriceCurrencyInvalid          = "price_currency_invalid"
+	EPriceCountryInvalid           = "price_country_invalid"
+	EPriceValidDates               = "price_valid_dates"
+
+	// Promotions, taxes, stock, shipping, events.
+	EPromotionNotFound = "promotion_not_found"
+	ETaxNotFound       = "tax_not_found"
+	EStockNotFound     = "stock_not_found"
+	ENotEnoughStock    = "not_enough_stock"
+	EShippingNotFound  = "shipping_not_found"
+
+	// Carts.
+	ECartNotFound          = "cart_not_found"
+	ECartNotActive         = "cart_not_active"
+	EItemNotFound          = "item_not_found"
+	EMaxQuantityPerProduct = "max_quantity_per_product_exceeded"
+	EMaxNumberOfEntries    = "max_number_of_entries_exceeded"
+	EProductDiscontinued   = "product_discontinued"
+	ENoSuitablePrice       = "no_suitable_price"
+	EInvalidCountry        = "invalid_country"
+	EInvalidState          = "invalid_state"
+	EShippingAddressNotSet = "shipping_address_not_set" // cart.setBillingAddress
+	EShippingAddressNotset = "shipping_address_notset"  // cart.setShippingMethod, cart.checkout (sic)
+	EInvalidShippingMethod = "invalid_shipping_method"
+)
+
+// Error is the service's one error type. Code is one of the E* constants,
+// Data the optional value SPEC.md's error table gives for the code, and
+// Message a human-readable explanation that is logged, never sent for
+// internal errors.
+type Error struct {
+	Code    string
+	Data    any
+	Message string
+}
+
+// Error implements the error interface.
+func (e *Error) Error() string {
+	if e.Message != "" {
+		return e.Code + ": " + e.Message
+	}
+	return e.Code
+}
+
+// Errorf returns an *Error with the code and a formatted message and no data.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// NewError returns an *Error with the code and data.
+func NewError(code string, data any) *Error {
+	return &Error{Code: code, Data: data}
+}
+
+// Invalid returns a validation_error whose data is the list of problems,
+// each naming its field path ("items[2].quantity: must be a positive integer").
+func Invalid(problems ...string) *Error {
+	return &Error{Code: EValidation, Data: problems, Message: fmt.Sprint(problems)}
+}
+
+// ErrorCode returns the code of err: the Code of an *Error found with
+// errors.As, "" for nil, and internal_error for anything else.
+func ErrorCode(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return EInternal
+}
+
+// ErrorData returns the Data of the *Error in err's chain, or nil.
+func ErrorData(err error) any {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Data
+	}
+	return nil
+}

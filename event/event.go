@@ -1,0 +1,73 @@
+// Package event defines the service's events, the outbox they are written to
+// in the same transaction as the change they describe, and a buffered writer
+// for high-volume VIEWED events.
+package event
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"commerce"
+)
+
+// Channels.
+const (
+	Products   = "PRODUCTS"
+	Categories = "CATEGORIES"
+	Promotions = "PROMOTIONS"
+	Carts      = "CARTS"
+	Taxes      = "TAXES"
+	Stock      = "STOCK"
+	Shipping   = "SHIPPING"
+)
+
+// Types.
+const (
+	Create   = "CREATE"
+	Update   = "UPDATE"
+	Remove   = "REMOVE"
+	Viewed   = "VIEWED"
+	Checkout = "CHECKOUT"
+)
+
+// Event is one entry of the event log: {id, channel, type, date, payload}.
+type Event struct {
+	ID      string          `json:"id"`
+	Channel string          `json:"channel"`
+	Type    string          `json:"type"`
+	Date    time.Time       `json:"date"`
+	Payload json.RawMessage `json:"payload"`
+}
+
+// New returns an event with a fresh id, the date now (UTC) and the payload
+// marshaled to JSON. Payloads are maps or structs of plain data, so
+// marshaling cannot fail for them; a failure is returned as an internal error.
+func New(channel, typ string, now time.Time, payload any) (Event, error) {
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return Event{}, commerce.Errorf(commerce.EInternal, "marshal %s %s payload: %v", channel, typ, err)
+	}
+	return Event{ID: commerce.NewID(), Channel: channel, Type: typ, Date: now.UTC(), Payload: b}, nil
+}
+
+// Subject returns the JetStream subject of the event: commerce.<CHANNEL>.<TYPE>.
+func (e Event) Subject() string { return "commerce." + e.Channel + "." + e.Type }
+
+// Filter selects events for List: all fields optional.
+type Filter struct {
+	Channel string
+	Type    string
+	After   string // an event id; only events after it
+	Limit   int
+}
+
+// Log is the storage of the event log.
+type Log interface {
+	// Append writes events outside any other change (used for VIEWED
+	// batches). It is all or nothing.
+	Append(ctx context.Context, events []Event) error
+	// List returns events in log order. An unknown After id is
+	// validation_error.
+	List(ctx context.Context, f Filter) ([]Event, error)
+}

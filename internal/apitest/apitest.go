@@ -1,0 +1,167 @@
+// Package apitest runs the whole service over a test database behind
+// httptest and calls it as a client would, for black-box API tests.
+package apitest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"commerce"
+	"commerce/app"
+	"commerce/auth"
+	"commerce/sqldb"
+)
+
+// Secret is the JWT secret of test servers.
+const Secret = "test-secret-0123456789"
+
+// Server is a running service.
+type Server struct {
+	URL  string
+	DB   *sqldb.DB
+	App  *app.App
+	Keys *auth.Keys
+	// Admin and API are tokens with the admin and the api scope.
+	Admin, API string
+}
+
+// New starts the service over db, with its background work, both stopped
+// at the end of the test. opts may adjust the app options (clock, ...).
+func New(t testing.TB, db *sqldb.DB, opts ...func(*app.Options)) *Server {
+	t.Helper()
+	keys, err := auth.New([]byte(Secret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := app.Options{DB: db, Keys: keys, ViewedFlush: 50 * time.Millisecond}
+	for _, f := range opts {
+		f(&o)
+	}
+	a, err := app.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(a.Handler())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { a.Run(ctx); close(done) }()
+	t.Cleanup(func() { hs.Close(); cancel(); <-done })
+	s := &Server{URL: hs.URL, DB: db, App: a, Keys: keys}
+	s.Admin = s.Token(t, commerce.Claims{Subject: "admin-user", Scopes: []string{commerce.ScopeAdmin}})
+	s.API = s.Token(t, commerce.Claims{Subject: "api-user", Scopes: []string{commerce.ScopeAPI}})
+	return s
+}
+
+// Token returns a token for the claims, valid for an hour.
+func (s *Server) Token(t testing.TB, c commerce.Claims) string {
+	t.Helper()
+	tok, err := s.Keys.Issue(c, time.Now(), time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// Response is a decoded envelope.
+type Response struct {
+	Status int
+	OK     bool            `json:"ok"`
+	Error  string          `json:"error"`
+	Data   json.RawMessage `json:"data"`
+	// Body is the whole JSON body, for operation-specific properties.
+	Body map[string]json.RawMessage
+	Raw  []byte
+}
+
+// Do sends method to path (with query) with the token and a body (nil, a
+// []byte or string sent as is, or a value marshaled to JSON).
+func (s *Server) Do(t testing.TB, method, path, token string, body any) Response {
+	t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case []byte:
+		rd = bytes.NewReader(b)
+	case string:
+		rd = bytes.NewReader([]byte(b))
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(j)
+	}
+	req, err := http.NewRequest(method, s.URL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Response{Status: res.StatusCode, Raw: raw}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatalf("%s %s: body is not JSON (status %d): %s", method, path, res.StatusCode, raw)
+	}
+	if err := json.Unmarshal(raw, &r.Body); err != nil {
+		t.Fatalf("%s %s: body is not a JSON object: %s", method, path, raw)
+	}
+	return r
+}
+
+// Post sends a POST with a JSON body.
+func (s *Server) Post(t testing.TB, path, token string, body any) Response {
+	t.Helper()
+	return s.Do(t, http.MethodPost, path, token, body)
+}
+
+// Get sends a GET.
+func (s *Server) Get(t testing.TB, path, token string) Response {
+	t.Helper()
+	return s.Do(t, http.MethodGet, path, token, nil)
+}
+
+// Must fails the test unless the response is ok, and returns it.
+func (r Response) Must(t testing.TB) Response {
+	t.Helper()
+	if !r.OK || r.Status != http.StatusOK {
+		t.Fatalf("got status %d %s, want 200 ok: %s", r.Status, r.Error, r.Raw)
+	}
+	return r
+}
+
+// Expect fails the test unless the response is the error code with status.
+func (r Response) Expect(t testing.TB, status int, code string) Response {
+	t.Helper()
+	if r.OK || r.Status != status || r.Error != code {
+		t.Fatalf("got status %d error %q, want %d %q: %s", r.Status, r.Error, status, code, r.Raw)
+	}
+	return r
+}
+
+// Decode unmarshals the property name of the body into v.
+func (r Response) Decode(t testing.TB, name string, v any) {
+	t.Helper()
+	raw, ok := r.Body[name]
+	if !ok {
+		t.Fatalf("response has no %q: %s", name, r.Raw)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		t.Fatalf("decode %q: %v: %s", name, err, raw)
+	}
+}

@@ -1,0 +1,107 @@
+// Package testdb gives tests real databases: a fresh SQLite file, and a
+// fresh PostgreSQL database (created and dropped per test) when
+// COMMERCE_TEST_POSTGRES_URL is set. Each runs all migrations.
+package testdb
+
+import (
+	"context"
+	"database/sql"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"commerce"
+
+	"commerce/postgres"
+	"commerce/sqldb"
+	"commerce/sqlite"
+)
+
+// PostgresEnv names the variable holding the PostgreSQL server URL tests use.
+const PostgresEnv = "COMMERCE_TEST_POSTGRES_URL"
+
+// Each runs fn as a subtest on SQLite and, when PostgreSQL is configured,
+// on PostgreSQL (the subtest skips, saying why, when it is not).
+func Each(t *testing.T, fn func(t *testing.T, db *sqldb.DB)) {
+	t.Helper()
+	t.Run("sqlite", func(t *testing.T) { fn(t, SQLite(t)) })
+	t.Run("postgres", func(t *testing.T) { fn(t, Postgres(t)) })
+}
+
+// SQLite returns a migrated database in a new temp file.
+func SQLite(t testing.TB) *sqldb.DB {
+	t.Helper()
+	return SQLiteAt(t, filepath.Join(t.TempDir(), "commerce.db"))
+}
+
+// SQLiteAt returns the migrated database in the file at path, closed at
+// the end of the test.
+func SQLiteAt(t testing.TB, path string) *sqldb.DB {
+	t.Helper()
+	db, err := sqlite.Open(path, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// Postgres returns a migrated, freshly created PostgreSQL database that is
+// dropped at the end of the test; it skips the test when
+// COMMERCE_TEST_POSTGRES_URL is not set.
+func Postgres(t testing.TB) *sqldb.DB {
+	t.Helper()
+	u := PostgresURL(t)
+	db, err := postgres.Open(context.Background(), u, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// PostgresURL creates a fresh database and returns its URL (dropped at the
+// end of the test); it skips the test when COMMERCE_TEST_POSTGRES_URL is
+// not set.
+func PostgresURL(t testing.TB) string {
+	t.Helper()
+	base := os.Getenv(PostgresEnv)
+	if base == "" {
+		t.Skip(PostgresEnv + " is not set: skipping the PostgreSQL run (set it to a server URL, e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable)")
+	}
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	name := "commerce_test_" + strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(commerce.NewID()))
+	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
+		t.Fatalf("create test database: %v", err)
+	}
+	t.Cleanup(func() {
+		a, err := sql.Open("pgx", base)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer a.Close()
+		if _, err := a.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"); err != nil {
+			t.Errorf("drop test database: %v", err)
+		}
+	})
+	pu, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pu.Path = "/" + name
+	return pu.String()
+}

@@ -1,0 +1,45 @@
+package commerce
+
+import "strconv"
+
+// Paging limits of list operations (CONTRACT.md section 4).
+const (
+	DefaultLimit = 10
+	MaxLimit     = 1000
+)
+
+// PageArgs are the paging arguments of a list operation; embed it in the
+// operation's argument struct.
+type PageArgs struct {
+	Limit *int `json:"limit"`
+	Skip  *int `json:"skip"`
+}
+
+// Page is the page of a list response: {limit, skip}.
+type Page struct {
+	Limit int `json:"limit"`
+	Skip  int `json:"skip"`
+}
+
+// Page validates the arguments and applies the defaults (limit 10, skip 0):
+// limit must be 1..1000 and skip >= 0, else validation_error.
+func (a PageArgs) Page() (Page, error) {
+	p := Page{Limit: DefaultLimit}
+	var problems []string
+	if a.Limit != nil {
+		if *a.Limit < 1 || *a.Limit > MaxLimit {
+			problems = append(problems, "limit: must be between 1 and "+strconv.Itoa(MaxLimit))
+		}
+		p.Limit = *a.Limit
+	}
+	if a.Skip != nil {
+		if *a.Skip < 0 {
+			problems = append(problems, "skip: must not be negative")
+		}
+		p.Skip = *a.Skip
+	}
+	if problems != nil {
+		return Page{}, Invalid(problems...)
+	}
+	return p, nil
+}

@@ -1,0 +1,225 @@
+package rpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"commerce"
+)
+
+// argFields maps the JSON names of an argument struct's top-level fields to
+// their types, so query-string values can be converted to the documented
+// type before they are merged with the body.
+type argFields map[string]reflect.Type
+
+func fieldsOf(t reflect.Type) argFields {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	f := argFields{}
+	if t.Kind() != reflect.Struct {
+		return f
+	}
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		if !sf.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if sf.Anonymous && name == "" {
+			for k, v := range fieldsOf(sf.Type) {
+				f[k] = v
+			}
+			continue
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		f[name] = sf.Type
+	}
+	return f
+}
+
+var (
+	rawMessageType = reflect.TypeFor[json.RawMessage]()
+	unmarshalerTyp = reflect.TypeFor[json.Unmarshaler]()
+)
+
+// queryValue converts one query-string value to JSON for a field of type t:
+// strings stay strings, lists are split on commas, booleans and numbers
+// are given as such when they parse (else they stay strings, and decoding
+// reports the type error against the field).
+func queryValue(v string, t reflect.Type) json.RawMessage {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	quote := func(s string) json.RawMessage { b, _ := json.Marshal(s); return b }
+	switch {
+	case t == rawMessageType || t.Kind() == reflect.Interface:
+		if json.Valid([]byte(v)) {
+			return json.RawMessage(v)
+		}
+		return quote(v)
+	case t.Kind() == reflect.String && !reflect.PointerTo(t).Implements(unmarshalerTyp):
+		return quote(v)
+	case t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8:
+		var b bytes.Buffer
+		b.WriteByte('[')
+		n := 0
+		for part := range strings.SplitSeq(v, ",") {
+			part = strings.TrimSpace(part)
+			if part == "" {
+				continue
+			}
+			if n > 0 {
+				b.WriteByte(',')
+			}
+			b.Write(queryValue(part, t.Elem()))
+			n++
+		}
+		b.WriteByte(']')
+		return b.Bytes()
+	case t.Kind() == reflect.Bool:
+		if bv, err := strconv.ParseBool(v); err == nil {
+			return json.RawMessage(strconv.FormatBool(bv))
+		}
+		return quote(v)
+	default:
+		// Numbers, and types with their own JSON form: pass JSON literals
+		// through (so "10" is the number 10), anything else as a string.
+		if json.Valid([]byte(v)) && v != "" && (v[0] == '-' || (v[0] >= '0' && v[0] <= '9') || v[0] == '{' || v[0] == '[' || v == "true" || v == "false") {
+			return json.RawMessage(v)
+		}
+		return quote(v)
+	}
+}
+
+// decodeArgs merges the query parameters and the JSON body (the body wins)
+// and decodes them into dst, rejecting unknown body fields. Unknown query
+// parameters are ignored.
+func decodeArgs(dst any, fields argFields, query url.Values, body []byte) error {
+	body = bytes.TrimSpace(body)
+	if len(body) > 0 && body[0] != '{' {
+		return commerce.Invalid("body: must be a JSON object")
+	}
+	hasQuery := false
+	for k := range query {
+		if _, ok := fields[k]; ok {
+			hasQuery = true
+			break
+		}
+	}
+	if hasQuery {
+		merged := map[string]json.RawMessage{}
+		if len(body) > 0 {
+			if err := json.Unmarshal(body, &merged); err != nil {
+				return decodeError(err)
+			}
+		}
+		for k, vs := range query {
+			t, ok := fields[k]
+			if !ok || len(vs) == 0 {
+				continue
+			}
+			if _, inBody := merged[k]; inBody {
+				continue
+			}
+			merged[k] = queryValue(vs[len(vs)-1], t)
+		}
+		var err error
+		if body, err = json.Marshal(merged); err != nil {
+			return fmt.Errorf("merge arguments: %w", err)
+		}
+	}
+	if len(body) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return decodeError(err)
+	}
+	if dec.More() {
+		return commerce.Invalid("body: unexpected data after the JSON object")
+	}
+	return nil
+}
+
+// decodeError turns a JSON decoding error into a validation_error naming
+// the field path.
+func decodeError(err error) error {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	var ce *commerce.Error
+	switch {
+	case errors.As(err, &ce):
+		return ce
+	case errors.As(err, &te):
+		field := fieldPath(te.Field)
+		if field == "" {
+			field = "body"
+		}
+		return commerce.Invalid(field + ": must be " + kindName(te.Type))
+	case errors.As(err, &se), errors.Is(err, io.ErrUnexpectedEOF):
+		return commerce.Invalid("body: not valid JSON")
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		return commerce.Invalid(strings.Trim(name, `"`) + ": unknown field")
+	}
+	return commerce.Invalid("body: " + strings.TrimPrefix(msg, "json: "))
+}
+
+// fieldPath rewrites encoding/json's "items.2.quantity" as "items[2].quantity".
+func fieldPath(p string) string {
+	var b strings.Builder
+	for i, part := range strings.Split(p, ".") {
+		if _, err := strconv.Atoi(part); err == nil && i > 0 {
+			b.WriteString("[" + part + "]")
+			continue
+		}
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(part)
+	}
+	return b.String()
+}
+
+func kindName(t reflect.Type) string {
+	if t == nil {
+		return "of another type"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Struct, reflect.Map:
+		if t.Name() == "Decimal" {
+			return "a number"
+		}
+		return "an object"
+	}
+	return "of type " + t.String()
+}

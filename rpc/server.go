@@ -1,0 +1,279 @@
+// Package rpc is the JSON-over-HTTP transport: routing of
+// /<service>/<version>/<op> (and the same under /services/), the argument
+// merge of query string and body, authentication, the {ok, error, data}
+// envelope with its HTTP status table, request logs and Prometheus metrics.
+// Areas register their operations with Handle; an operation is declared once
+// with its service, name, versions, kind and required scope.
+package rpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"commerce"
+	"commerce/auth"
+)
+
+// MaxBody is the largest request body accepted (413 request_too_large above).
+const MaxBody = 1 << 20
+
+// Op declares an operation.
+type Op struct {
+	Service  string   // "catalog": the path's first segment
+	Name     string   // "product.create"
+	Versions []string // default {"v1"}
+	Read     bool     // a read operation: GET and POST; otherwise POST only
+	Admin    bool     // needs the admin scope; otherwise any valid token
+}
+
+type route struct {
+	op     Op
+	fields argFields
+	call   func(ctx context.Context, query map[string][]string, body []byte) (any, error)
+}
+
+// Server serves the registered operations, /healthz, /readyz and /metrics.
+type Server struct {
+	keys   *auth.Keys
+	logger *slog.Logger
+	ready  func(context.Context) error
+	routes map[string]*route // "service/version/name"
+
+	registry *prometheus.Registry
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+}
+
+// NewServer returns a server verifying tokens with keys and reporting
+// readiness with ready (storage reachable).
+func NewServer(keys *auth.Keys, logger *slog.Logger, ready func(context.Context) error) *Server {
+	s := &Server{keys: keys, logger: logger, ready: ready, routes: map[string]*route{}, registry: prometheus.NewRegistry()}
+	s.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "commerce_requests_total", Help: "RPC requests by operation and HTTP status.",
+	}, []string{"operation", "status"})
+	s.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "commerce_request_duration_seconds", Help: "RPC request latency by operation and HTTP status.",
+		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
+	}, []string{"operation", "status"})
+	s.registry.MustRegister(s.requests, s.latency,
+		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+	return s
+}
+
+// Registry returns the server's Prometheus registry, for other collectors.
+func (s *Server) Registry() *prometheus.Registry { return s.registry }
+
+// Handle registers an operation whose arguments decode into A. fn returns
+// the response's properties as a struct or map (marshaled next to "ok").
+func Handle[A any](s *Server, op Op, fn func(ctx context.Context, args *A) (any, error)) {
+	if len(op.Versions) == 0 {
+		op.Versions = []string{"v1"}
+	}
+	r := &route{op: op, fields: fieldsOf(reflect.TypeFor[A]())}
+	r.call = func(ctx context.Context, query map[string][]string, body []byte) (any, error) {
+		var args A
+		if err := decodeArgs(&args, r.fields, query, body); err != nil {
+			return nil, err
+		}
+		return fn(ctx, &args)
+	}
+	for _, v := range op.Versions {
+		key := op.Service + "/" + v + "/" + op.Name
+		if _, dup := s.routes[key]; dup {
+			panic("rpc: operation registered twice: " + key)
+		}
+		s.routes[key] = r
+	}
+}
+
+// ServeHTTP routes a request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/healthz":
+		writeJSON(w, http.StatusOK, []byte(`{"ok":true}`))
+		return
+	case "/readyz":
+		if err := s.ready(r.Context()); err != nil {
+			s.logger.Error("not ready", "err", err)
+			writeJSON(w, http.StatusServiceUnavailable, []byte(`{"ok":false,"error":"unavailable"}`))
+			return
+		}
+		writeJSON(w, http.StatusOK, []byte(`{"ok":true}`))
+		return
+	case "/metrics":
+		promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}).ServeHTTP(w, r)
+		return
+	}
+	s.serveOp(w, r)
+}
+
+func (s *Server) serveOp(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	opName := "unknown"
+	status := 0
+	defer func() {
+		if p := recover(); p != nil {
+			s.logger.Error("panic", "operation", opName, "panic", p)
+			status = s.writeError(w, opName, commerce.Errorf(commerce.EInternal, "panic: %v", p))
+		}
+		d := time.Since(start)
+		st := strconv.Itoa(status)
+		s.requests.WithLabelValues(opName, st).Inc()
+		s.latency.WithLabelValues(opName, st).Observe(d.Seconds())
+		s.logger.Info("request", "operation", opName, "method", r.Method, "path", r.URL.Path, "status", status, "duration", d)
+	}()
+
+	rt := s.route(r.URL.Path)
+	if rt == nil {
+		status = s.writeError(w, opName, commerce.NewError(commerce.EOperationNotFound, nil))
+		return
+	}
+	opName = rt.op.Name
+	if r.Method != http.MethodPost && !(rt.op.Read && r.Method == http.MethodGet) {
+		if rt.op.Read {
+			w.Header().Set("Allow", "GET, POST")
+		} else {
+			w.Header().Set("Allow", "POST")
+		}
+		status = s.writeError(w, opName, commerce.NewError(commerce.EMethodNotAllowed, nil))
+		return
+	}
+	claims, err := s.authenticate(r, rt.op)
+	if err != nil {
+		status = s.writeError(w, opName, err)
+		return
+	}
+	body, err := readBody(r)
+	if err != nil {
+		status = s.writeError(w, opName, err)
+		return
+	}
+	ctx := commerce.WithClaims(r.Context(), claims)
+	res, err := rt.call(ctx, r.URL.Query(), body)
+	if err != nil {
+		status = s.writeError(w, opName, err)
+		return
+	}
+	out, err := envelope(res)
+	if err != nil {
+		status = s.writeError(w, opName, err)
+		return
+	}
+	status = http.StatusOK
+	writeJSON(w, status, out)
+}
+
+// route finds the operation of a path, with or without /services.
+func (s *Server) route(path string) *route {
+	path = strings.TrimPrefix(path, "/services")
+	rest, ok := strings.CutPrefix(path, "/")
+	if !ok {
+		return nil
+	}
+	return s.routes[rest]
+}
+
+func (s *Server) authenticate(r *http.Request, op Op) (commerce.Claims, error) {
+	h := r.Header.Get("Authorization")
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+		return commerce.Claims{}, commerce.Errorf(commerce.EInvalidToken, "missing bearer token")
+	}
+	c, err := s.keys.Verify(strings.TrimSpace(token))
+	if err != nil {
+		return commerce.Claims{}, err
+	}
+	if op.Admin && !c.IsAdmin() {
+		return commerce.Claims{}, commerce.Errorf(commerce.EForbidden, "%s needs the admin scope", op.Name)
+	}
+	if !c.IsAdmin() && !c.HasScope(commerce.ScopeAPI) {
+		return commerce.Claims{}, commerce.Errorf(commerce.EForbidden, "token has neither the api nor the admin scope")
+	}
+	return c, nil
+}
+
+func readBody(r *http.Request) ([]byte, error) {
+	if r.ContentLength > MaxBody {
+		return nil, commerce.NewError(commerce.ERequestTooLarge, nil)
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+	if err != nil {
+		return nil, commerce.Invalid("body: " + err.Error())
+	}
+	if len(b) > MaxBody {
+		return nil, commerce.NewError(commerce.ERequestTooLarge, nil)
+	}
+	return b, nil
+}
+
+// envelope marshals an operation's result and puts "ok": true in front of
+// its properties.
+func envelope(res any) ([]byte, error) {
+	if res == nil {
+		return []byte(`{"ok":true}`), nil
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		return nil, commerce.Errorf(commerce.EInternal, "marshal result: %v", err)
+	}
+	b = bytes.TrimSpace(b)
+	if len(b) < 2 || b[0] != '{' {
+		return nil, commerce.Errorf(commerce.EInternal, "result is not a JSON object")
+	}
+	out := make([]byte, 0, len(b)+10)
+	out = append(out, `{"ok":true`...)
+	if inner := bytes.TrimSpace(b[1 : len(b)-1]); len(inner) > 0 {
+		out = append(out, ',')
+		out = append(out, inner...)
+	}
+	return append(out, '}'), nil
+}
+
+type errorBody struct {
+	OK    bool   `json:"ok"`
+	Error string `json:"error"`
+	Data  any    `json:"data,omitempty"`
+}
+
+// writeError writes the error envelope with the code's status; internal
+// errors are logged and sent without details. It returns the status.
+func (s *Server) writeError(w http.ResponseWriter, op string, err error) int {
+	code := commerce.ErrorCode(err)
+	status := Status(code)
+	var data any
+	if code == commerce.EInternal {
+		s.logger.Error("internal error", "operation", op, "err", err)
+	} else {
+		data = commerce.ErrorData(err)
+		if code == commerce.EUnavailable {
+			s.logger.Error("storage unavailable", "operation", op, "err", err)
+			data = nil
+		}
+	}
+	b, merr := json.Marshal(errorBody{Error: code, Data: data})
+	if merr != nil {
+		s.logger.Error("marshal error body", "err", errors.Join(err, merr))
+		b = []byte(`{"ok":false,"error":"internal_error"}`)
+		status = 500
+	}
+	writeJSON(w, status, b)
+	return status
+}
+
+func writeJSON(w http.ResponseWriter, status int, b []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(b)
+}

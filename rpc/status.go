@@ -1,0 +1,33 @@
+package rpc
+
+import (
+	"strings"
+
+	"commerce"
+)
+
+// Status returns the HTTP status of an error code (CONTRACT.md section 2).
+func Status(code string) int {
+	switch code {
+	case commerce.EInvalidToken:
+		return 401
+	case commerce.EForbidden:
+		return 403
+	case commerce.EMethodNotAllowed:
+		return 405
+	case commerce.EDuplicateKey, commerce.EProductNotSaved, commerce.EConcurrentMod:
+		return 409
+	case commerce.ERequestTooLarge:
+		return 413
+	case commerce.EInternal:
+		return 500
+	case commerce.EUnavailable:
+		return 503
+	case commerce.EShippingAddressNotSet, commerce.EShippingAddressNotset, commerce.EVariationDataNotFound:
+		return 400
+	}
+	if strings.HasSuffix(code, "_not_found") {
+		return 404
+	}
+	return 400
+}
