@@ -123,7 +123,7 @@ func decodeArgs(dst any, fields argFields, query url.Values, body []byte) error 
 		merged := map[string]json.RawMessage{}
 		if len(body) > 0 {
 			if err := json.Unmarshal(body, &merged); err != nil {
-				return decodeError(err)
+				return decodeError(err, body)
 			}
 		}
 		for k, vs := range query {
@@ -147,7 +147,7 @@ func decodeArgs(dst any, fields argFields, query url.Values, body []byte) error 
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
-		return decodeError(err)
+		return decodeError(err, body)
 	}
 	if dec.More() {
 		return commerce.Invalid("body: unexpected data after the JSON object")
@@ -157,7 +157,7 @@ func decodeArgs(dst any, fields argFields, query url.Values, body []byte) error 
 
 // decodeError turns a JSON decoding error into a validation_error naming
 // the field path.
-func decodeError(err error) error {
+func decodeError(err error, body []byte) error {
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
 	var ce *commerce.Error
@@ -165,7 +165,10 @@ func decodeError(err error) error {
 	case errors.As(err, &ce):
 		return ce
 	case errors.As(err, &te):
-		field := fieldPath(te.Field)
+		field, ok := pathAt(body, te.Offset)
+		if !ok {
+			field = te.Field
+		}
 		if field == "" {
 			field = "body"
 		}
@@ -180,20 +183,69 @@ func decodeError(err error) error {
 	return commerce.Invalid("body: " + strings.TrimPrefix(msg, "json: "))
 }
 
-// fieldPath rewrites encoding/json's "items.2.quantity" as "items[2].quantity".
-func fieldPath(p string) string {
-	var b strings.Builder
-	for i, part := range strings.Split(p, ".") {
-		if _, err := strconv.Atoi(part); err == nil && i > 0 {
-			b.WriteString("[" + part + "]")
+// pathAt returns the path ("items[2].quantity") of the scalar value that
+// ends at byte offset off of body, where encoding/json reported a type
+// error (its own Field omits array indexes).
+func pathAt(body []byte, off int64) (string, bool) {
+	type frame struct {
+		key            string
+		idx            int
+		array, wantKey bool
+	}
+	var stack []frame
+	path := func() string {
+		var b strings.Builder
+		for _, f := range stack {
+			if f.array {
+				b.WriteString("[" + strconv.Itoa(f.idx) + "]")
+				continue
+			}
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(f.key)
+		}
+		return b.String()
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		n := len(stack)
+		if n > 0 && !stack[n-1].array && stack[n-1].wantKey {
+			if key, ok := tok.(string); ok {
+				stack[n-1].key, stack[n-1].wantKey = key, false
+				continue
+			}
+		}
+		if d, ok := tok.(json.Delim); ok {
+			switch d {
+			case '{', '[':
+				if n > 0 && stack[n-1].array {
+					stack[n-1].idx++
+				}
+				stack = append(stack, frame{array: d == '[', idx: -1, wantKey: d == '{'})
+			default:
+				stack = stack[:n-1]
+				if n > 1 && !stack[n-2].array {
+					stack[n-2].wantKey = true
+				}
+			}
 			continue
 		}
-		if i > 0 {
-			b.WriteByte('.')
+		if n > 0 && stack[n-1].array {
+			stack[n-1].idx++
 		}
-		b.WriteString(part)
+		if dec.InputOffset() >= off {
+			return path(), true
+		}
+		if n > 0 && !stack[n-1].array {
+			stack[n-1].wantKey = true
+		}
 	}
-	return b.String()
 }
 
 func kindName(t reflect.Type) string {
