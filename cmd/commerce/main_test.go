@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"commerce/auth"
+)
+
+// syncBuffer is a bytes.Buffer safe for the server goroutine and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+var readyRE = regexp.MustCompile(`commerce ready"? addr=(\S+)`)
+
+// startServe runs `serve` in-process on a free port and returns its base URL
+// and a stop function that returns run's error.
+func startServe(t *testing.T, args []string, env map[string]string) (string, func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var stderr syncBuffer
+	errc := make(chan error, 1)
+	go func() {
+		errc <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), func(k string) string { return env[k] }, io.Discard, &stderr)
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := readyRE.FindStringSubmatch(stderr.String()); m != nil {
+			return "http://" + m[1], func() error { cancel(); return <-errc }
+		}
+		select {
+		case err := <-errc:
+			t.Fatalf("serve exited: %v\n%s", err, stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	cancel()
+	t.Fatalf("serve did not get ready:\n%s", stderr.String())
+	return "", nil
+}
+
+func TestServeTokenAndShutdown(t *testing.T) {
+	dir := t.TempDir()
+	dbFlag := "sqlite:" + filepath.Join(dir, "data", "commerce.db")
+	base, stop := startServe(t, []string{"--db", dbFlag}, nil)
+
+	res, err := http.Get(base + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Fatalf("healthz: got %d", res.StatusCode)
+	}
+
+	// token prints the token and nothing else, signed with the secret
+	// serve generated next to the database.
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"token", "--scope", "admin", "--db", dbFlag, "--sub", "alice"}, func(string) string { return "" }, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	tok := strings.TrimSuffix(out.String(), "\n")
+	if strings.ContainsAny(tok, " \n") || strings.Count(tok, ".") != 2 {
+		t.Fatalf("token output is not just a JWT: %q", out.String())
+	}
+	secret, err := os.ReadFile(filepath.Join(dir, "data", "jwt-secret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, _ := auth.New(bytes.TrimSpace(secret))
+	c, err := keys.Verify(tok)
+	if err != nil || c.Subject != "alice" || !c.IsAdmin() {
+		t.Fatalf("token claims %+v, %v", c, err)
+	}
+
+	req, _ := http.NewRequest("GET", base+"/event/v1/event.list", nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	res, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		OK   bool              `json:"ok"`
+		Data []json.RawMessage `json:"data"`
+	}
+	json.NewDecoder(res.Body).Decode(&body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !body.OK {
+		t.Fatalf("event.list: got %d %+v", res.StatusCode, body)
+	}
+
+	if err := stop(); err != nil {
+		t.Fatalf("serve returned %v on shutdown, want nil", err)
+	}
+	if _, err := http.Get(base + "/healthz"); err == nil {
+		t.Error("server still answers after shutdown")
+	}
+}
+
+func TestConfigPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{
+		"COMMERCE_DB":         "sqlite:" + filepath.Join(dir, "env.db"),
+		"COMMERCE_JWT_SECRET": "from-env",
+	}
+	getenv := func(k string) string { return env[k] }
+	var out bytes.Buffer
+	// The environment's secret signs the token.
+	if err := run(context.Background(), []string{"token", "--scope", "api"}, getenv, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	keys, _ := auth.New([]byte("from-env"))
+	if _, err := keys.Verify(strings.TrimSpace(out.String())); err != nil {
+		t.Errorf("token not signed with COMMERCE_JWT_SECRET: %v", err)
+	}
+	// The flag wins over the environment.
+	out.Reset()
+	if err := run(context.Background(), []string{"token", "--scope", "api", "--jwt-secret", "from-flag"}, getenv, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	keys, _ = auth.New([]byte("from-flag"))
+	if _, err := keys.Verify(strings.TrimSpace(out.String())); err != nil {
+		t.Errorf("token not signed with --jwt-secret: %v", err)
+	}
+	// migrate uses COMMERCE_DB.
+	if err := run(context.Background(), []string{"migrate"}, getenv, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "env.db")); err != nil {
+		t.Errorf("migrate did not use COMMERCE_DB: %v", err)
+	}
+}
+
+func TestCommandErrors(t *testing.T) {
+	getenv := func(string) string { return "" }
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"no command", nil},
+		{"unknown command", []string{"frobnicate"}},
+		{"token without scope", []string{"token", "--jwt-secret", "s"}},
+		{"token with bad scope", []string{"token", "--scope", "root", "--jwt-secret", "s"}},
+		{"bad db", []string{"migrate", "--db", "mysql://x"}},
+		{"postgres without secret", []string{"token", "--scope", "api", "--db", "postgres://127.0.0.1/x"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			if err := run(context.Background(), tc.args, getenv, &out, io.Discard); err == nil {
+				t.Errorf("got no error, want one")
+			}
+			if out.Len() != 0 {
+				t.Errorf("stdout = %q, want nothing", out.String())
+			}
+		})
+	}
+}
+
+func TestRedact(t *testing.T) {
+	if got := redact("postgres://u:secret@h:5432/db"); strings.Contains(got, "secret") {
+		t.Errorf("got %s", got)
+	}
+}
