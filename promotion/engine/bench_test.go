@@ -1,0 +1,166 @@
+package engine
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"sync"
+	"testing"
+)
+
+// benchSetup builds 1000 promotions of the nine example types over 200
+// products and a tree of 200 categories, and a cart of 50 entries.
+func benchSetup(tb testing.TB) ([]Promotion, []Entry, Categories) {
+	r := rand.New(rand.NewPCG(1, 2))
+	const nProducts, nCategories = 200, 200
+	parent := func(c int) int { return (c - 1) / 4 } // k0 is the root
+	cats := Categories{}
+	for p := range nProducts {
+		var ids []string
+		for range 1 + r.IntN(2) {
+			for c := 50 + r.IntN(nCategories-50); ; c = parent(c) {
+				ids = append(ids, fmt.Sprintf("k%d", c))
+				if c == 0 {
+					break
+				}
+			}
+		}
+		cats[fmt.Sprintf("p%d", p)] = ids
+	}
+	cat := func() string { return fmt.Sprintf("k%d", r.IntN(nCategories)) }
+	prod := func() string { return fmt.Sprintf("p%d", r.IntN(nProducts)) }
+	leaf := func(kind, id string, q int, extra string) string {
+		return fmt.Sprintf(`{%q:{"id":%q,"quantity":%d%s}}`, kind, id, q, extra)
+	}
+	d := func(rate int, flag string) string {
+		if flag == "" {
+			return fmt.Sprintf(`,"discount":{"rate":%d}`, rate)
+		}
+		return fmt.Sprintf(`,"discount":{"rate":%d,%q:true}`, rate, flag)
+	}
+	var ps []promo
+	for i := range 1000 {
+		var ifJ, thenJ string
+		switch i % 9 {
+		case 0: // bundle
+			a, b := prod(), prod()
+			ifJ = `{"all":[` + leaf("product", a, 1, "") + `,` + leaf("product", b, 1, "") + `]}`
+			thenJ = `{"all":[` + leaf("product", a, 1, d(50, "isFixedPrice")) + `,` + leaf("product", b, 1, d(100, "isPercentage")) + `]}`
+		case 1: // buy X get Y
+			c := cat()
+			ifJ, thenJ = leaf("category", c, 2, ""), leaf("category", c, 1, d(100, "isPercentage"))
+		case 2: // fixed price
+			c := cat()
+			ifJ, thenJ = leaf("category", c, 1, ""), leaf("category", c, 1, d(5, "isFixedPrice"))
+		case 3: // multi-buy
+			c := cat()
+			ifJ = leaf("category", c, 3, "")
+			thenJ = `{"all":[` + leaf("category", c, 1, d(50, "isFixedPrice")) + `,` + leaf("category", c, 2, d(100, "isPercentage")) + `]}`
+		case 4: // perfect partner
+			ifJ, thenJ = leaf("category", cat(), 1, ""), leaf("category", cat(), 1, d(10, "isFixedPrice"))
+		case 5: // partner bundle
+			p, c := prod(), cat()
+			ifJ = `{"all":[` + leaf("product", p, 1, "") + `,` + leaf("category", c, 3, "") + `]}`
+			thenJ = `{"all":[` + leaf("product", p, 1, d(200, "isFixedPrice")) + `,` + leaf("category", c, 3, d(100, "isPercentage")) + `]}`
+		case 6: // any of two products
+			a, b := prod(), prod()
+			ifJ = `{"any":[` + leaf("product", a, 2, "") + `,` + leaf("product", b, 1, "") + `]}`
+			thenJ = leaf("product", b, 1, d(3, ""))
+		case 7: // percentage
+			c := cat()
+			ifJ, thenJ = leaf("category", c, 1, ""), leaf("category", c, 1, d(20, "isPercentage"))
+		case 8: // cheapest of 3
+			c := cat()
+			ifJ, thenJ = leaf("category", c, 3, `,"lowestPrice":true`), leaf("category", c, 3, d(10, "isFixedPrice"))
+		}
+		ps = append(ps, promo{fmt.Sprintf("promo%d", i), r.IntN(100), ifJ, thenJ})
+	}
+	promos := promotions(tb, ps...)
+	var entries []Entry
+	for i, p := range r.Perm(nProducts)[:50] {
+		entries = append(entries, Entry{
+			ID:        fmt.Sprintf("e%d", i),
+			ProductID: fmt.Sprintf("p%d", p),
+			Quantity:  1 + r.IntN(3),
+			UnitPrice: int64(100 + r.IntN(100000)),
+		})
+	}
+	return promos, entries, cats
+}
+
+func BenchmarkEvaluate(b *testing.B) {
+	promos, entries, cats := benchSetup(b)
+	ix := NewIndex(promos)
+	b.ReportAllocs()
+	var res Result
+	for b.Loop() {
+		res = ix.Evaluate(entries, 2, cats)
+	}
+	b.ReportMetric(float64(len(res.ItemDiscounts)), "discounted-entries")
+	b.ReportMetric(float64(len(res.AlmostFulfilled)), "almost-promos")
+}
+
+func BenchmarkNewIndex(b *testing.B) {
+	promos, _, _ := benchSetup(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		NewIndex(promos)
+	}
+}
+
+// BenchmarkEvaluateFullCart is the largest cart allowed: 50 entries of 100
+// units, where the work grows with the number of firings.
+func BenchmarkEvaluateFullCart(b *testing.B) {
+	promos, entries, cats := benchSetup(b)
+	for i := range entries {
+		entries[i].Quantity = 100
+	}
+	ix := NewIndex(promos)
+	b.ReportAllocs()
+	var res Result
+	for b.Loop() {
+		res = ix.Evaluate(entries, 2, cats)
+	}
+	b.ReportMetric(float64(len(res.ItemDiscounts)), "discounted-entries")
+	b.ReportMetric(float64(len(res.AlmostFulfilled)), "almost-promos")
+}
+
+// TestIndexFilterIsConservative checks that skipping the promotions the
+// index rules out changes nothing, on the benchmark's promotions and
+// varied carts.
+func TestIndexFilterIsConservative(t *testing.T) {
+	promos, entries, cats := benchSetup(t)
+	ix, all := NewIndex(promos), NewIndex(promos)
+	all.unfiltered = true
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range 50 {
+		cart := entries[:r.IntN(len(entries))]
+		for j := range cart {
+			cart[j].Quantity = 1 + r.IntN(6)
+		}
+		got, want := ix.Evaluate(cart, 2, cats), all.Evaluate(cart, 2, cats)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("cart %d: got %s, want %s", i, show(got), show(want))
+		}
+	}
+}
+
+// TestEvaluateConcurrent shares one index between goroutines (run with
+// -race).
+func TestEvaluateConcurrent(t *testing.T) {
+	promos, entries, cats := benchSetup(t)
+	ix := NewIndex(promos)
+	want := ix.Evaluate(entries, 2, cats)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 20 {
+				if got := ix.Evaluate(entries, 2, cats); !reflect.DeepEqual(got, want) {
+					t.Errorf("got %s, want %s", show(got), show(want))
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
