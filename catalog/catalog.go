@@ -1,0 +1,235 @@
+// Package catalog holds the products and categories of the store: their
+// types, the rules a product or category must satisfy (SPEC.md "Product" and
+// "Category", CONTRACT.md section 6), the use cases behind the catalog
+// operations, and the Store interface their storage implements.
+//
+// Other areas call the Service in-process: Products (a batch get of the
+// records the cart prices and titles) and CategoryAncestors (the categories
+// a product counts for in promotions, ancestors included).
+package catalog
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"commerce/money"
+)
+
+// RootID is the id of the root category, which exists from the start.
+const RootID = "ROOT"
+
+// Product statuses.
+const (
+	StatusOnline = "ONLINE"
+	StatusDraft  = "DRAFT"
+)
+
+// Product stock statuses.
+const (
+	StockNormal       = 0
+	StockUnlimited    = 1
+	StockDiscontinued = 2
+)
+
+// Classification types.
+const (
+	TypeString  = "STRING"
+	TypeBoolean = "BOOLEAN"
+	TypeNumber  = "NUMBER"
+)
+
+// DefaultTaxCode is the tax code of a product that gives none.
+const DefaultTaxCode = "default"
+
+// DefaultMaxCategories is the default number of categories a product may
+// belong to (max_categories_per_product_reached above it).
+const DefaultMaxCategories = 5
+
+// CustomerTypes are the values a price's customerType may take.
+var CustomerTypes = []string{"VIP", "B2B", "B2C"}
+
+// Product is a product as the interface shows it. Prices hold minor units;
+// they marshal to major units.
+//
+// A Base product has Modifiers (and Variants, the ids of the Variant
+// products whose base it is, in creation order, kept up to date by the
+// service); a Variant product has Base and Variations.
+type Product struct {
+	ID              string                `json:"id"`
+	SKU             string                `json:"sku"`
+	Status          string                `json:"status"`
+	Title           string                `json:"title"`
+	Description     string                `json:"description,omitempty"`
+	Brand           string                `json:"brand,omitempty"`
+	Categories      []string              `json:"categories"`
+	Prices          []Price               `json:"prices"`
+	IsNetPrice      bool                  `json:"isNetPrice"`
+	StockStatus     int                   `json:"stockStatus"`
+	Medias          []Media               `json:"medias"`
+	Classifications []ClassificationValue `json:"classifications"`
+	Base            string                `json:"base,omitempty"`
+	Variations      []Variation           `json:"variations,omitempty"`
+	Modifiers       []string              `json:"modifiers,omitempty"`
+	// Variants is nil for a product that is not a Base (the field is then
+	// left out of its JSON) and the list, possibly empty, for a Base. It is
+	// computed from the Variants' base on every read, never stored, and
+	// not read back from JSON.
+	Variants []string `json:"-"`
+	TaxCode  string   `json:"taxCode"`
+}
+
+// productJSON is Product's JSON form: variants listed (even when empty) for
+// a Base product only.
+type productJSON struct {
+	productAlias
+	Variants *[]string `json:"variants,omitempty"`
+}
+
+type productAlias Product
+
+// MarshalJSON writes the product; `variants` appears when Variants is not nil.
+func (p Product) MarshalJSON() ([]byte, error) {
+	out := productJSON{productAlias: productAlias(p)}
+	if p.Variants != nil {
+		out.Variants = &p.Variants
+	}
+	return json.Marshal(out)
+}
+
+// IsBase reports whether the product is a Base product (it has modifiers).
+func (p *Product) IsBase() bool { return len(p.Modifiers) > 0 }
+
+// IsVariant reports whether the product is a Variant product (it has a base).
+func (p *Product) IsVariant() bool { return p.Base != "" }
+
+// Price is one price of a product. Amount is in minor units of Currency;
+// Country, CustomerType and Channel are empty when the price is not
+// restricted by them; ValidFrom and ValidUntil are both set or both nil.
+type Price struct {
+	ID           string
+	Amount       int64
+	Currency     string
+	Country      string
+	CustomerType string
+	Channel      string
+	ValidFrom    *time.Time
+	ValidUntil   *time.Time
+}
+
+// priceJSON is Price's JSON form: amount in major units, dates RFC 3339 in
+// UTC.
+type priceJSON struct {
+	ID           string      `json:"id"`
+	Amount       json.Number `json:"amount"`
+	Currency     string      `json:"currency"`
+	Country      string      `json:"country,omitempty"`
+	CustomerType string      `json:"customerType,omitempty"`
+	Channel      string      `json:"channel,omitempty"`
+	ValidFrom    *time.Time  `json:"validFrom,omitempty"`
+	ValidUntil   *time.Time  `json:"validUntil,omitempty"`
+}
+
+// MarshalJSON writes the price with its amount in major units (577.65).
+func (p Price) MarshalJSON() ([]byte, error) {
+	prec, err := money.Precision(p.Currency)
+	if err != nil {
+		return nil, fmt.Errorf("price %s: %w", p.ID, err)
+	}
+	out := priceJSON{ID: p.ID, Amount: money.Major(p.Amount, prec), Currency: p.Currency,
+		Country: p.Country, CustomerType: p.CustomerType, Channel: p.Channel}
+	if p.ValidFrom != nil {
+		t := p.ValidFrom.UTC()
+		out.ValidFrom = &t
+	}
+	if p.ValidUntil != nil {
+		t := p.ValidUntil.UTC()
+		out.ValidUntil = &t
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads the form MarshalJSON writes (a stored product). Input
+// from clients goes through PriceInput and its validation instead.
+func (p *Price) UnmarshalJSON(b []byte) error {
+	var in priceJSON
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	prec, err := money.Precision(in.Currency)
+	if err != nil {
+		return err
+	}
+	amount, err := money.ParseMajor(string(in.Amount), prec)
+	if err != nil {
+		return fmt.Errorf("price %s: amount: %w", in.ID, err)
+	}
+	*p = Price{ID: in.ID, Amount: amount, Currency: in.Currency, Country: in.Country,
+		CustomerType: in.CustomerType, Channel: in.Channel, ValidFrom: in.ValidFrom, ValidUntil: in.ValidUntil}
+	return nil
+}
+
+// Media is a media entry of a product.
+type Media struct {
+	ID  string `json:"id"`
+	URL string `json:"url"`
+}
+
+// Variation is the value a Variant product gives for one modifier of its
+// Base product.
+type Variation struct {
+	ID    string `json:"id"`
+	Value string `json:"value"`
+}
+
+// ClassificationValue is a product's value for a classification defined by
+// one of its categories (or their ancestors). Value is a JSON literal: a
+// number for NUMBER, a boolean for BOOLEAN, a string for STRING.
+type ClassificationValue struct {
+	ID    string          `json:"id"`
+	Value json.RawMessage `json:"value"`
+}
+
+// Category is a category of the tree. Description is nil when absent (null
+// in the JSON form). Parent is empty for the root only.
+type Category struct {
+	ID              string              `json:"id"`
+	Title           string              `json:"title"`
+	Description     *string             `json:"description"`
+	Slug            string              `json:"slug"`
+	Parent          string              `json:"parent,omitempty"`
+	Classifications []ClassificationDef `json:"classifications"`
+	Level           int                 `json:"level"`
+	Path            string              `json:"path"`
+	// Children is nil unless children were asked for (category.info with
+	// withChildren); it is then listed, possibly empty.
+	Children []*Category `json:"-"`
+}
+
+type categoryAlias Category
+
+type categoryJSON struct {
+	categoryAlias
+	Children *[]*Category `json:"children,omitempty"`
+}
+
+// MarshalJSON writes the category; `children` appears when Children is not nil.
+func (c Category) MarshalJSON() ([]byte, error) {
+	out := categoryJSON{categoryAlias: categoryAlias(c)}
+	if out.Classifications == nil {
+		out.Classifications = []ClassificationDef{}
+	}
+	if c.Children != nil {
+		out.Children = &c.Children
+	}
+	return json.Marshal(out)
+}
+
+// ClassificationDef is a classification a category defines for its
+// products (and those of its descendants).
+type ClassificationDef struct {
+	ID          string `json:"id"`
+	Description string `json:"description"`
+	Type        string `json:"type"`
+	Mandatory   bool   `json:"mandatory"`
+}

@@ -1,0 +1,75 @@
+-- The catalog. seq gives creation order (list order); id is the public id.
+
+-- Categories: the tree is kept as parent, level and path (ancestor ids
+-- joined by "." from ROOT down to the category's own id), so that a subtree
+-- is the categories whose path starts with the category's path + ".".
+CREATE TABLE categories (
+	seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+	id              TEXT    NOT NULL UNIQUE,
+	parent          TEXT    REFERENCES categories (id),
+	slug            TEXT    NOT NULL,
+	title           TEXT    NOT NULL,
+	description     TEXT,
+	level           INTEGER NOT NULL,
+	path            TEXT    NOT NULL,
+	classifications TEXT    NOT NULL DEFAULT '[]'
+);
+CREATE UNIQUE INDEX categories_parent_slug ON categories (parent, slug);
+CREATE INDEX categories_path ON categories (path);
+
+INSERT INTO categories (id, parent, slug, title, description, level, path, classifications)
+VALUES ('ROOT', NULL, 'root', 'ROOT', NULL, 1, 'ROOT', '[]');
+
+-- Products: the filterable scalars as columns, the whole record as JSON in
+-- doc, and a version for optimistic concurrency.
+CREATE TABLE products (
+	seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+	id           TEXT    NOT NULL UNIQUE,
+	sku          TEXT    NOT NULL,
+	status       TEXT    NOT NULL,
+	title        TEXT    NOT NULL,
+	description  TEXT,
+	brand        TEXT,
+	tax_code     TEXT    NOT NULL,
+	stock_status INTEGER NOT NULL,
+	is_net_price INTEGER NOT NULL,
+	base         TEXT,
+	version      INTEGER NOT NULL,
+	doc          TEXT    NOT NULL
+);
+CREATE UNIQUE INDEX products_sku ON products (sku);
+CREATE INDEX products_base ON products (base) WHERE base IS NOT NULL;
+
+-- Category membership, for the categories filter (category first, then
+-- creation order) and for promotions.
+CREATE TABLE product_categories (
+	category_id TEXT    NOT NULL REFERENCES categories (id),
+	product_seq INTEGER NOT NULL,
+	PRIMARY KEY (category_id, product_seq)
+) WITHOUT ROWID;
+CREATE INDEX product_categories_product ON product_categories (product_seq);
+
+-- Prices, for the prices.* filters.
+CREATE TABLE product_prices (
+	product_seq   INTEGER NOT NULL,
+	price_id      TEXT    NOT NULL,
+	amount        INTEGER NOT NULL,
+	currency      TEXT    NOT NULL,
+	country       TEXT,
+	customer_type TEXT,
+	channel       TEXT,
+	PRIMARY KEY (product_seq, price_id)
+) WITHOUT ROWID;
+CREATE INDEX product_prices_id ON product_prices (price_id);
+CREATE INDEX product_prices_currency ON product_prices (currency);
+CREATE INDEX product_prices_country ON product_prices (country);
+CREATE INDEX product_prices_customer_type ON product_prices (customer_type);
+CREATE INDEX product_prices_channel ON product_prices (channel);
+
+-- Medias, for the medias.id filter.
+CREATE TABLE product_medias (
+	product_seq INTEGER NOT NULL,
+	media_id    TEXT    NOT NULL,
+	PRIMARY KEY (product_seq, media_id)
+) WITHOUT ROWID;
+CREATE INDEX product_medias_id ON product_medias (media_id);
