@@ -1,0 +1,32 @@
+package rpc
+
+import (
+	"context"
+
+	"commerce/stock"
+)
+
+// RegisterStock registers the stock operations under /stock/v1/:
+// stock.create and stock.update (admin) with {productId, warehouseId,
+// quantity}, and stock.info (any token; GET or POST) with {productId,
+// warehouseId}. Each answers {ok, stock: {productId, warehouseId, quantity,
+// reserved, available}}.
+func RegisterStock(s *Server, svc *stock.Service) {
+	Handle(s, Op{Service: "stock", Name: "stock.create", Admin: true}, stockOp(svc.Create))
+	Handle(s, Op{Service: "stock", Name: "stock.update", Admin: true}, stockOp(svc.Update))
+	Handle(s, Op{Service: "stock", Name: "stock.info", Read: true}, stockOp(svc.Info))
+}
+
+// stockOp adapts a use case returning a stock record to an operation
+// answering {ok, stock}.
+func stockOp[A any](fn func(context.Context, A) (stock.Stock, error)) func(context.Context, *A) (any, error) {
+	return func(ctx context.Context, a *A) (any, error) {
+		st, err := fn(ctx, *a)
+		if err != nil {
+			return nil, err
+		}
+		return struct {
+			Stock stock.Stock `json:"stock"`
+		}{st}, nil
+	}
+}

@@ -1,0 +1,170 @@
+package rpc_test
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"commerce/app"
+	"commerce/internal/apitest"
+	"commerce/internal/testdb"
+	"commerce/sqldb"
+	"commerce/stock"
+)
+
+// stockReserve reserves q units of p1/w1 for a cart as the cart will:
+// through the app's stock service, in a store transaction.
+func stockReserve(t *testing.T, srv *apitest.Server, cart string, q int64) {
+	t.Helper()
+	ctx := context.Background()
+	err := srv.DB.Update(ctx, func(tx *sqldb.Tx) error {
+		_, err := srv.App.Stock.Reserve(ctx, sqldb.StockTx(tx), stock.Reservation{CartID: cart, ItemID: "i1", ProductID: "p1", WarehouseID: "w1", Quantity: q})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wantJSON fails unless raw holds the same JSON value as want.
+func wantJSON(t *testing.T, what string, raw []byte, want string) {
+	t.Helper()
+	var got, exp any
+	if err := json.Unmarshal(raw, &got); err != nil {
+		t.Fatalf("%s: %v: %s", what, err, raw)
+	}
+	if err := json.Unmarshal([]byte(want), &exp); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, exp) {
+		t.Fatalf("%s: got %s, want %s", what, raw, want)
+	}
+}
+
+func TestStockOperations(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		srv := apitest.New(t, db)
+		token := map[string]string{"admin": srv.Admin, "api": srv.API, "none": ""}
+
+		res := srv.Post(t, "/stock/v1/stock.create", srv.Admin, map[string]any{"productId": "p1", "warehouseId": "w1", "quantity": 10}).Must(t)
+		wantJSON(t, "created", res.Body["stock"], `{"productId":"p1","warehouseId":"w1","quantity":10,"reserved":0,"available":10}`)
+		res = srv.Post(t, "/stock/v1/stock.create", srv.Admin, map[string]any{"productId": "p1", "warehouseId": "w2", "quantity": 0}).Must(t)
+		wantJSON(t, "created empty", res.Body["stock"], `{"productId":"p1","warehouseId":"w2","quantity":0,"reserved":0,"available":0}`)
+		stockReserve(t, srv, "c1", 4)
+
+		ok := []struct {
+			name, method, path, token string
+			body                      any
+			want                      string
+		}{
+			{"info by GET with the api scope", "GET", "/stock/v1/stock.info?productId=p1&warehouseId=w1", "api", nil,
+				`{"productId":"p1","warehouseId":"w1","quantity":10,"reserved":4,"available":6}`},
+			{"info by POST", "POST", "/stock/v1/stock.info", "admin", map[string]any{"productId": "p1", "warehouseId": "w1"},
+				`{"productId":"p1","warehouseId":"w1","quantity":10,"reserved":4,"available":6}`},
+			{"info under /services", "GET", "/services/stock/v1/stock.info?productId=p1&warehouseId=w2", "api", nil,
+				`{"productId":"p1","warehouseId":"w2","quantity":0,"reserved":0,"available":0}`},
+			{"update", "POST", "/stock/v1/stock.update", "admin", map[string]any{"productId": "p1", "warehouseId": "w1", "quantity": 20},
+				`{"productId":"p1","warehouseId":"w1","quantity":20,"reserved":4,"available":16}`},
+			{"update down to the reserved quantity", "POST", "/stock/v1/stock.update?productId=p1&warehouseId=w1&quantity=4", "admin", nil,
+				`{"productId":"p1","warehouseId":"w1","quantity":4,"reserved":4,"available":0}`},
+		}
+		for _, tc := range ok {
+			t.Run(tc.name, func(t *testing.T) {
+				res := srv.Do(t, tc.method, tc.path, token[tc.token], tc.body).Must(t)
+				wantJSON(t, "stock", res.Body["stock"], tc.want)
+			})
+		}
+
+		p1w1 := map[string]any{"productId": "p1", "warehouseId": "w1"}
+		errs := []struct {
+			name, method, path, token string
+			body                      any
+			status                    int
+			code                      string
+			data                      string // "" when not checked
+		}{
+			{"second create of a pair", "POST", "/stock/v1/stock.create", "admin", map[string]any{"productId": "p1", "warehouseId": "w1", "quantity": 5},
+				409, "duplicate_key", `{"index":"product_warehouse","productId":"p1","warehouseId":"w1"}`},
+			{"create without quantity", "POST", "/stock/v1/stock.create", "admin", p1w1,
+				400, "validation_error", `["quantity: required"]`},
+			{"create with a negative quantity", "POST", "/stock/v1/stock.create", "admin", map[string]any{"productId": "p3", "warehouseId": "w1", "quantity": -1},
+				400, "validation_error", `["quantity: must be a non-negative integer"]`},
+			{"create with a fractional quantity", "POST", "/stock/v1/stock.create", "admin", map[string]any{"productId": "p3", "warehouseId": "w1", "quantity": 1.5},
+				400, "validation_error", `["quantity: must be an integer"]`},
+			{"create with a string quantity", "POST", "/stock/v1/stock.create", "admin", map[string]any{"productId": "p3", "warehouseId": "w1", "quantity": "5"},
+				400, "validation_error", `["quantity: must be an integer"]`},
+			{"create without ids", "POST", "/stock/v1/stock.create", "admin", map[string]any{"quantity": 1},
+				400, "validation_error", `["productId: required","warehouseId: required"]`},
+			{"create with an unknown field", "POST", "/stock/v1/stock.create", "admin", map[string]any{"productId": "p3", "warehouseId": "w1", "quantity": 1, "reserved": 0},
+				400, "validation_error", `["reserved: unknown field"]`},
+			{"create with the api scope", "POST", "/stock/v1/stock.create", "api", map[string]any{"productId": "p3", "warehouseId": "w1", "quantity": 1},
+				403, "forbidden", ""},
+			{"create by GET", "GET", "/stock/v1/stock.create?productId=p3&warehouseId=w1&quantity=1", "admin", nil,
+				405, "method_not_allowed", ""},
+			{"update of an unknown pair", "POST", "/stock/v1/stock.update", "admin", map[string]any{"productId": "p1", "warehouseId": "w9", "quantity": 1},
+				404, "stock_not_found", `{"productId":"p1","warehouseId":"w9"}`},
+			{"update below the reserved quantity", "POST", "/stock/v1/stock.update", "admin", map[string]any{"productId": "p1", "warehouseId": "w1", "quantity": 3},
+				400, "validation_error", `["quantity: must not be below the reserved quantity 4"]`},
+			{"update with the api scope", "POST", "/stock/v1/stock.update", "api", map[string]any{"productId": "p1", "warehouseId": "w1", "quantity": 30},
+				403, "forbidden", ""},
+			{"info of an unknown pair", "GET", "/stock/v1/stock.info?productId=p9&warehouseId=w1", "api", nil,
+				404, "stock_not_found", `{"productId":"p9","warehouseId":"w1"}`},
+			{"info without warehouse", "GET", "/stock/v1/stock.info?productId=p1", "api", nil,
+				400, "validation_error", `["warehouseId: required"]`},
+			{"info without a token", "GET", "/stock/v1/stock.info?productId=p1&warehouseId=w1", "none", nil,
+				401, "invalid_token", ""},
+			{"info under another service", "GET", "/catalog/v1/stock.info?productId=p1&warehouseId=w1", "api", nil,
+				404, "operation_not_found", ""},
+		}
+		for _, tc := range errs {
+			t.Run(tc.name, func(t *testing.T) {
+				res := srv.Do(t, tc.method, tc.path, token[tc.token], tc.body).Expect(t, tc.status, tc.code)
+				if tc.data != "" {
+					wantJSON(t, "data", res.Data, tc.data)
+				}
+			})
+		}
+
+		// No failed call changed anything.
+		res = srv.Get(t, "/stock/v1/stock.info?productId=p1&warehouseId=w1", srv.API).Must(t)
+		wantJSON(t, "after the errors", res.Body["stock"], `{"productId":"p1","warehouseId":"w1","quantity":4,"reserved":4,"available":0}`)
+		srv.Get(t, "/stock/v1/stock.info?productId=p3&warehouseId=w1", srv.API).Expect(t, 404, "stock_not_found")
+	})
+}
+
+// TestStockSweepInBackground checks that the running service releases
+// expired reservations by itself, on its clock.
+func TestStockSweepInBackground(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		var now atomic.Int64
+		now.Store(time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC).UnixNano())
+		srv := apitest.New(t, db, func(o *app.Options) {
+			o.Now = func() time.Time { return time.Unix(0, now.Load()) }
+			o.ReservationTTL = time.Hour
+			o.StockSweep = 10 * time.Millisecond
+		})
+		srv.Post(t, "/stock/v1/stock.create", srv.Admin, map[string]any{"productId": "p1", "warehouseId": "w1", "quantity": 10}).Must(t)
+		stockReserve(t, srv, "c1", 4)
+
+		reserved := func() int64 {
+			var s struct{ Reserved int64 }
+			srv.Get(t, "/stock/v1/stock.info?productId=p1&warehouseId=w1", srv.API).Must(t).Decode(t, "stock", &s)
+			return s.Reserved
+		}
+		time.Sleep(50 * time.Millisecond) // several sweeps, none due
+		if got := reserved(); got != 4 {
+			t.Fatalf("before expiry: got reserved %d, want 4", got)
+		}
+		now.Add(int64(time.Hour))
+		deadline := time.Now().Add(10 * time.Second)
+		for reserved() != 0 {
+			if time.Now().After(deadline) {
+				t.Fatal("expired reservation still held after 10s of sweeps")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+}
