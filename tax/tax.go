@@ -42,8 +42,8 @@ const DefaultCode = "default"
 
 // Tax is a tax that applies to the products with its Code. Rate is a
 // percentage when IsPercentage is true, else an amount in major units of
-// the cart's currency charged per unit. IsPercentage defaults to true: a
-// create request is decoded into Tax{IsPercentage: true}.
+// the cart's currency charged per unit. IsPercentage defaults to true on
+// creation (Service.Create).
 type Tax struct {
 	ID           string        `json:"id"`
 	Code         string        `json:"code"`

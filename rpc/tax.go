@@ -1,0 +1,57 @@
+package rpc
+
+import (
+	"context"
+
+	"commerce/tax"
+)
+
+type taxIDArgs struct {
+	ID string `json:"id"`
+}
+
+type taxUpdateArgs struct {
+	ID string `json:"id"`
+	tax.Patch
+}
+
+type taxResult struct {
+	Tax tax.Tax `json:"tax"`
+}
+
+// RegisterTax registers the tax operations under /tax/v1/: tax.create,
+// tax.update and tax.remove (admin), tax.info and tax.list (any token,
+// GET or POST), and tax.cartTaxes (any token, GET or POST), which is
+// served under /catalog/v1/ as well. tax.remove answers with the removed
+// tax under "tax".
+func RegisterTax(s *Server, svc *tax.Service) {
+	Handle(s, Op{Service: "tax", Name: "tax.create", Admin: true},
+		func(ctx context.Context, a *tax.Patch) (any, error) {
+			t, err := svc.Create(ctx, *a)
+			return taxResult{t}, err
+		})
+	Handle(s, Op{Service: "tax", Name: "tax.info", Read: true},
+		func(ctx context.Context, a *taxIDArgs) (any, error) {
+			t, err := svc.Info(ctx, a.ID)
+			return taxResult{t}, err
+		})
+	Handle(s, Op{Service: "tax", Name: "tax.update", Admin: true},
+		func(ctx context.Context, a *taxUpdateArgs) (any, error) {
+			t, err := svc.Update(ctx, a.ID, a.Patch)
+			return taxResult{t}, err
+		})
+	Handle(s, Op{Service: "tax", Name: "tax.remove", Admin: true},
+		func(ctx context.Context, a *taxIDArgs) (any, error) {
+			t, err := svc.Remove(ctx, a.ID)
+			return taxResult{t}, err
+		})
+	Handle(s, Op{Service: "tax", Name: "tax.list", Read: true},
+		func(ctx context.Context, a *tax.ListRequest) (any, error) {
+			return svc.List(ctx, *a)
+		})
+	cartTaxes := func(ctx context.Context, a *tax.CartTaxesRequest) (any, error) {
+		return svc.CartTaxes(ctx, *a)
+	}
+	Handle(s, Op{Service: "tax", Name: "tax.cartTaxes", Read: true}, cartTaxes)
+	Handle(s, Op{Service: "catalog", Name: "tax.cartTaxes", Read: true}, cartTaxes)
+}
