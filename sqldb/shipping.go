@@ -1,0 +1,223 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"commerce/shipping"
+)
+
+// ShippingStore is the shipping area's storage (shipping.Store).
+//
+// A method is one row of shipping_methods with its rate groups as JSON
+// (amounts in minor units), plus one row of shipping_method_countries per
+// country it has a location in, so that the methods an address may use
+// are read in one indexed query. Methods are never updated, so a create
+// or a remove is all the concurrency there is: each is one transaction.
+type ShippingStore struct{ db *DB }
+
+// NewShippingStore returns the shipping store over db.
+func NewShippingStore(db *DB) *ShippingStore { return &ShippingStore{db: db} }
+
+const shippingColumns = `id, title, active, tax_code, rates`
+
+// storedGroup is the stored form of a rate group: amounts in minor units.
+type storedGroup struct {
+	ID        string              `json:"id"`
+	Locations []shipping.Location `json:"locations"`
+	Rates     []storedRate        `json:"rates"`
+}
+
+type storedRate struct {
+	Currency string `json:"currency"`
+	Amount   int64  `json:"amount"`
+}
+
+// CreateMethod implements shipping.Store.
+func (s *ShippingStore) CreateMethod(ctx context.Context, m shipping.Method) error {
+	groups := make([]storedGroup, len(m.Rates))
+	var countries []string
+	for i, g := range m.Rates {
+		sg := storedGroup{ID: g.ID, Locations: g.Locations, Rates: make([]storedRate, len(g.Rates))}
+		for j, r := range g.Rates {
+			sg.Rates[j] = storedRate{Currency: r.Currency, Amount: r.Amount}
+		}
+		groups[i] = sg
+		for _, l := range g.Locations {
+			countries = append(countries, l.Country)
+		}
+	}
+	slices.Sort(countries)
+	countries = slices.Compact(countries)
+	rates, err := json.Marshal(groups)
+	if err != nil {
+		return fmt.Errorf("create shipping method: %w", err)
+	}
+	err = s.db.Update(ctx, func(tx *Tx) error {
+		if _, err := tx.Exec(ctx, `INSERT INTO shipping_methods (`+shippingColumns+`) VALUES (?, ?, ?, ?, ?)`,
+			m.ID, m.Title, m.Active, m.TaxCode, string(rates)); err != nil {
+			return err
+		}
+		if len(countries) == 0 {
+			return nil
+		}
+		args := make([]any, 0, 2*len(countries))
+		values := make([]string, len(countries))
+		for i, c := range countries {
+			values[i] = `(?, ?)`
+			args = append(args, c, m.ID)
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO shipping_method_countries (country, method_id) VALUES `+strings.Join(values, `, `), args...)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("create shipping method: %w", err)
+	}
+	return nil
+}
+
+// Method implements shipping.Store.
+func (s *ShippingStore) Method(ctx context.Context, id string) (shipping.Method, error) {
+	m, err := scanMethod(s.db.QueryRow(ctx, `SELECT `+shippingColumns+` FROM shipping_methods WHERE id = ?`, id))
+	if err != nil {
+		return shipping.Method{}, fmt.Errorf("get shipping method: %w", s.db.NotFound(err, shipping.NotFound(id)))
+	}
+	return m, nil
+}
+
+// RemoveMethod implements shipping.Store. Its countries go with it (ON
+// DELETE CASCADE).
+func (s *ShippingStore) RemoveMethod(ctx context.Context, id string) (shipping.Method, error) {
+	var m shipping.Method
+	err := s.db.Update(ctx, func(tx *Tx) error {
+		var err error
+		m, err = scanMethod(tx.QueryRow(ctx, `DELETE FROM shipping_methods WHERE id = ? RETURNING `+shippingColumns, id))
+		return s.db.NotFound(err, shipping.NotFound(id))
+	})
+	if err != nil {
+		return shipping.Method{}, fmt.Errorf("remove shipping method: %w", err)
+	}
+	return m, nil
+}
+
+// Methods implements shipping.Store. The title pattern is applied in Go
+// (see shipping.Filter), paging with it.
+func (s *ShippingStore) Methods(ctx context.Context, f shipping.Filter) ([]shipping.Method, error) {
+	var where []string
+	var args []any
+	// in adds the condition cond, where %s stands for the list of values.
+	in := func(cond string, values []string) {
+		if len(values) == 0 {
+			return
+		}
+		where = append(where, fmt.Sprintf(cond, Placeholders(len(values))))
+		for _, v := range values {
+			args = append(args, v)
+		}
+	}
+	in(`id IN (%s)`, f.IDs)
+	in(`tax_code IN (%s)`, f.TaxCodes)
+	in(`id IN (SELECT method_id FROM shipping_method_countries WHERE country IN (%s))`, f.Countries)
+	if f.Active != nil {
+		where = append(where, `active = ?`)
+		args = append(args, *f.Active)
+	}
+	q := `SELECT ` + shippingColumns + ` FROM shipping_methods`
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, ` AND `)
+	}
+	q += ` ORDER BY seq`
+	inGo := f.Title != nil
+	if !inGo {
+		q += ` LIMIT ? OFFSET ?`
+		args = append(args, f.Limit, f.Skip)
+	}
+	rows, err := s.db.Query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list shipping methods: %w", err)
+	}
+	defer rows.Close()
+	out := []shipping.Method{}
+	skip := f.Skip
+	for rows.Next() {
+		m, err := scanMethod(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list shipping methods: %w", s.db.translate(err))
+		}
+		if inGo {
+			if !f.Title.MatchString(m.Title) {
+				continue
+			}
+			if skip > 0 {
+				skip--
+				continue
+			}
+			if len(out) >= f.Limit {
+				break
+			}
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list shipping methods: %w", s.db.translate(err))
+	}
+	return out, nil
+}
+
+// ActiveMethods implements shipping.Store, in one query over the
+// (country, method_id) index.
+func (s *ShippingStore) ActiveMethods(ctx context.Context, country string) ([]shipping.Method, error) {
+	rows, err := s.db.Query(ctx, `SELECT `+shippingColumns+` FROM shipping_methods
+		WHERE active AND id IN (SELECT method_id FROM shipping_method_countries WHERE country = ?)
+		ORDER BY seq`, country)
+	if err != nil {
+		return nil, fmt.Errorf("active shipping methods: %w", err)
+	}
+	defer rows.Close()
+	out := []shipping.Method{}
+	for rows.Next() {
+		m, err := scanMethod(rows)
+		if err != nil {
+			return nil, fmt.Errorf("active shipping methods: %w", s.db.translate(err))
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("active shipping methods: %w", s.db.translate(err))
+	}
+	return out, nil
+}
+
+// scanMethod reads a row of shippingColumns; sql.ErrNoRows is returned as
+// is for NotFound.
+func scanMethod(row interface{ Scan(...any) error }) (shipping.Method, error) {
+	var m shipping.Method
+	var rates string
+	if err := row.Scan(&m.ID, &m.Title, &m.Active, &m.TaxCode, &rates); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return shipping.Method{}, err
+		}
+		return shipping.Method{}, fmt.Errorf("scan shipping method: %w", err)
+	}
+	var groups []storedGroup
+	if err := json.Unmarshal([]byte(rates), &groups); err != nil {
+		return shipping.Method{}, fmt.Errorf("shipping method %s: rates: %w", m.ID, err)
+	}
+	m.Rates = make([]shipping.RateGroup, len(groups))
+	for i, g := range groups {
+		rg := shipping.RateGroup{ID: g.ID, Locations: g.Locations, Rates: make([]shipping.Rate, len(g.Rates))}
+		if rg.Locations == nil {
+			rg.Locations = []shipping.Location{}
+		}
+		for j, r := range g.Rates {
+			rg.Rates[j] = shipping.Rate{Currency: r.Currency, Amount: r.Amount}
+		}
+		m.Rates[i] = rg
+	}
+	return m, nil
+}

@@ -1,0 +1,21 @@
+-- Shipping methods (shipping.create/info/list/remove). seq gives the
+-- creation order of lists. rates is the method's rate groups as JSON:
+-- [{id, locations: [{country, state?}], rates: [{currency, amount}]}] with
+-- amounts in minor units of their currency.
+CREATE TABLE shipping_methods (
+	seq      INTEGER PRIMARY KEY AUTOINCREMENT,
+	id       TEXT    NOT NULL UNIQUE,
+	title    TEXT    NOT NULL,
+	active   INTEGER NOT NULL DEFAULT 1,
+	tax_code TEXT    NOT NULL,
+	rates    TEXT    NOT NULL
+);
+
+-- The countries each method has a location in: the methods a cart's
+-- address may use are found through this index without reading the others.
+CREATE TABLE shipping_method_countries (
+	country   TEXT NOT NULL,
+	method_id TEXT NOT NULL REFERENCES shipping_methods (id) ON DELETE CASCADE,
+	PRIMARY KEY (country, method_id)
+);
+CREATE INDEX shipping_method_countries_method ON shipping_method_countries (method_id);
