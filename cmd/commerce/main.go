@@ -26,6 +26,7 @@ commands:
   serve     run the service (all areas)
   token     print a signed access token
   migrate   apply the schema migrations and exit
+  load      load a folder of sample data (JSON Lines) into a running service
 
 Run "commerce <command> -h" for the flags of a command.
 `
@@ -44,6 +45,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return token(args[1:], getenv, stdout, stderr)
 	case "migrate":
 		return migrate(ctx, args[1:], getenv, stderr)
+	case "load":
+		return load(ctx, args[1:], getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

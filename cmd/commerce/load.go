@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"commerce"
+	"commerce/auth"
+	"commerce/loader"
+)
+
+// load runs `commerce load DIR`: it loads a folder in the MicroBase sample
+// format into a running service (see package loader), draws progress on
+// stderr and prints the summary (loaded and rejected records per file) on
+// stdout. It fails (non-zero exit) only for fatal problems: bad flags, DIR
+// unreadable, the service unreachable, the token refused; rejected records
+// are reported, not an error.
+//
+// The token is --token, else COMMERCE_TOKEN, else one minted here: an admin
+// token (sub "loader", valid 24h) signed with the secret resolved as
+// `commerce token` resolves it (--jwt-secret, COMMERCE_JWT_SECRET, then the
+// file jwt-secret next to the SQLite database of --db / COMMERCE_DB, by
+// default ./data/jwt-secret). That fallback serves the default setup, where
+// `commerce serve` runs from the same directory; it never creates a secret.
+func load(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	var c config
+	fs := newFlagSet("load", stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: commerce load [flags] DIR")
+		fs.PrintDefaults()
+	}
+	baseURL := fs.String("url", envOr(getenv, "COMMERCE_URL", "http://localhost:8080"), "service base URL (env COMMERCE_URL)")
+	tok := fs.String("token", getenv("COMMERCE_TOKEN"), "admin access token (env COMMERCE_TOKEN; default: minted from the JWT secret, see --jwt-secret and --db)")
+	stockStatus := fs.Int("stock-status", 0, "stockStatus for products that have none: 0 NORMAL, 1 UNLIMITED, 2 DISCONTINUED")
+	fixSpelling := fs.Bool("fix-spelling", false, `send the promotion flag "isPercentaje" (as the sample spells it) as "isPercentage"`)
+	workers := fs.Int("workers", loader.DefaultWorkers, "products created concurrently")
+	c.storageFlags(fs, getenv)
+
+	// Flags may come before or after DIR.
+	var dirs []string
+	for rest := args; ; {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil
+			}
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		dirs = append(dirs, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	if len(dirs) != 1 {
+		fs.Usage()
+		return fmt.Errorf("load: want one DIR, got %d", len(dirs))
+	}
+	if *stockStatus < 0 || *stockStatus > 2 {
+		return fmt.Errorf("load: --stock-status %d: want 0, 1 or 2", *stockStatus)
+	}
+	if *workers < 1 {
+		return fmt.Errorf("load: --workers must be at least 1")
+	}
+	if *tok == "" {
+		secret, err := c.secret(false)
+		if err != nil {
+			return fmt.Errorf("load: no token: set --token or COMMERCE_TOKEN (%w)", err)
+		}
+		keys, err := auth.New(secret)
+		if err != nil {
+			return err
+		}
+		*tok, err = keys.Issue(commerce.Claims{Subject: "loader", Scopes: []string{commerce.ScopeAdmin}}, time.Now(), 24*time.Hour)
+		if err != nil {
+			return err
+		}
+	}
+
+	rep, err := loader.Load(ctx, dirs[0], loader.Options{
+		URL: *baseURL, Token: *tok, StockStatus: *stockStatus, FixSpelling: *fixSpelling,
+		Workers: *workers, Progress: stderr,
+	})
+	if rep != nil {
+		if werr := rep.WriteSummary(stdout); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("load: %w", err)
+	}
+	return nil
+}
