@@ -19,7 +19,6 @@ import (
 	"commerce/event"
 	"commerce/internal/testdb"
 	"commerce/natsrelay"
-	"commerce/postgres"
 	"commerce/sqldb"
 )
 
@@ -226,18 +225,7 @@ func TestSubject(t *testing.T) {
 func TestRelayTwoInstancesOnPostgres(t *testing.T) {
 	url := natsURL(t)
 	pgURL := testdb.PostgresURL(t)
-	var dbs []*sqldb.DB
-	for range 2 {
-		db, err := postgres.Open(context.Background(), pgURL, time.Now)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		if err := db.Migrate(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		dbs = append(dbs, db)
-	}
+	dbs := []*sqldb.DB{testdb.PostgresAt(t, pgURL), testdb.PostgresAt(t, pgURL)}
 	channel := testChannel()
 	startRelay(t, dbs[0], url)
 	startRelay(t, dbs[1], url)

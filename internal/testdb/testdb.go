@@ -57,8 +57,15 @@ func SQLiteAt(t testing.TB, path string) *sqldb.DB {
 // COMMERCE_TEST_POSTGRES_URL is not set.
 func Postgres(t testing.TB) *sqldb.DB {
 	t.Helper()
-	u := PostgresURL(t)
-	db, err := postgres.Open(context.Background(), u, time.Now)
+	return PostgresAt(t, PostgresURL(t))
+}
+
+// PostgresAt opens and migrates one more connection pool on the
+// PostgreSQL database at url (what another service process would have),
+// closed at the end of the test.
+func PostgresAt(t testing.TB, url string) *sqldb.DB {
+	t.Helper()
+	db, err := postgres.Open(context.Background(), url, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"commerce/internal/sample"
+
 	"commerce"
 )
 
@@ -178,9 +180,9 @@ func TestParseReportsEveryProblem(t *testing.T) {
 // TestParseSamplePromotion parses the promotion of the MicroBase sample
 // data, whose `isPercentaje` (sic) must be rejected.
 func TestParseSamplePromotion(t *testing.T) {
-	b, err := os.ReadFile("../../../shared/data/microbase-sample/dataPromotions.jsonl")
+	b, err := os.ReadFile(sample.File(t, "dataPromotions.jsonl"))
 	if err != nil {
-		t.Skipf("sample data not found: %v", err)
+		t.Fatal(err)
 	}
 	var p struct{ If, Then json.RawMessage }
 	if err := json.Unmarshal(b, &p); err != nil {
