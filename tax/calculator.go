@@ -17,9 +17,10 @@ type Input struct {
 	Taxes []Tax
 	// Base is the entry's Amount less its Discount, in minor units.
 	Base int64
-	// Net is Base less the percentage taxes a gross price includes (Base
-	// itself for a net price), in minor units: every line's BeforeTax.
-	Net int64
+	// Net is the exact net amount: Base for a net price; for a gross price
+	// Base / (1 + sum of percentage rates / 100), unrounded, so each line
+	// is rounded once (CONTRACT.md section 8).
+	Net *big.Rat
 	// Precision is the number of decimals of the cart's currency.
 	Precision int
 }
@@ -86,28 +87,16 @@ func defaultTax(in Input, t Tax) (int64, error) {
 	case !t.IsPercentage:
 		scale := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(in.Precision)), nil)
 		r.Mul(r, new(big.Rat).SetInt(scale.Mul(scale, big.NewInt(int64(in.Entry.Quantity)))))
-	case in.Entry.IsNetPrice:
-		r.Mul(r, new(big.Rat).SetFrac64(in.Base, 100))
-	case percentages(in.Taxes) == 1:
-		return in.Base - in.Net, nil
 	default:
-		r.Mul(r, new(big.Rat).SetFrac64(in.Net, 100))
+		// Net: base x rate / 100. Gross: the included tax, net x rate / 100,
+		// which for one tax is base - base / (1 + rate / 100).
+		r.Mul(r, in.Net).Quo(r, big.NewRat(100, 1))
 	}
 	v, ok := round(r)
 	if !ok {
 		return 0, fmt.Errorf("tax %s x %d: %w", t.Rate, in.Entry.Quantity, money.ErrRange)
 	}
 	return v, nil
-}
-
-func percentages(taxes []Tax) int {
-	n := 0
-	for _, t := range taxes {
-		if t.IsPercentage {
-			n++
-		}
-	}
-	return n
 }
 
 // rat returns d as an exact rational.

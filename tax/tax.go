@@ -6,10 +6,9 @@
 //
 // The class "default" is built in. On an entry's base (see Compute):
 //   - a percentage on a net price is base x rate / 100;
-//   - the only percentage on a gross price is base - net, where net is
-//     base / (1 + rate / 100), so that net + tax = base;
-//   - with several percentages on a gross price, net is
-//     base / (1 + sum of rates / 100) and each is net x rate / 100;
+//   - a percentage on a gross price is the tax it includes: with net the
+//     exact base / (1 + sum of the percentage rates / 100), each line is
+//     net x rate / 100, rounded once (for one tax: base - base / (1 + rate / 100));
 //   - a fixed tax (IsPercentage false) is rate x quantity, added on top of
 //     a net or gross price alike; a rate with more decimals than the
 //     currency is multiplied by the quantity first and the line rounded once
@@ -122,8 +121,9 @@ type Result struct {
 //
 // The base of an entry is Amount - Discount (never below 0). For a gross
 // price (IsNetPrice false) the percentage taxes are included in the base:
-// the net base is base / (1 + sum of their rates / 100), rounded; for a net
-// price it is the base. Every line's BeforeTax is the net base.
+// the entry's BeforeTax is the base less those included taxes (so it and
+// the taxes add up to the base exactly); for a net price it is the base.
+// Every line's BeforeTax is the entry's.
 func Compute(entries []Entry, taxes []Tax, precision int) ([]Result, error) {
 	results := make([]Result, 0, len(entries))
 	for _, e := range entries {
@@ -153,7 +153,7 @@ func computeEntry(e Entry, taxes []Tax, precision int) (Result, error) {
 		return Result{EntryID: e.ID, Lines: []Line{line}, BeforeTax: base, TaxDetail: line.TaxDetail}, nil
 	}
 	in := Input{Entry: e, Taxes: applied, Base: base, Net: netBase(base, e.IsNetPrice, applied), Precision: precision}
-	r := Result{EntryID: e.ID, BeforeTax: in.Net}
+	r := Result{EntryID: e.ID, BeforeTax: base}
 	details := make([]string, 0, len(applied))
 	for _, t := range applied {
 		c, ok := Lookup(t.Class)
@@ -164,28 +164,36 @@ func computeEntry(e Entry, taxes []Tax, precision int) (Result, error) {
 		if err != nil {
 			return Result{}, fmt.Errorf("tax %s (%s): %w", t.ID, t.Code, err)
 		}
-		r.Lines = append(r.Lines, Line{BeforeTax: in.Net, Tax: amount, TaxDetail: t.Title})
+		r.Lines = append(r.Lines, Line{Tax: amount, TaxDetail: t.Title})
 		r.Tax += amount
+		if !e.IsNetPrice && t.IsPercentage {
+			r.BeforeTax -= amount // a gross price includes its percentage taxes
+		}
 		details = append(details, t.Title)
+	}
+	// Every line's beforeTax is the entry's net base: what is left of the
+	// base once its included taxes are taken out, so beforeTax plus the
+	// included taxes is the gross base to the minor unit.
+	for i := range r.Lines {
+		r.Lines[i].BeforeTax = r.BeforeTax
 	}
 	r.TaxDetail = strings.Join(details, ", ")
 	return r, nil
 }
 
-// netBase returns base less the percentage taxes a gross price includes.
-func netBase(base int64, isNet bool, taxes []Tax) int64 {
+// netBase returns base less the percentage taxes a gross price includes,
+// exactly.
+func netBase(base int64, isNet bool, taxes []Tax) *big.Rat {
 	sum := new(big.Rat)
 	for _, t := range taxes {
 		if t.IsPercentage {
 			sum.Add(sum, rat(t.Rate))
 		}
 	}
+	net := new(big.Rat).SetInt64(base)
 	if isNet || sum.Sign() == 0 {
-		return base
+		return net
 	}
 	// base / (1 + sum/100) = base * 100 / (100 + sum), never above base.
-	net := new(big.Rat).SetInt64(base)
-	net.Mul(net, big.NewRat(100, 1)).Quo(net, sum.Add(sum, big.NewRat(100, 1)))
-	n, _ := round(net)
-	return n
+	return net.Mul(net, big.NewRat(100, 1)).Quo(net, sum.Add(sum, big.NewRat(100, 1)))
 }

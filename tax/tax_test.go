@@ -103,8 +103,30 @@ func TestCompute(t *testing.T) {
 			name:  "two percentage taxes on a gross price round per line",
 			entry: Entry{Quantity: 1, Amount: 10_00, TaxCode: "vat"},
 			taxes: []Tax{vat, pct("vat", "Surcharge 5.2%", "5.2")}, precision: 2,
-			// net 1000/1.262 = 792.39 -> 792; 792 x 0.21 = 166.32 -> 166; 792 x 0.052 = 41.18 -> 41
-			want: one(7_92, Line{7_92, 1_66, "VAT 21%"}, Line{7_92, 41, "Surcharge 5.2%"}),
+			// exact net 1000/1.262 = 792.393; x 0.21 = 166.40 -> 166; x 0.052 = 41.20 -> 41;
+			// beforeTax is the base less its included taxes: 1000 - 207 = 793
+			want: one(7_93, Line{7_93, 1_66, "VAT 21%"}, Line{7_93, 41, "Surcharge 5.2%"}),
+		},
+		{
+			name:  "lines are rounded from the exact net, not a rounded one",
+			entry: Entry{Quantity: 1, Amount: 10_00, TaxCode: "vat"},
+			taxes: []Tax{pct("vat", "VAT 10%", "10"), pct("vat", "Surcharge 5%", "5")}, precision: 2,
+			// net 1000/1.15 = 869.565; x 0.10 = 86.96 -> 87; x 0.05 = 43.48 -> 43 (not 870 x 0.05 = 43.5 -> 44)
+			want: one(8_70, Line{8_70, 87, "VAT 10%"}, Line{8_70, 43, "Surcharge 5%"}),
+		},
+		{
+			name:  "gross tax rounds the tax, not the net",
+			entry: Entry{Quantity: 1, Amount: 9_99, TaxCode: "vat"},
+			taxes: []Tax{pct("vat", "VAT 20%", "20")}, precision: 2,
+			// 9.99 - 9.99/1.2 = 1.665 -> 1.67; beforeTax 9.99 - 1.67 = 8.32
+			want: one(8_32, Line{8_32, 1_67, "VAT 20%"}),
+		},
+		{
+			name:  "gross tax of a tiny amount",
+			entry: Entry{Quantity: 1, Amount: 3, TaxCode: "vat"},
+			taxes: []Tax{pct("vat", "VAT 20%", "20")}, precision: 2,
+			// 0.03 - 0.03/1.2 = 0.005 -> 0.01
+			want: one(2, Line{2, 1, "VAT 20%"}),
 		},
 		{
 			name:  "two percentage taxes on a net price",
@@ -300,7 +322,7 @@ func TestRegister(t *testing.T) {
 		if t.Title == "fail" {
 			return 0, errBoom
 		}
-		return in.Net / 10, nil
+		return in.Base / 11, nil
 	}))
 	if !slices.Contains(Classes(), "test-flat") || !slices.Contains(Classes(), DefaultClass) {
 		t.Fatalf("got classes %v, want test-flat and default", Classes())
@@ -310,7 +332,7 @@ func TestRegister(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Compute: %v", err)
 	}
-	if want := int64(21_00 + 10_00); got[0].Tax != want {
+	if want := int64(21_00 + 11_00); got[0].Tax != want {
 		t.Errorf("got tax %d, want %d", got[0].Tax, want)
 	}
 	taxes[1].Title = "fail"
