@@ -9,6 +9,7 @@ package natsrelay
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -100,7 +101,7 @@ func (r *Relay) lead(ctx context.Context, js jetstream.JetStream, wake <-chan st
 			return err
 		}
 		for _, e := range events {
-			if err := publish(ctx, js, e); err != nil {
+			if err := r.publish(ctx, js, lead, e); err != nil {
 				return err
 			}
 			cursor = e.Seq
@@ -123,8 +124,12 @@ func (r *Relay) lead(ctx context.Context, js jetstream.JetStream, wake <-chan st
 }
 
 // publish sends one event and waits for JetStream's acknowledgement,
-// retrying through NATS outages until ctx ends.
-func publish(ctx context.Context, js jetstream.JetStream, e sqldb.Stored) error {
+// retrying through NATS outages (while it still leads) until ctx ends. An
+// event too large for the server's message limit can never be sent as is:
+// a stub with its id, channel, type and date and "truncated": true is sent
+// instead (the whole event stays in event.list), so one large record never
+// stops the stream.
+func (r *Relay) publish(ctx context.Context, js jetstream.JetStream, lead *sqldb.Lead, e sqldb.Stored) error {
 	data, err := json.Marshal(e.Event)
 	if err != nil {
 		return fmt.Errorf("marshal event %s: %w", e.ID, err)
@@ -132,7 +137,7 @@ func publish(ctx context.Context, js jetstream.JetStream, e sqldb.Stored) error 
 	msg := &nats.Msg{Subject: e.Subject(), Data: data, Header: nats.Header{}}
 	msg.Header.Set(jetstream.MsgIDHeader, e.ID)
 	backoff := 50 * time.Millisecond
-	for {
+	for attempt := 1; ; attempt++ {
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		_, err := js.PublishMsg(pctx, msg)
 		cancel()
@@ -142,6 +147,17 @@ func publish(ctx context.Context, js jetstream.JetStream, e sqldb.Stored) error 
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if errors.Is(err, nats.ErrMaxPayload) {
+			r.logger.Warn("event too large for NATS: publishing a truncated stub", "event", e.ID, "bytes", len(data))
+			msg.Data, _ = json.Marshal(stub{ID: e.ID, Channel: e.Channel, Type: e.Type, Date: e.Date, Truncated: true})
+			continue
+		}
+		if attempt == 1 || attempt%20 == 0 {
+			r.logger.Warn("publishing an event failed; retrying", "event", e.ID, "attempt", attempt, "err", err)
+		}
+		if err := lead.Check(ctx); err != nil {
+			return fmt.Errorf("lost the relay lead: %w", err)
+		}
 		if err := ensureStream(ctx, js); err != nil {
 			sleep(ctx, backoff)
 		}
@@ -150,16 +166,32 @@ func publish(ctx context.Context, js jetstream.JetStream, e sqldb.Stored) error 
 	}
 }
 
-// ensureStream creates the stream when it does not exist.
+// stub stands for an event too large to publish.
+type stub struct {
+	ID        string    `json:"id"`
+	Channel   string    `json:"channel"`
+	Type      string    `json:"type"`
+	Date      time.Time `json:"date"`
+	Truncated bool      `json:"truncated"`
+}
+
+// ensureStream creates the stream when it does not exist; an existing one
+// is left as its operator configured it.
 func ensureStream(ctx context.Context, js jetstream.JetStream) error {
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	_, err := js.CreateOrUpdateStream(sctx, jetstream.StreamConfig{
-		Name:       Stream,
-		Subjects:   []string{"commerce.>"},
-		Storage:    jetstream.FileStorage,
-		Duplicates: 2 * time.Minute,
-	})
+	_, err := js.Stream(sctx, Stream)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		_, err = js.CreateStream(sctx, jetstream.StreamConfig{
+			Name:       Stream,
+			Subjects:   []string{"commerce.>"},
+			Storage:    jetstream.FileStorage,
+			Duplicates: 2 * time.Minute,
+		})
+		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+			err = nil // another relay created it meanwhile
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("natsrelay: stream %s: %w", Stream, err)
 	}

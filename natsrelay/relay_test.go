@@ -235,3 +235,21 @@ func TestRelayTwoInstancesOnPostgres(t *testing.T) {
 	}
 	equalIDs(t, receive(t, url, channel, len(want)), want)
 }
+
+// An event larger than NATS's message limit goes out as a stub and does
+// not hold up the events after it.
+func TestRelayOversizedEvent(t *testing.T) {
+	url := natsURL(t)
+	db := testdb.SQLite(t)
+	channel := testChannel()
+	big, err := event.New(channel, event.Create, time.Now(), map[string]string{"description": strings.Repeat("x", 2<<20)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Append(context.Background(), []event.Event{big}); err != nil {
+		t.Fatal(err)
+	}
+	want := append([]string{big.ID}, appendEvents(t, db, channel, 0, 3)...)
+	startRelay(t, db, url)
+	equalIDs(t, receive(t, url, channel, len(want)), want)
+}
