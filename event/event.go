@@ -60,6 +60,7 @@ type Filter struct {
 	Type    string
 	After   string // an event id; only events after it
 	Limit   int
+	Skip    int
 }
 
 // Log is the storage of the event log.

@@ -8,8 +8,10 @@ import (
 	"io"
 	"net/url"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"commerce"
 )
@@ -73,6 +75,9 @@ func queryValue(v string, t reflect.Type) json.RawMessage {
 	case t.Kind() == reflect.String && !reflect.PointerTo(t).Implements(unmarshalerTyp):
 		return quote(v)
 	case t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8:
+		if strings.HasPrefix(v, "[") && json.Valid([]byte(v)) {
+			return json.RawMessage(v) // a JSON list, e.g. items=[{...}]
+		}
 		var b bytes.Buffer
 		b.WriteByte('[')
 		n := 0
@@ -144,6 +149,9 @@ func decodeArgs(dst any, fields argFields, query url.Values, body []byte) error 
 	if len(body) == 0 {
 		return nil
 	}
+	if problems := unknownFields(body, reflect.TypeOf(dst)); problems != nil {
+		return commerce.Invalid(problems...)
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
@@ -153,6 +161,74 @@ func decodeArgs(dst any, fields argFields, query url.Values, body []byte) error 
 		return commerce.Invalid("body: unexpected data after the JSON object")
 	}
 	return nil
+}
+
+// unknownFields lists the body's fields that the argument type t does not
+// have, with their paths ("medias[0].alt: unknown field"). encoding/json
+// matches names case-insensitively and reports no path; the interface's
+// names are exact, so "ISPERCENTAGE" or "isPercentaje" must be rejected.
+func unknownFields(body []byte, t reflect.Type) []string {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return nil // not JSON: the decoder reports it
+	}
+	var problems []string
+	walkFields(v, t, "", &problems)
+	return problems
+}
+
+var typeFields sync.Map // reflect.Type -> argFields
+
+func walkFields(v any, t reflect.Type, path string, problems *[]string) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == rawMessageType || t.Kind() == reflect.Interface || reflect.PointerTo(t).Implements(unmarshalerTyp) {
+		return // the type reads its own JSON
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return // a type error, which the decoder reports
+		}
+		f, ok := typeFields.Load(t)
+		if !ok {
+			f, _ = typeFields.LoadOrStore(t, fieldsOf(t))
+		}
+		fields := f.(argFields)
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			ft, ok := fields[k]
+			if !ok {
+				*problems = append(*problems, p+": unknown field")
+				continue
+			}
+			walkFields(m[k], ft, p, problems)
+		}
+	case reflect.Slice, reflect.Array:
+		if list, ok := v.([]any); ok {
+			for i, e := range list {
+				walkFields(e, t.Elem(), path+"["+strconv.Itoa(i)+"]", problems)
+			}
+		}
+	case reflect.Map:
+		if m, ok := v.(map[string]any); ok {
+			for k, e := range m {
+				walkFields(e, t.Elem(), path+"."+k, problems)
+			}
+		}
+	}
 }
 
 // decodeError turns a JSON decoding error into a validation_error naming

@@ -11,11 +11,11 @@ type eventListArgs struct {
 	Channel string `json:"channel"`
 	Type    string `json:"type"`
 	After   string `json:"after"`
-	Limit   *int   `json:"limit"`
+	commerce.PageArgs
 }
 
 type eventPage struct {
-	Limit int    `json:"limit"`
+	commerce.Page
 	After string `json:"after,omitempty"`
 }
 
@@ -26,21 +26,22 @@ type eventList struct {
 
 // RegisterEvents registers event.list (admin): the event log in order,
 // after the event id `after` (exclusive), filtered by channel and type.
-// Paging is by `after` rather than `skip`, so a consumer can follow the log.
+// A consumer follows the log with `after` (the last id it saw); `limit`
+// and `skip` page as in every list.
 func RegisterEvents(s *Server, log event.Log) {
 	Handle(s, Op{Service: "event", Name: "event.list", Read: true, Admin: true},
 		func(ctx context.Context, a *eventListArgs) (any, error) {
-			page, err := commerce.PageArgs{Limit: a.Limit}.Page()
+			page, err := a.PageArgs.Page()
 			if err != nil {
 				return nil, err
 			}
-			events, err := log.List(ctx, event.Filter{Channel: a.Channel, Type: a.Type, After: a.After, Limit: page.Limit})
+			events, err := log.List(ctx, event.Filter{Channel: a.Channel, Type: a.Type, After: a.After, Limit: page.Limit, Skip: page.Skip})
 			if err != nil {
 				return nil, err
 			}
 			if events == nil {
 				events = []event.Event{}
 			}
-			return eventList{Page: eventPage{page.Limit, a.After}, Data: events}, nil
+			return eventList{Page: eventPage{page, a.After}, Data: events}, nil
 		})
 }

@@ -209,6 +209,12 @@ func TestArgumentMerge(t *testing.T) {
 			t.Errorf("got id %q name %q, want frombody and q", e.Args.ID, e.Args.Name)
 		}
 	})
+	t.Run("a list of objects in the query string", func(t *testing.T) {
+		status, e, _ := call(t, "GET", hs.URL+`/test/v1/echo.info?items=[{"quantity":2},{"quantity":3}]`, api, "")
+		if status != 200 || len(e.Args.Items) != 2 || e.Args.Items[1].Quantity != 3 {
+			t.Errorf("got %d %+v, want the two items", status, e.Args.Items)
+		}
+	})
 	t.Run("string field keeps digits", func(t *testing.T) {
 		_, e, _ := call(t, "GET", hs.URL+"/test/v1/echo.info?id=00123", api, "")
 		if e.Args.ID != "00123" {
@@ -219,6 +225,8 @@ func TestArgumentMerge(t *testing.T) {
 		name, url, body, want string
 	}{
 		{"unknown body field", "/test/v1/echo.info", `{"id":"x","isPercentaje":true}`, "isPercentaje: unknown field"},
+		{"field name in another case", "/test/v1/echo.info", `{"ID":"x"}`, "ID: unknown field"},
+		{"nested unknown field with its path", "/test/v1/echo.info", `{"items":[{"quantity":1},{"quantity":1,"qty":2}]}`, "items[1].qty: unknown field"},
 		{"bad query number", "/test/v1/echo.info?count=ten", "", "count: must be an integer"},
 		{"bad query bool", "/test/v1/echo.info?flag=maybe", "", "flag: must be a boolean"},
 		{"nested type error path", "/test/v1/echo.info", `{"items":[{"quantity":1},{"quantity":1},{"quantity":"x"}]}`, "items[2].quantity: must be an integer"},

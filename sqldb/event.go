@@ -75,8 +75,8 @@ func (db *DB) List(ctx context.Context, f event.Filter) ([]event.Event, error) {
 		q += ` AND type = ?`
 		args = append(args, f.Type)
 	}
-	q += ` ORDER BY seq LIMIT ?`
-	args = append(args, f.Limit)
+	q += ` ORDER BY seq LIMIT ? OFFSET ?`
+	args = append(args, f.Limit, f.Skip)
 	stored, err := db.scanEvents(ctx, q, args...)
 	if err != nil {
 		return nil, err

@@ -131,6 +131,13 @@ func TestEventListOrderAndPaging(t *testing.T) {
 		if len(page) != 2 || page[0].ID != ids[2] || page[1].ID != ids[3] {
 			t.Errorf("after %s limit 2: got %v, want %v", ids[1], page, ids[2:4])
 		}
+		skipped, err := db.List(ctx, event.Filter{Skip: 3, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(skipped) != 2 || skipped[0].ID != ids[3] {
+			t.Errorf("skip 3: got %d events, want the last 2", len(skipped))
+		}
 		updates, err := db.List(ctx, event.Filter{Type: "UPDATE", Limit: 10})
 		if err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,14 +123,22 @@ func (c *config) secret(create bool) ([]byte, error) {
 	return []byte(s), nil
 }
 
-// redact hides a password in a database URL before it is printed.
+// redact hides passwords in a database URL before it is printed: the
+// user-info password and a password= parameter.
 func redact(dsn string) string {
-	if i := strings.Index(dsn, "://"); i >= 0 {
-		if at := strings.LastIndex(dsn, "@"); at > i {
-			if colon := strings.Index(dsn[i+3:at], ":"); colon >= 0 {
-				return dsn[:i+3+colon] + ":xxxxx" + dsn[at:]
-			}
+	u, err := url.Parse(dsn)
+	if err != nil || u.Scheme == "" || u.Scheme == "sqlite" {
+		if strings.Contains(dsn, "password") || strings.Contains(dsn, "@") {
+			return "(unparsable database URL)"
 		}
+		return dsn
 	}
-	return dsn
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
 }

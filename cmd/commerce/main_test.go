@@ -181,7 +181,22 @@ func TestCommandErrors(t *testing.T) {
 }
 
 func TestRedact(t *testing.T) {
-	if got := redact("postgres://u:secret@h:5432/db"); strings.Contains(got, "secret") {
-		t.Errorf("got %s", got)
+	for _, dsn := range []string{"postgres://u:secret@h:5432/db", "postgres://u@h/db?sslmode=disable&password=secret", "sqlite:./data/secret.db"} {
+		got := redact(dsn)
+		if strings.Contains(got, "secret") && !strings.HasPrefix(dsn, "sqlite:") {
+			t.Errorf("redact(%q) = %q, still shows the password", dsn, got)
+		}
+		if strings.HasPrefix(dsn, "sqlite:") && got != dsn {
+			t.Errorf("redact(%q) = %q, want it unchanged", dsn, got)
+		}
+	}
+}
+
+func TestTokenNeedsAnExistingSecret(t *testing.T) {
+	dbFlag := "sqlite:" + filepath.Join(t.TempDir(), "commerce.db")
+	var out bytes.Buffer
+	err := run(context.Background(), []string{"token", "--scope", "api", "--db", dbFlag}, func(string) string { return "" }, &out, io.Discard)
+	if err == nil || out.Len() != 0 {
+		t.Fatalf("got %v and %q, want an error and no token before serve made a secret", err, out.String())
 	}
 }

@@ -32,7 +32,7 @@ func token(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 	if *sub == "" {
 		*sub = *scope
 	}
-	secret, err := c.secret(true)
+	secret, err := c.secret(false) // never a new one: the server would not know it
 	if err != nil {
 		return err
 	}

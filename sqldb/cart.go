@@ -1,0 +1,150 @@
+package sqldb
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"commerce"
+	"commerce/cart"
+	"commerce/event"
+	"commerce/stock"
+)
+
+// CartStore is the cart area's storage (cart.Store).
+//
+// A cart is one row of carts: the columns the store queries (status,
+// expiration, version) and the cart as a JSON document. A change locks the
+// row first (SELECT ... FOR UPDATE on PostgreSQL; SQLite serialises its
+// writers) and stores the cart only over the version it read, so parallel
+// changes of one cart queue up and none is lost, whatever the number of
+// processes. The cart's stock reservations are changed in the same
+// transaction (cart.Tx.Stock), so a cart change and its reservations
+// commit or roll back together.
+type CartStore struct{ db *DB }
+
+// NewCartStore returns the cart store over db.
+func NewCartStore(db *DB) *CartStore { return &CartStore{db: db} }
+
+const cartColumns = `id, customer_id, status, currency, country, channel, expires_at, created_at, updated_at, version, data`
+
+// Update implements cart.Store.
+func (s *CartStore) Update(ctx context.Context, fn func(tx cart.Tx) error) error {
+	return s.db.Update(ctx, func(tx *Tx) error { return fn(cartTx{tx}) })
+}
+
+// Cart implements cart.Store.
+func (s *CartStore) Cart(ctx context.Context, id string) (*cart.Cart, error) {
+	c, err := scanCart(s.db.QueryRow(ctx, `SELECT `+cartColumns+` FROM carts WHERE id = ?`, id))
+	if err != nil {
+		return nil, fmt.Errorf("cart %s: %w", id, s.db.NotFound(err, cart.NotFound(id)))
+	}
+	return c, nil
+}
+
+// cartTx implements cart.Tx over a transaction.
+type cartTx struct{ tx *Tx }
+
+// Emit implements cart.Tx.
+func (t cartTx) Emit(e event.Event) { t.tx.Emit(e) }
+
+// Stock implements cart.Tx.
+func (t cartTx) Stock() stock.Tx { return StockTx(t.tx) }
+
+// Lock implements cart.Tx.
+func (t cartTx) Lock(ctx context.Context, id string) (*cart.Cart, error) {
+	c, err := scanCart(t.tx.QueryRow(ctx, `SELECT `+cartColumns+` FROM carts WHERE id = ?`+t.tx.DB().Dialect().ForUpdate, id))
+	if err != nil {
+		return nil, fmt.Errorf("lock cart %s: %w", id, t.tx.DB().NotFound(err, cart.NotFound(id)))
+	}
+	return c, nil
+}
+
+// Insert implements cart.Tx.
+func (t cartTx) Insert(ctx context.Context, c *cart.Cart) error {
+	data, err := json.Marshal(c)
+	if err != nil {
+		return fmt.Errorf("insert cart %s: %w", c.ID, err)
+	}
+	c.Version = 1
+	_, err = t.tx.Exec(ctx, `INSERT INTO carts (`+cartColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.ID, c.CustomerID, c.Status, c.Currency, c.Country, c.Channel,
+		c.ExpirationTime.UnixMilli(), c.CreatedAt.UnixMilli(), c.UpdatedAt.UnixMilli(), c.Version, string(data))
+	if err != nil {
+		return fmt.Errorf("insert cart %s: %w", c.ID, err)
+	}
+	return nil
+}
+
+// Save implements cart.Tx.
+func (t cartTx) Save(ctx context.Context, c *cart.Cart) error {
+	data, err := json.Marshal(c)
+	if err != nil {
+		return fmt.Errorf("save cart %s: %w", c.ID, err)
+	}
+	res, err := t.tx.Exec(ctx, `UPDATE carts SET status = ?, expires_at = ?, updated_at = ?, version = version + 1, data = ?
+		WHERE id = ? AND version = ?`,
+		c.Status, c.ExpirationTime.UnixMilli(), c.UpdatedAt.UnixMilli(), string(data), c.ID, c.Version)
+	if err != nil {
+		return fmt.Errorf("save cart %s: %w", c.ID, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("save cart %s: %w", c.ID, err)
+	}
+	if n != 1 {
+		return commerce.Errorf(commerce.EConcurrentMod, "cart %s changed since version %d", c.ID, c.Version)
+	}
+	c.Version++
+	return nil
+}
+
+// Expired implements cart.Tx. On PostgreSQL a cart another transaction
+// holds is waited for, then skipped if that one expired it (or used it,
+// which moved its expiration): FOR UPDATE re-checks the condition on the
+// row's latest version.
+func (t cartTx) Expired(ctx context.Context, now time.Time, limit int) ([]*cart.Cart, error) {
+	rows, err := t.tx.Query(ctx, `SELECT `+cartColumns+` FROM carts WHERE status = 'ACTIVE' AND expires_at <= ?
+		ORDER BY expires_at LIMIT ?`+t.tx.DB().Dialect().ForUpdate, now.UnixMilli(), limit)
+	if err != nil {
+		return nil, fmt.Errorf("expired carts: %w", err)
+	}
+	defer rows.Close()
+	var out []*cart.Cart
+	for rows.Next() {
+		c, err := scanCart(rows)
+		if err != nil {
+			return nil, fmt.Errorf("expired carts: %w", t.tx.Translate(err))
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("expired carts: %w", t.tx.Translate(err))
+	}
+	return out, nil
+}
+
+// scanCart reads a row of cartColumns: the document, with the columns
+// (which are authoritative) over it.
+func scanCart(row interface{ Scan(...any) error }) (*cart.Cart, error) {
+	var c cart.Cart
+	var data string
+	var expires, created, updated int64
+	var id, customer, status, currency, country, channel string
+	var version int64
+	if err := row.Scan(&id, &customer, &status, &currency, &country, &channel, &expires, &created, &updated, &version, &data); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(data), &c); err != nil {
+		return nil, fmt.Errorf("cart %s: bad document: %w", id, err)
+	}
+	c.ID, c.CustomerID, c.Status, c.Currency, c.Country, c.Channel = id, customer, status, currency, country, channel
+	c.ExpirationTime = time.UnixMilli(expires).UTC()
+	c.CreatedAt = time.UnixMilli(created).UTC()
+	c.UpdatedAt = time.UnixMilli(updated).UTC()
+	c.Version = version
+	return &c, nil
+}
+
+var _ cart.Store = (*CartStore)(nil)
