@@ -241,7 +241,7 @@ func BenchmarkCartPromotions(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				id = list.Data[0].ID
+				id = list.Data[0].(promotion.Promotion).ID
 				n := 0
 				for b.Loop() {
 					n++

@@ -205,7 +205,7 @@ func TestCartPromotionsValidation(t *testing.T) {
 		{"quantity 0", map[string]any{"cartId": "c", "items": []any{map[string]any{"id": "e", "productId": "p", "quantity": 0, "price": 1}}}, "items[0].quantity"},
 		{"quantity 101", map[string]any{"cartId": "c", "items": []any{map[string]any{"id": "e", "productId": "p", "quantity": 101, "price": 1}}}, "items[0].quantity"},
 		{"quantity fractional", map[string]any{"cartId": "c", "items": []any{map[string]any{"id": "e", "productId": "p", "quantity": 1.5, "price": 1}}}, "items[0].quantity"},
-		{"unknown item field", map[string]any{"cartId": "c", "items": []any{map[string]any{"id": "e", "productId": "p", "price": 1, "discount": 1}}}, "discount"},
+		{"unknown item field", map[string]any{"cartId": "c", "items": []any{map[string]any{"id": "e", "productId": "p", "price": 1, "discount": 1}}}, "items[0].discount"},
 		{"no price", map[string]any{"cartId": "c", "items": []any{map[string]any{"id": "e", "productId": "p"}}}, "items[0].price"},
 		{"price a string", map[string]any{"cartId": "c", "items": []any{item("e", "10")}}, "items[0].price"},
 		{"mixed forms", map[string]any{"cartId": "c", "items": []any{item("e", 1), item("f", usd(100))}}, "items[1].price"},

@@ -15,7 +15,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"regexp"
 
 	"commerce"
@@ -129,51 +128,6 @@ type CatalogFunc func(ctx context.Context, ids []string) (map[string][]string, e
 // CategoryAncestors calls f(ctx, ids).
 func (f CatalogFunc) CategoryAncestors(ctx context.Context, ids []string) (map[string][]string, error) {
 	return f(ctx, ids)
-}
-
-// StringList is a String List argument: a JSON list of strings, or one
-// string of comma-separated values (the query-string form). Empty values
-// are dropped.
-type StringList []string
-
-// UnmarshalJSON reads a list of strings or a comma-separated string.
-func (l *StringList) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	var out []string
-	switch {
-	case string(b) == "null":
-		*l = nil
-		return nil
-	case len(b) > 0 && b[0] == '"':
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		out = splitList(s)
-	default:
-		var list []string
-		if err := json.Unmarshal(b, &list); err != nil {
-			return &json.UnmarshalTypeError{Value: "value", Type: typeOfStringList}
-		}
-		for _, s := range list {
-			out = append(out, splitList(s)...)
-		}
-	}
-	*l = out
-	return nil
-}
-
-var typeOfStringList = reflect.TypeFor[[]string]()
-
-// splitList splits a comma-separated value, dropping empty parts.
-func splitList(s string) []string {
-	var out []string
-	for _, p := range bytes.Split([]byte(s), []byte(",")) {
-		if p = bytes.TrimSpace(p); len(p) > 0 {
-			out = append(out, string(p))
-		}
-	}
-	return out
 }
 
 // isNull reports an absent or null JSON value: a null optional field

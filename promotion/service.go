@@ -241,18 +241,21 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (Promotion, error)
 // id matches any of the ids (at most MaxListIDs); title is a
 // case-insensitive Go RE2 pattern matching anywhere in the title; active
 // matches the flag. limit (1..1000, default 10) and skip (>= 0) page the
-// result, in creation order.
+// result, in creation order; fields (CONTRACT.md section 4) reduces each
+// record to id plus the named fields.
 type ListInput struct {
-	ID     StringList `json:"id"`
-	Title  *string    `json:"title"`
-	Active *bool      `json:"active"`
+	ID     commerce.StringList `json:"id"`
+	Title  *string             `json:"title"`
+	Active *bool               `json:"active"`
+	Fields commerce.StringList `json:"fields"`
 	commerce.PageArgs
 }
 
-// ListResult is the response of promotion.list.
+// ListResult is the response of promotion.list: Data holds Promotions, or
+// maps of the requested fields.
 type ListResult struct {
 	Page commerce.Page `json:"page"`
-	Data []Promotion   `json:"data"`
+	Data []any         `json:"data"`
 }
 
 // List returns the promotions matching in, in creation order. An invalid
@@ -277,12 +280,13 @@ func (s *Service) List(ctx context.Context, in ListInput) (ListResult, error) {
 	if len(problems) > 0 {
 		return ListResult{}, commerce.Invalid(problems...)
 	}
-	data, err := s.store.Promotions(ctx, f)
+	promos, err := s.store.Promotions(ctx, f)
 	if err != nil {
 		return ListResult{}, fmt.Errorf("list promotions: %w", err)
 	}
-	if data == nil {
-		data = []Promotion{}
+	data, err := commerce.ProjectAll(promos, in.Fields)
+	if err != nil {
+		return ListResult{}, fmt.Errorf("list promotions: %w", err)
 	}
 	return ListResult{Page: page, Data: data}, nil
 }

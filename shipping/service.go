@@ -2,12 +2,8 @@ package shipping
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"math"
-	"reflect"
 	"regexp"
-	"strings"
 
 	"commerce"
 )
@@ -122,37 +118,6 @@ func (s *Service) Remove(ctx context.Context, r Ref) (Method, error) {
 	return s.store.RemoveMethod(ctx, id)
 }
 
-// StringList is a String List argument: a JSON list of strings, or one
-// string of comma-separated values. Empty values are dropped.
-type StringList []string
-
-// UnmarshalJSON reads a list of strings or a comma-separated string.
-func (l *StringList) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err == nil {
-		*l = splitList(strings.Split(s, ","))
-		return nil
-	}
-	var list []string
-	if err := json.Unmarshal(b, &list); err != nil {
-		// The decoder names the field; an offset past the end tells the
-		// transport to use that name rather than look for the value.
-		return &json.UnmarshalTypeError{Value: "value", Type: reflect.TypeFor[StringList](), Offset: math.MaxInt64}
-	}
-	*l = splitList(list)
-	return nil
-}
-
-func splitList(values []string) StringList {
-	out := StringList{}
-	for _, v := range values {
-		if v = strings.TrimSpace(v); v != "" {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
 // ListRequest holds the arguments of shipping.list; every filter is
 // optional. id, country and taxCode match any of their values (country:
 // the methods with a location in that country); title is a
@@ -162,12 +127,12 @@ func splitList(values []string) StringList {
 // (comma-separated) returns id plus the named top-level fields (unknown
 // names ignored).
 type ListRequest struct {
-	ID      StringList `json:"id"`
-	Title   *string    `json:"title"`
-	Active  *bool      `json:"active"`
-	Country StringList `json:"country"`
-	TaxCode StringList `json:"taxCode"`
-	Fields  StringList `json:"fields"`
+	ID      commerce.StringList `json:"id"`
+	Title   *string             `json:"title"`
+	Active  *bool               `json:"active"`
+	Country commerce.StringList `json:"country"`
+	TaxCode commerce.StringList `json:"taxCode"`
+	Fields  commerce.StringList `json:"fields"`
 	commerce.PageArgs
 }
 
@@ -206,27 +171,11 @@ func (s *Service) List(ctx context.Context, r ListRequest) (ListResult, error) {
 	if err != nil {
 		return ListResult{}, fmt.Errorf("list shipping methods: %w", err)
 	}
-	res := ListResult{Page: page, Data: make([]any, 0, len(methods))}
-	for _, m := range methods {
-		if len(r.Fields) == 0 {
-			res.Data = append(res.Data, m)
-			continue
-		}
-		res.Data = append(res.Data, project(m, r.Fields))
+	data, err := commerce.ProjectAll(methods, r.Fields)
+	if err != nil {
+		return ListResult{}, fmt.Errorf("list shipping methods: %w", err)
 	}
-	return res, nil
-}
-
-// project returns id plus the named fields of m.
-func project(m Method, fields []string) map[string]any {
-	all := map[string]any{"id": m.ID, "title": m.Title, "active": m.Active, "taxCode": m.TaxCode, "rates": m.Rates}
-	out := map[string]any{"id": m.ID}
-	for _, f := range fields {
-		if v, ok := all[f]; ok {
-			out[f] = v
-		}
-	}
-	return out
+	return ListResult{Page: page, Data: data}, nil
 }
 
 // Available returns the active methods available for shipping to

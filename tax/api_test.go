@@ -356,7 +356,7 @@ func TestTaxList(t *testing.T) {
 			{"negative skip", "GET", "skip=-1", nil, "skip"},
 			{"rate not a number", "GET", "rate=abc", nil, "rate"},
 			{"isPercentage not a boolean", "GET", "isPercentage=maybe", nil, "isPercentage"},
-			{"code not a list", "POST", "", map[string]any{"code": 5}, "code"},
+			{"code not a list", "POST", "", map[string]any{"code": map[string]any{"a": 1}}, "code"},
 			{"unknown body field", "POST", "", map[string]any{"codes": "vat"}, "codes"},
 		}
 		for _, tc := range errs {
@@ -561,7 +561,7 @@ func TestCartTaxes(t *testing.T) {
 			{"price with 3 decimals in USD", map[string]any{"cartId": "c", "items": []map[string]any{{"id": "e", "productId": gross, "price": 1.005}}}, 400, "validation_error", "", "items[0].price"},
 			{"quantity not an integer", map[string]any{"cartId": "c", "items": []map[string]any{{"id": "e", "productId": gross, "price": 1, "quantity": 1.5}}}, 400, "validation_error", "", "items[0].quantity"},
 			{"negative quantity", map[string]any{"cartId": "c", "items": []map[string]any{{"id": "e", "productId": gross, "price": 1, "quantity": -1}}}, 400, "validation_error", "", "items[0].quantity"},
-			{"unknown item field", map[string]any{"cartId": "c", "items": []map[string]any{{"id": "e", "productId": gross, "price": 1, "unitPrice": 1}}}, 400, "validation_error", "", "unitPrice"},
+			{"unknown item field", map[string]any{"cartId": "c", "items": []map[string]any{{"id": "e", "productId": gross, "price": 1, "unitPrice": 1}}}, 400, "validation_error", "", "items[0].unitPrice"},
 			{"unknown currency", map[string]any{"cartId": "c", "currency": "EURO", "items": []map[string]any{{"id": "e", "productId": gross, "price": 1}}}, 400, "validation_error", "", "currency"},
 		}
 		for _, tc := range errs {

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
-	"reflect"
 	"regexp"
 	"strings"
 
@@ -92,38 +90,6 @@ type Service struct {
 // needed by CartTaxes only.
 func NewService(store Store, products Products) *Service {
 	return &Service{store: store, products: products}
-}
-
-// StringList is a String List argument: a JSON list of strings, or one
-// string of comma-separated values (the query-string form, which SPEC.md
-// also shows in bodies). Empty values are dropped.
-type StringList []string
-
-// UnmarshalJSON reads a list of strings or a comma-separated string.
-func (l *StringList) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err == nil {
-		*l = nil
-		for part := range strings.SplitSeq(s, ",") {
-			if part = strings.TrimSpace(part); part != "" {
-				*l = append(*l, part)
-			}
-		}
-		return nil
-	}
-	var list []string
-	if err := json.Unmarshal(b, &list); err != nil {
-		// The decoder names the field; an offset past the end tells the
-		// transport to use that name rather than look for the value.
-		return &json.UnmarshalTypeError{Value: "value", Type: reflect.TypeFor[StringList](), Offset: math.MaxInt64}
-	}
-	*l = list[:0:0]
-	for _, v := range list {
-		if v = strings.TrimSpace(v); v != "" {
-			*l = append(*l, v)
-		}
-	}
-	return nil
 }
 
 // Patch holds the fields of a tax.create or tax.update request: nil (or
@@ -245,14 +211,14 @@ func (s *Service) Remove(ctx context.Context, id string) (Tax, error) {
 // equal number; isPercentage the flag. fields (comma-separated) returns
 // id plus the named fields (unknown names ignored).
 type ListRequest struct {
-	ID           StringList      `json:"id"`
-	Code         StringList      `json:"code"`
-	Class        StringList      `json:"class"`
-	Title        *string         `json:"title"`
-	Description  *string         `json:"description"`
-	Rate         json.RawMessage `json:"rate"`
-	IsPercentage *bool           `json:"isPercentage"`
-	Fields       StringList      `json:"fields"`
+	ID           commerce.StringList `json:"id"`
+	Code         commerce.StringList `json:"code"`
+	Class        commerce.StringList `json:"class"`
+	Title        *string             `json:"title"`
+	Description  *string             `json:"description"`
+	Rate         json.RawMessage     `json:"rate"`
+	IsPercentage *bool               `json:"isPercentage"`
+	Fields       commerce.StringList `json:"fields"`
 	commerce.PageArgs
 }
 
@@ -294,15 +260,11 @@ func (s *Service) List(ctx context.Context, r ListRequest) (ListResult, error) {
 	if err != nil {
 		return ListResult{}, fmt.Errorf("list taxes: %w", err)
 	}
-	res := ListResult{Page: page, Data: make([]any, 0, len(taxes))}
-	for _, t := range taxes {
-		if len(r.Fields) == 0 {
-			res.Data = append(res.Data, t)
-			continue
-		}
-		res.Data = append(res.Data, project(t, r.Fields))
+	data, err := commerce.ProjectAll(taxes, r.Fields)
+	if err != nil {
+		return ListResult{}, fmt.Errorf("list taxes: %w", err)
 	}
-	return res, nil
+	return ListResult{Page: page, Data: data}, nil
 }
 
 // ForCodes returns, in one query, every tax whose code is one of codes
@@ -571,19 +533,4 @@ func problemsOf(err error) []string {
 		return list
 	}
 	return []string{err.Error()}
-}
-
-// project returns id plus the named fields of t.
-func project(t Tax, fields []string) map[string]any {
-	all := map[string]any{
-		"id": t.ID, "code": t.Code, "class": t.Class, "title": t.Title,
-		"description": t.Description, "rate": t.Rate, "isPercentage": t.IsPercentage,
-	}
-	out := map[string]any{"id": t.ID}
-	for _, f := range fields {
-		if v, ok := all[f]; ok {
-			out[f] = v
-		}
-	}
-	return out
 }
