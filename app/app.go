@@ -12,10 +12,16 @@ import (
 	"time"
 
 	"commerce/auth"
+	"commerce/cart"
+	"commerce/catalog"
 	"commerce/event"
 	"commerce/natsrelay"
+	"commerce/promotion"
 	"commerce/rpc"
+	"commerce/shipping"
 	"commerce/sqldb"
+	"commerce/stock"
+	"commerce/tax"
 )
 
 // Options configure the service.
@@ -29,6 +35,14 @@ type Options struct {
 	Now func() time.Time
 	// ViewedFlush is how often buffered VIEWED events are written (1s when 0).
 	ViewedFlush time.Duration
+	// ReservationTTL is how long a cart's stock reservation holds (24h when 0).
+	ReservationTTL time.Duration
+	// StockSweep is how often expired reservations are released (30s when 0).
+	StockSweep time.Duration
+	// CartTTL is how long a cart lives after its last change (7 days when 0).
+	CartTTL time.Duration
+	// CartSweep is how often expired carts are expired (1 minute when 0).
+	CartSweep time.Duration
 }
 
 // App is the assembled service.
@@ -39,6 +53,25 @@ type App struct {
 	viewed *event.Buffer
 	logger *slog.Logger
 	now    func() time.Time
+
+	// Promotion is the promotion area, which the cart evaluates its
+	// entries through (Promotion.Evaluate).
+	Promotion *promotion.Service
+
+	// Shipping is the shipping-method area, which the cart asks for the
+	// methods available for its address (Shipping.Available, Shipping.Rate).
+	Shipping *shipping.Service
+
+	// Stock is the stock area, which the cart reserves through.
+	Stock *stock.Service
+	// Catalog is the catalog area, which the cart, promotions and taxes
+	// read products and category membership through.
+	Catalog *catalog.Service
+	// Tax is the tax area, which the cart computes its taxes through
+	// (Tax.Compute, Tax.ForCodes).
+	Tax *tax.Service
+	// Cart is the cart area.
+	Cart *cart.Service
 }
 
 // New builds the service and registers every area's operations.
@@ -51,6 +84,9 @@ func New(opts Options) (*App, error) {
 	}
 	if opts.ViewedFlush == 0 {
 		opts.ViewedFlush = time.Second
+	}
+	if opts.StockSweep == 0 {
+		opts.StockSweep = 30 * time.Second
 	}
 	a := &App{opts: opts, db: opts.DB, logger: opts.Logger, now: opts.Now}
 	a.srv = rpc.NewServer(opts.Keys, opts.Logger, opts.DB.Ping)
@@ -71,6 +107,12 @@ func (a *App) Handler() http.Handler { return a.srv }
 func (a *App) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	wg.Go(func() { a.viewed.Run(ctx) })
+	if a.Stock != nil {
+		wg.Go(func() { a.Stock.Run(ctx, a.opts.StockSweep, a.logger) })
+	}
+	if a.Cart != nil {
+		wg.Go(func() { a.Cart.Run(ctx, a.opts.CartSweep, a.logger) })
+	}
 	if a.opts.NATSURL != "" {
 		relay := natsrelay.New(a.db, a.opts.NATSURL, a.logger)
 		wg.Go(func() {

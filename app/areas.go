@@ -1,9 +1,50 @@
 package app
 
-import "commerce/rpc"
+import (
+	"commerce/cart"
+	"commerce/catalog"
+	"commerce/promotion"
+	"commerce/rpc"
+	"commerce/shipping"
+	"commerce/sqldb"
+	"commerce/stock"
+	"commerce/tax"
+)
 
 // areas registers every area's operations, in dependency order; each area
 // adds its line here.
 var areas = []func(a *App) error{
 	func(a *App) error { rpc.RegisterEvents(a.srv, a.db); return nil },
+	func(a *App) error {
+		a.Catalog = catalog.NewService(sqldb.NewCatalogStore(a.db), a.viewed, a.now)
+		rpc.RegisterCatalog(a.srv, a.Catalog)
+		return nil
+	},
+	func(a *App) error {
+		a.Stock = stock.NewService(sqldb.NewStockStore(a.db), a.now, a.opts.ReservationTTL)
+		rpc.RegisterStock(a.srv, a.Stock)
+		return nil
+	},
+	func(a *App) error {
+		a.Tax = tax.NewService(sqldb.NewTaxStore(a.db), taxProducts(a))
+		rpc.RegisterTax(a.srv, a.Tax)
+		return nil
+	},
+	func(a *App) error {
+		a.Shipping = shipping.NewService(sqldb.NewShippingStore(a.db))
+		rpc.RegisterShipping(a.srv, a.Shipping)
+		return nil
+	},
+	func(a *App) error {
+		a.Promotion = promotion.NewService(sqldb.NewPromotionStore(a.db), a.Catalog, a.now)
+		rpc.RegisterPromotion(a.srv, a.Promotion)
+		return nil
+	},
+	func(a *App) error {
+		a.Cart = cart.NewService(sqldb.NewCartStore(a.db), cart.Deps{
+			Catalog: a.Catalog, Promotions: a.Promotion, Taxes: a.Tax, Shipping: a.Shipping, Stock: a.Stock,
+		}, a.now, a.opts.CartTTL)
+		rpc.RegisterCart(a.srv, a.Cart)
+		return nil
+	},
 }

@@ -61,6 +61,16 @@ func (t cartTx) Lock(ctx context.Context, id string) (*cart.Cart, error) {
 	return c, nil
 }
 
+// LockVersion implements cart.Tx.
+func (t cartTx) LockVersion(ctx context.Context, id string) (int64, error) {
+	var v int64
+	err := t.tx.QueryRow(ctx, `SELECT version FROM carts WHERE id = ?`+t.tx.DB().Dialect().ForUpdate, id).Scan(&v)
+	if err != nil {
+		return 0, fmt.Errorf("lock cart %s: %w", id, t.tx.DB().NotFound(err, cart.NotFound(id)))
+	}
+	return v, nil
+}
+
 // Insert implements cart.Tx.
 func (t cartTx) Insert(ctx context.Context, c *cart.Cart) error {
 	data, err := json.Marshal(c)

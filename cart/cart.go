@@ -1,0 +1,284 @@
+// Package cart is the shopping cart: entries priced from the catalog, stock
+// reserved per entry, promotions and taxes recalculated on every change,
+// shipping and billing addresses, the shipping method, and checkout
+// (SPEC.md "Cart", CONTRACT.md sections 3, 5, 8, 9, 10 and 11).
+//
+// The cart calls the other areas in-process through interfaces it owns
+// (Catalog, Promotions, Taxes, Shipping, Stock), and every change of a cart
+// commits in ONE store transaction: the row of the cart is locked, stock is
+// reserved, released or committed through the same transaction
+// (Tx.Stock), the cart is stored and its CARTS event written to the
+// outbox. A failing change leaves neither a cart change nor a reservation
+// behind. The change is computed (prices, promotions, taxes, shipping)
+// before that transaction and stored only over the version of the cart it
+// was computed from, under the row lock (SQLite serialises writers
+// anyway): parallel changes of one cart all apply, none is lost, whichever
+// process makes them (see Service.change).
+//
+// Storage keeps a cart as one document (its entries, addresses, shipping
+// method and the last computed promotions and taxes) plus the columns the
+// store queries: status, expiration, version.
+package cart
+
+import (
+	"context"
+	"time"
+
+	"commerce"
+	"commerce/catalog"
+	"commerce/event"
+	"commerce/payment"
+	"commerce/promotion/engine"
+	"commerce/shipping"
+	"commerce/stock"
+	"commerce/tax"
+)
+
+// Cart statuses. A cart is ACTIVE until it is checked out or expires; only
+// an ACTIVE cart can change.
+const (
+	StatusActive     = "ACTIVE"
+	StatusCheckedOut = "CHECKED_OUT"
+	StatusExpired    = "EXPIRED"
+)
+
+// Anonymous is the customerId of a cart created without a customerId claim.
+const Anonymous = "ANON"
+
+// Defaults of cart.create.
+const (
+	DefaultCurrency = "USD"
+	DefaultCountry  = "US"
+	DefaultChannel  = "WEB"
+)
+
+// Limits (CONTRACT.md section 10).
+const (
+	// MaxQuantityPerProduct is the most units of one product a cart holds.
+	MaxQuantityPerProduct = 100
+	// MaxEntries is the most entries (distinct products) a cart holds.
+	MaxEntries = 50
+)
+
+// DefaultTTL is how long a cart lives after its last successful operation
+// other than cart.info (CONTRACT.md: 7 days, configurable).
+const DefaultTTL = 7 * 24 * time.Hour
+
+// SameAsShipping is the billingAddress value that makes the billing
+// address the shipping address.
+const SameAsShipping = "SAMEASSHIPPING"
+
+// Cart is a shopping cart as stored. Its JSON form is the storage form;
+// clients see it through Render.
+type Cart struct {
+	ID         string `json:"id"`
+	CustomerID string `json:"customerId"`
+	Status     string `json:"status"`
+	Currency   string `json:"currency"`
+	Country    string `json:"country"`
+	Channel    string `json:"channel"`
+	// ExpirationTime is when the cart expires unless it changes before
+	// (UTC, to the millisecond).
+	ExpirationTime time.Time `json:"expirationTime"`
+	CreatedAt      time.Time `json:"createdAt"`
+	UpdatedAt      time.Time `json:"updatedAt"`
+	// Version counts the stored changes; the store refuses to store over
+	// a version that moved.
+	Version int64 `json:"-"`
+
+	Items           []*Entry `json:"items"`
+	ShippingAddress *Address `json:"shippingAddress,omitempty"`
+	// BillingAddress is the billing address given as an object; when
+	// BillingSameAsShipping is set it is nil and the billing address is
+	// the shipping address, whatever it is at the time.
+	BillingAddress        *Address           `json:"billingAddress,omitempty"`
+	BillingSameAsShipping bool               `json:"billingSameAsShipping,omitempty"`
+	ShippingMethod        *shipping.Selected `json:"shippingMethod,omitempty"`
+
+	// Computed by the last recalculation.
+	AlmostFulfilled []engine.AlmostFulfilled `json:"almostFulfilled"`
+	// ShippingTaxes is the tax of the shipping line (nil without a method).
+	ShippingTaxes *EntryTaxes `json:"shippingTaxes,omitempty"`
+	// BeforeTax and Tax are the cart's totals: the entries' plus the
+	// shipping line's.
+	BeforeTax int64 `json:"beforeTax"`
+	Tax       int64 `json:"tax"`
+
+	// Payment is the authorised payment of a checked-out cart.
+	Payment *payment.Record `json:"payment,omitempty"`
+}
+
+// Entry is a cart entry: Quantity units of a product, aggregated over
+// every addToCart of that product. The product's data (title, price, tax
+// code, kind of price, stock status) is taken when units are added.
+type Entry struct {
+	ID        string `json:"id"`
+	ProductID string `json:"productId"`
+	Title     string `json:"title"`
+	Quantity  int    `json:"quantity"`
+	// UnitPrice is the selected price in minor units of the cart's
+	// currency; PriceID names it among the product's prices.
+	UnitPrice   int64  `json:"unitPrice"`
+	PriceID     string `json:"priceId,omitempty"`
+	TaxCode     string `json:"taxCode"`
+	IsNetPrice  bool   `json:"isNetPrice"`
+	StockStatus int    `json:"stockStatus"`
+
+	// Computed by the last recalculation.
+	Discounts []Discount `json:"discounts"`
+	Taxes     EntryTaxes `json:"taxes"`
+	// Reserves are the entry's stock reservations (none for a product
+	// with UNLIMITED stock); for a checked-out cart, the ones committed.
+	Reserves []stock.Reservation `json:"reserves"`
+}
+
+// Discount is Quantity units of an entry discounted by one promotion:
+// Price is the unit price and Discount the per-unit discount, in minor
+// units.
+type Discount struct {
+	PromotionID    string `json:"promotionId"`
+	PromotionTitle string `json:"promotionTitle"`
+	Quantity       int    `json:"quantity"`
+	Price          int64  `json:"price"`
+	Discount       int64  `json:"discount"`
+}
+
+// EntryTaxes is the taxes of an entry (or of the shipping line): its lines and
+// its totals, in minor units. BeforeTax is the net base counted once, Tax
+// the sum of the lines, TaxDetail their details joined with ", ".
+type EntryTaxes struct {
+	Lines     []TaxLine `json:"lines"`
+	BeforeTax int64     `json:"beforeTax"`
+	Tax       int64     `json:"tax"`
+	TaxDetail string    `json:"taxDetail"`
+}
+
+// TaxLine is one tax applied to an entry.
+type TaxLine struct {
+	BeforeTax int64  `json:"beforeTax"`
+	Tax       int64  `json:"tax"`
+	TaxDetail string `json:"taxDetail"`
+}
+
+// Billing returns the billing address: the shipping address when billing
+// is same-as-shipping, else the one given (nil when none is set).
+func (c *Cart) Billing() *Address {
+	if c.BillingSameAsShipping {
+		return c.ShippingAddress
+	}
+	return c.BillingAddress
+}
+
+// Entry returns the entry with the id, or nil.
+func (c *Cart) Entry(id string) *Entry {
+	for _, e := range c.Items {
+		if e.ID == id {
+			return e
+		}
+	}
+	return nil
+}
+
+// Discount returns the entry's total discount: per-unit discount x
+// discounted quantity, over its discounts.
+func (e *Entry) Discount() int64 {
+	var d int64
+	for _, x := range e.Discounts {
+		d += x.Discount * int64(x.Quantity)
+	}
+	return d
+}
+
+// Store keeps the carts (implemented by package sqldb).
+type Store interface {
+	// Update runs fn in one write transaction and commits it with the
+	// events fn emitted; fn's error rolls everything back and is returned.
+	// fn may be run more than once (a transient conflict of the database),
+	// so it must have no effect outside the transaction.
+	Update(ctx context.Context, fn func(tx Tx) error) error
+	// Cart returns the stored cart, without locking it.
+	// Errors: cart_not_found (data: the id).
+	Cart(ctx context.Context, id string) (*Cart, error)
+}
+
+// Tx is a write transaction of the cart store.
+type Tx interface {
+	// Emit queues an event, committed with the transaction.
+	Emit(e event.Event)
+	// Stock gives the stock reservations inside this transaction, so that
+	// a reservation commits or rolls back with the cart's change.
+	Stock() stock.Tx
+	// Lock returns the cart and holds its row until the transaction ends,
+	// so that changes of one cart are serialised across processes.
+	// Errors: cart_not_found (data: the id).
+	Lock(ctx context.Context, id string) (*Cart, error)
+	// LockVersion holds the cart's row as Lock does and returns only its
+	// version (a change computed outside the transaction checks it).
+	// Errors: cart_not_found (data: the id).
+	LockVersion(ctx context.Context, id string) (int64, error)
+	// Insert stores a new cart (Version 1).
+	Insert(ctx context.Context, c *Cart) error
+	// Save stores c over the version Lock read and increments c.Version.
+	// Errors: concurrent_modification when the stored version moved
+	// (which the row lock prevents; it is a safety net).
+	Save(ctx context.Context, c *Cart) error
+	// Expired returns, locked, up to limit ACTIVE carts whose expiration
+	// time is at or before now, oldest expiration first.
+	Expired(ctx context.Context, now time.Time, limit int) ([]*Cart, error)
+}
+
+// Catalog gives the cart the products it sells (the catalog area).
+type Catalog interface {
+	// Products returns, in one batch, the products with the given ids,
+	// whatever their status; unknown ids are absent from the map.
+	Products(ctx context.Context, ids []string) (map[string]*catalog.Product, error)
+}
+
+// Promotions evaluates the active promotions on the cart's entries (the
+// promotion area).
+type Promotions interface {
+	// Evaluate applies the active promotions to entries whose unit prices
+	// are minor units of a currency with the given precision.
+	Evaluate(ctx context.Context, entries []engine.Entry, precision int) (engine.Result, error)
+}
+
+// Taxes computes the taxes of the cart's entries and shipping line (the
+// tax area).
+type Taxes interface {
+	// Compute returns the taxes of each entry, in entry order.
+	Compute(ctx context.Context, entries []tax.Entry, precision int) ([]tax.Result, error)
+}
+
+// Shipping gives the shipping methods available for an address (the
+// shipping area).
+type Shipping interface {
+	// Available returns the methods available for shipping to (country,
+	// state) in currency, never nil.
+	Available(ctx context.Context, country, state, currency string) ([]shipping.Available, error)
+	// Rate returns a method as selected for the address and currency.
+	// Errors: invalid_shipping_method (unknown, inactive or not
+	// available there).
+	Rate(ctx context.Context, methodID, country, state, currency string) (shipping.Selected, error)
+}
+
+// Stock reserves and releases units for cart entries inside the cart's
+// transaction (the stock area).
+type Stock interface {
+	// Reserve holds r.Quantity units for the entry and returns the
+	// reservation with its id and expiration time.
+	// Errors: not_enough_stock, validation_error.
+	Reserve(ctx context.Context, tx stock.Tx, r stock.Reservation) (stock.Reservation, error)
+	// Release gives back quantity units reserved by the entry.
+	Release(ctx context.Context, tx stock.Tx, cartID, itemID string, quantity int64) error
+}
+
+// NotFound returns the cart_not_found error of a cart id, with the id as
+// data.
+func NotFound(id string) *commerce.Error {
+	return &commerce.Error{Code: commerce.ECartNotFound, Data: id, Message: "no cart with id " + id}
+}
+
+// notActive returns the cart_not_active error of a cart in status.
+func notActive(status string) *commerce.Error {
+	return &commerce.Error{Code: commerce.ECartNotActive, Data: status, Message: "the cart is " + status}
+}

@@ -1,0 +1,150 @@
+package cart_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"commerce/internal/apitest"
+	"commerce/internal/testdb"
+	"commerce/postgres"
+	"commerce/sqldb"
+)
+
+// addConcurrently sends n addToCart requests of one unit of product to
+// cartIDs[i % len(cartIDs)] at once, through the servers in turn, and
+// returns how many succeeded and the error codes of the others.
+func addConcurrently(t *testing.T, servers []*apitest.Server, token string, cartIDs []string, product string, n int) (int, map[string]int) {
+	t.Helper()
+	var mu sync.Mutex
+	ok, failed := 0, map[string]int{}
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			srv := servers[i%len(servers)]
+			r := srv.Post(t, "/cart/v1/cart.addToCart", token, map[string]any{"cartId": cartIDs[i%len(cartIDs)], "items": itemList(product, 1)})
+			mu.Lock()
+			defer mu.Unlock()
+			if r.OK {
+				ok++
+			} else {
+				failed[r.Error]++
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	return ok, failed
+}
+
+func TestConcurrentAddToCart(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		s := newShop(t, db)
+		p := s.product("P", nil)
+		s.stock(p, "W1", 1000)
+		c := s.newCart(s.API, nil)
+
+		ok, failed := addConcurrently(t, []*apitest.Server{s.Server}, s.API, []string{c.ID}, p, 20)
+		got := s.info(s.API, c.ID)
+		if len(got.Items) != 1 || got.Items[0].Quantity != ok {
+			t.Fatalf("got entries %+v after %d successful adds, want one entry with %d units", got.Items, ok, ok)
+		}
+		if ok != 20 {
+			t.Errorf("got %d successes and failures %v, want all 20 to succeed (they queue on the cart's row)", ok, failed)
+		}
+		if _, reserved := s.stockInfo(p, "W1"); reserved != ok {
+			t.Errorf("got %d reserved, want %d", reserved, ok)
+		}
+		var units int
+		for _, r := range got.Items[0].Reserves {
+			units += r.Quantity
+		}
+		if units != ok {
+			t.Errorf("got reserves of %d units, want %d", units, ok)
+		}
+		var updates int
+		for _, e := range s.events() {
+			if e.Type == "UPDATE" {
+				updates++
+			}
+		}
+		if updates != ok {
+			t.Errorf("got %d UPDATE events, want one per successful add (%d)", updates, ok)
+		}
+	})
+}
+
+func TestRaceForStock(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		s := newShop(t, db)
+		p := s.product("P", nil)
+		s.stock(p, "W1", 3)
+		carts := make([]string, 40)
+		for i := range carts {
+			carts[i] = s.newCart(s.API, nil).ID
+		}
+		ok, failed := addConcurrently(t, []*apitest.Server{s.Server}, s.API, carts, p, 40)
+		if ok != 3 || failed["not_enough_stock"] != 37 {
+			t.Errorf("got %d successes and failures %v, want 3 and 37 not_enough_stock", ok, failed)
+		}
+		held := 0
+		for _, id := range carts {
+			for _, e := range s.info(s.API, id).Items {
+				held += e.Quantity
+			}
+		}
+		if held != 3 {
+			t.Errorf("got %d units in carts, want 3", held)
+		}
+		if q, reserved := s.stockInfo(p, "W1"); q != 3 || reserved != 3 {
+			t.Errorf("got stock %d reserved %d, want 3 and 3", q, reserved)
+		}
+	})
+}
+
+// TestTwoInstances runs the concurrency tests' scenarios through two
+// instances of the service, each with its own connection pools, on one
+// PostgreSQL database: what two processes behind a load balancer do.
+func TestTwoInstances(t *testing.T) {
+	url := testdb.PostgresURL(t)
+	open := func() *sqldb.DB {
+		db, err := postgres.Open(context.Background(), url, time.Now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		if err := db.Migrate(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}
+	s := newShop(t, open())
+	other := apitest.New(t, open())
+	servers := []*apitest.Server{s.Server, other}
+
+	p := s.product("P", nil)
+	s.stock(p, "W1", 3)
+	carts := make([]string, 40)
+	for i := range carts {
+		carts[i] = s.newCart(s.API, nil).ID
+	}
+	ok, failed := addConcurrently(t, servers, s.API, carts, p, 40)
+	if ok != 3 || failed["not_enough_stock"] != 37 {
+		t.Errorf("race for stock: got %d successes and failures %v, want 3 and 37 not_enough_stock", ok, failed)
+	}
+
+	q := s.product("Q", nil)
+	s.stock(q, "W1", 1000)
+	c := s.newCart(s.API, nil)
+	ok, failed = addConcurrently(t, servers, s.API, []string{c.ID}, q, 20)
+	got := s.info(s.API, c.ID)
+	if len(got.Items) != 1 || got.Items[0].Quantity != ok || ok != 20 {
+		t.Errorf("one cart: got entries %+v after %d successes (failures %v), want 20 units", got.Items, ok, failed)
+	}
+	if _, reserved := s.stockInfo(q, "W1"); reserved != ok {
+		t.Errorf("got %d reserved, want %d", reserved, ok)
+	}
+}
