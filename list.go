@@ -8,6 +8,11 @@ import (
 	"strings"
 )
 
+// MaxListValues is the most values a String List argument may hold (more
+// is validation_error): list filters become SQL parameters, which the
+// databases limit.
+const MaxListValues = 1000
+
 // StringList is a String List argument: a JSON array of strings (or
 // numbers), or one string of comma-separated values (the query-string
 // form). Values are trimmed and empty ones dropped.

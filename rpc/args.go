@@ -179,11 +179,30 @@ func unknownFields(body []byte, t reflect.Type) []string {
 	return problems
 }
 
-var typeFields sync.Map // reflect.Type -> argFields
+var (
+	typeFields     sync.Map // reflect.Type -> argFields
+	stringListType = reflect.TypeFor[commerce.StringList]()
+)
+
+// listLen counts the values of a String List given as an array or as a
+// comma-separated string.
+func listLen(v any) int {
+	switch l := v.(type) {
+	case []any:
+		return len(l)
+	case string:
+		return strings.Count(l, ",") + 1
+	}
+	return 0
+}
 
 func walkFields(v any, t reflect.Type, path string, problems *[]string) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if t == stringListType && listLen(v) > commerce.MaxListValues {
+		*problems = append(*problems, fmt.Sprintf("%s: at most %d values", path, commerce.MaxListValues))
+		return
 	}
 	if t == rawMessageType || t.Kind() == reflect.Interface || reflect.PointerTo(t).Implements(unmarshalerTyp) {
 		return // the type reads its own JSON

@@ -32,6 +32,10 @@ type echoArgs struct {
 	} `json:"items"`
 }
 
+type listArgs struct {
+	IDs commerce.StringList `json:"id"`
+}
+
 type failArgs struct {
 	Code string `json:"code"`
 }
@@ -53,6 +57,8 @@ func newServer(t *testing.T) (*httptest.Server, *auth.Keys) {
 		func(ctx context.Context, a *echoArgs) (any, error) { return map[string]any{"args": a}, nil })
 	rpc.Handle(s, rpc.Op{Service: "test", Name: "echo.versioned", Versions: []string{"v1", "v2"}},
 		func(ctx context.Context, a *echoArgs) (any, error) { return nil, nil })
+	rpc.Handle(s, rpc.Op{Service: "test", Name: "echo.list", Read: true},
+		func(ctx context.Context, a *listArgs) (any, error) { return map[string]any{"n": len(a.IDs)}, nil })
 	rpc.Handle(s, rpc.Op{Service: "test", Name: "echo.fail"},
 		func(ctx context.Context, a *failArgs) (any, error) {
 			if a.Code == "boom" {
@@ -242,6 +248,29 @@ func TestArgumentMerge(t *testing.T) {
 				t.Errorf("got %d %q %v, want 400 validation_error with %q", status, e.Error, data, tc.want)
 			}
 		})
+	}
+}
+
+func TestListLimit(t *testing.T) {
+	hs, keys := newServer(t)
+	api := token(t, keys, time.Hour, "api")
+	ids := strings.Repeat("x,", 1000) + "x"
+	for _, tc := range []struct{ name, method, query, body string }{
+		{"query", "GET", "?id=" + ids, ""},
+		{"body string", "POST", "", `{"id":"` + ids + `"}`},
+		{"body array", "POST", "", `{"id":["` + strings.Repeat(`x","`, 1000) + `x"]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, e, _ := call(t, tc.method, hs.URL+"/test/v1/echo.list"+tc.query, api, tc.body)
+			var data []string
+			json.Unmarshal(e.Data, &data)
+			if status != 400 || !slices.Contains(data, "id: at most 1000 values") {
+				t.Errorf("1001 values: got %d %s, want validation_error naming id", status, e.Data)
+			}
+		})
+	}
+	if status, e, _ := call(t, "GET", hs.URL+"/test/v1/echo.list?id="+strings.Repeat("x,", 999)+"x", api, ""); status != 200 {
+		t.Errorf("1000 values: got %d %s, want 200", status, e.Error)
 	}
 }
 
