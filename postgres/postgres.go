@@ -37,6 +37,7 @@ var Dialect = sqldb.Dialect{
 	Numbered:        true,
 	ForUpdate:       " FOR UPDATE",
 	RegexOp:         "~*",
+	Regex:           sqldb.PostgresRegex,
 	EventLock:       fmt.Sprintf("SELECT pg_advisory_xact_lock(%d)", eventLockKey),
 	MigrationLock:   fmt.Sprintf("SELECT pg_advisory_lock(%d)", migrationLockKey),
 	MigrationUnlock: fmt.Sprintf("SELECT pg_advisory_unlock(%d)", migrationLockKey),
@@ -47,12 +48,29 @@ var Dialect = sqldb.Dialect{
 // Open connects to the PostgreSQL database at url (postgres://...). It does
 // not migrate; call Migrate.
 func Open(ctx context.Context, url string, now func() time.Time) (*sqldb.DB, error) {
+	// Two pools: a write transaction that also reads through the read pool
+	// then never waits for a connection held by another write transaction,
+	// which under load would be a deadlock of the pool.
+	write, err := openPool(ctx, url, 16)
+	if err != nil {
+		return nil, err
+	}
+	read, err := openPool(ctx, url, 16)
+	if err != nil {
+		write.Close()
+		return nil, err
+	}
+	sub, _ := fs.Sub(migrations, "migration")
+	return sqldb.New(sqldb.Config{Dialect: Dialect, Write: write, Read: read, Migrations: sub, Now: now}), nil
+}
+
+func openPool(ctx context.Context, url string, size int) (*sql.DB, error) {
 	pool, err := sql.Open("pgx", url)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	pool.SetMaxOpenConns(32)
-	pool.SetMaxIdleConns(16)
+	pool.SetMaxOpenConns(size)
+	pool.SetMaxIdleConns(size)
 	pool.SetConnMaxIdleTime(5 * time.Minute)
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -60,8 +78,7 @@ func Open(ctx context.Context, url string, now func() time.Time) (*sqldb.DB, err
 		pool.Close()
 		return nil, fmt.Errorf("postgres: connect: %w", translate(err))
 	}
-	sub, _ := fs.Sub(migrations, "migration")
-	return sqldb.New(sqldb.Config{Dialect: Dialect, Write: pool, Migrations: sub, Now: now}), nil
+	return pool, nil
 }
 
 // translate maps PostgreSQL errors with a meaning for the interface.
