@@ -3,6 +3,8 @@ package catalog
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"log/slog"
 	"regexp"
 	"slices"
 	"strings"
@@ -29,6 +31,9 @@ type Service struct {
 	// UpdateAttempts is how often product.update re-reads and re-merges a
 	// product that changed under it before answering product_not_saved.
 	UpdateAttempts int
+	// Logger receives what fails without failing the operation (a VIEWED
+	// event that cannot be built); slog.Default() when nil.
+	Logger *slog.Logger
 }
 
 // NewService returns the catalog over store. viewed receives the VIEWED
@@ -39,6 +44,13 @@ func NewService(store Store, viewed Viewed, now func() time.Time) *Service {
 		now = time.Now
 	}
 	return &Service{store: store, viewed: viewed, now: now, MaxCategories: DefaultMaxCategories, UpdateAttempts: 5}
+}
+
+func (s *Service) logger() *slog.Logger {
+	if s.Logger != nil {
+		return s.Logger
+	}
+	return slog.Default()
 }
 
 func (s *Service) emit(tx Tx, channel, typ string, payload any) error {
@@ -165,7 +177,9 @@ func (s *Service) UpdateCategory(ctx context.Context, id string, in CategoryInpu
 			return err
 		}
 		data := map[string]any{"id": id}
-		addInput(data, in)
+		if err := addInput(data, in); err != nil {
+			return err
+		}
 		return s.emit(tx, event.Categories, event.Update, map[string]any{"data": data, "old": old, "new": c})
 	})
 	if err != nil {
@@ -225,6 +239,17 @@ func (s *Service) Category(ctx context.Context, id string, withChildren, recursi
 	if !withChildren && !recursive {
 		return c, nil
 	}
+	if !recursive {
+		// Direct children only: one indexed query on parent, not the
+		// whole subtree.
+		if c.Children, err = s.store.Children(ctx, c.ID); err != nil {
+			return nil, err
+		}
+		if c.Children == nil {
+			c.Children = []*Category{}
+		}
+		return c, nil
+	}
 	desc, err := s.store.Descendants(ctx, c)
 	if err != nil {
 		return nil, err
@@ -233,22 +258,34 @@ func (s *Service) Category(ctx context.Context, id string, withChildren, recursi
 	byID := map[string]*Category{c.ID: c}
 	for _, d := range desc { // parents come before their children
 		p := byID[d.Parent]
-		if p == nil || (!recursive && p != c) {
+		if p == nil {
 			continue
 		}
-		if recursive {
-			d.Children = []*Category{}
-		}
+		d.Children = []*Category{}
 		p.Children = append(p.Children, d)
 		byID[d.ID] = d
 	}
 	return c, nil
 }
 
+// checkListSize adds a problem when a String-List filter has more than
+// commerce.commerce.MaxListValues values (the transport checks its arguments too;
+// this guards in-process callers).
+func checkListSize(ps *problems, field string, n int) {
+	if n > commerce.MaxListValues {
+		ps.add("%s: at most %d values", field, commerce.MaxListValues)
+	}
+}
+
 // ListCategories returns a page of categories in creation order. Errors:
-// validation_error for an invalid regular expression.
+// validation_error for an invalid regular expression (or one the database
+// cannot match as RE2 does) and for a String-List filter with more than
+// commerce.MaxListValues values.
 func (s *Service) ListCategories(ctx context.Context, f CategoryFilter) ([]*Category, error) {
 	var ps problems
+	checkListSize(&ps, "id", len(f.IDs))
+	checkListSize(&ps, "slug", len(f.Slugs))
+	checkListSize(&ps, "parent", len(f.Parents))
 	checkRegexp(&ps, "title", f.Title)
 	checkRegexp(&ps, "description", f.Description)
 	checkRegexp(&ps, "path", f.Path)
@@ -335,7 +372,9 @@ func (s *Service) UpdateProduct(ctx context.Context, id string, in ProductInput)
 				return err
 			}
 			data := map[string]any{"id": id}
-			addInput(data, in)
+			if err := addInput(data, in); err != nil {
+				return err
+			}
 			return s.emit(tx, event.Products, event.Update, map[string]any{"data": data, "old": old, "new": p})
 		})
 		if commerce.ErrorCode(err) != commerce.EProductNotSaved {
@@ -392,11 +431,15 @@ func (s *Service) ViewProduct(ctx context.Context, id string) (*Product, error) 
 		return nil, err
 	}
 	if s.viewed != nil {
-		claims, _ := commerce.ClaimsFrom(ctx)
+		// The product is read; a VIEWED event that cannot be built is
+		// logged, not the caller's failure (VIEWED events may be lost).
+		claims, _ := commerce.ClaimsFrom(ctx) // no claims: an empty userId
 		now := s.now().UTC()
 		e, err := event.New(event.Products, event.Viewed, now,
 			map[string]any{"date": now, "productId": p.ID, "userId": claims.Subject})
-		if err == nil {
+		if err != nil {
+			s.logger().ErrorContext(ctx, "catalog: VIEWED event not recorded", "product", p.ID, "err", err)
+		} else {
 			s.viewed.Add(e)
 		}
 	}
@@ -446,9 +489,24 @@ func (s *Service) CategoryAncestors(ctx context.Context, productIDs []string) (m
 
 // ListProducts returns a page of products matching f in creation order.
 // DRAFT products are left out unless f.Statuses names DRAFT. Errors:
-// validation_error (invalid regular expression).
+// validation_error (invalid regular expression, or one the database
+// cannot match as RE2 does; a String-List filter with more than
+// commerce.MaxListValues values, named as the query names it; the aliases
+// medias.customerType and medias.channel count with, and are reported as,
+// prices.customerType and prices.channel).
 func (s *Service) ListProducts(ctx context.Context, f ProductFilter) ([]*Product, error) {
 	var ps problems
+	for _, l := range []struct {
+		field string
+		n     int
+	}{
+		{"id", len(f.IDs)}, {"sku", len(f.SKUs)}, {"status", len(f.Statuses)}, {"taxCode", len(f.TaxCodes)},
+		{"stockStatus", len(f.StockStatuses)}, {"base", len(f.Bases)}, {"categories", len(f.Categories)},
+		{"prices.id", len(f.PriceIDs)}, {"prices.currency", len(f.PriceCurrencies)}, {"prices.country", len(f.PriceCountries)},
+		{"prices.customerType", len(f.PriceCustomerTypes)}, {"prices.channel", len(f.PriceChannels)}, {"medias.id", len(f.MediaIDs)},
+	} {
+		checkListSize(&ps, l.field, l.n)
+	}
 	checkRegexp(&ps, "title", f.Title)
 	checkRegexp(&ps, "description", f.Description)
 	checkRegexp(&ps, "brand", f.Brand)
@@ -486,18 +544,22 @@ func cloneProduct(p *Product) *Product {
 	return &c
 }
 
-// addInput puts the fields of a request body into data, as given.
-func addInput(data map[string]any, in any) {
+// addInput puts the fields of a request body into data, as given. It
+// fails when the body does not marshal to a JSON object (a bug: the
+// inputs are structs of JSON values).
+func addInput(data map[string]any, in any) error {
 	b, err := json.Marshal(in)
 	if err != nil {
-		return
+		return fmt.Errorf("event data: %w", err)
 	}
 	var m map[string]any
-	if json.Unmarshal(b, &m) == nil {
-		for k, v := range m {
-			data[k] = v
-		}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return fmt.Errorf("event data: %w", err)
 	}
+	for k, v := range m {
+		data[k] = v
+	}
+	return nil
 }
 
 // prepare merges in into p (a new product when create), checks the result
@@ -514,12 +576,16 @@ func (s *Service) prepare(ctx context.Context, tx Tx, p *Product, in ProductInpu
 	}
 
 	// Base and Variant data, in the order CONTRACT.md section 6 gives.
-	baseSide := p.Modifiers != nil || in.Variants != nil && len(*in.Variants) > 0
+	// For mixing the two sides, a field that is present counts, even
+	// empty (variants: [] with a base is inconsistent_base_variants_data);
+	// for pairing base with variations, an empty variations list counts as
+	// absent (a base needs at least one variation).
 	variantSide := p.Base != "" || p.Variations != nil
-	if baseSide && variantSide {
+	if (p.Modifiers != nil || in.Variants != nil) && variantSide {
 		return commerce.NewError(commerce.EInconsistentBaseVariants, nil)
 	}
-	if (p.Base != "") != (p.Variations != nil) {
+	baseSide := p.Modifiers != nil || in.Variants != nil && len(*in.Variants) > 0
+	if (p.Base != "") != (len(p.Variations) > 0) {
 		if create {
 			return commerce.NewError(commerce.EInconsistentBaseVariations, nil)
 		}
@@ -613,11 +679,12 @@ func (s *Service) prepare(ctx context.Context, tx Tx, p *Product, in ProductInpu
 }
 
 // checkVariant checks a Variant product's base and variations and returns
-// the base: base_product_not_found when the base does not exist or is not
-// a Base product; validation_error for a variation naming no modifier of
-// the base; variation_data_not_found (data: the modifier) for a modifier
-// without a value. The base's row is locked, so that it cannot be removed
-// before the transaction ends.
+// the base, in this order: base_product_not_found when the base does not
+// exist or is not a Base product; variation_data_not_found (data: the
+// modifier) for the first modifier of the base without a value; then
+// validation_error for variations naming no modifier of the base. The
+// base's row is locked, so that it cannot be removed before the
+// transaction ends.
 func (s *Service) checkVariant(ctx context.Context, tx Tx, p *Product) (*Product, error) {
 	if p.Base == p.ID {
 		return nil, commerce.NewError(commerce.EBaseProductNotFound, p.Base)
@@ -632,21 +699,23 @@ func (s *Service) checkVariant(ctx context.Context, tx Tx, p *Product) (*Product
 	if !base.IsBase() {
 		return nil, commerce.NewError(commerce.EBaseProductNotFound, p.Base)
 	}
-	var ps problems
 	values := map[string]string{}
-	for i, v := range p.Variations {
-		if !slices.Contains(base.Modifiers, v.ID) {
-			ps.add("variations[%d].id: base product %s has no modifier %q", i, base.ID, v.ID)
-		}
+	for _, v := range p.Variations {
 		values[v.ID] = v.Value
-	}
-	if err := ps.err(); err != nil {
-		return nil, err
 	}
 	for _, m := range base.Modifiers {
 		if blank(values[m]) {
 			return nil, commerce.NewError(commerce.EVariationDataNotFound, m)
 		}
+	}
+	var ps problems
+	for i, v := range p.Variations {
+		if !slices.Contains(base.Modifiers, v.ID) {
+			ps.add("variations[%d].id: base product %s has no modifier %q", i, base.ID, v.ID)
+		}
+	}
+	if err := ps.err(); err != nil {
+		return nil, err
 	}
 	// Store the variations in the order of the base's modifiers.
 	ordered := make([]Variation, 0, len(base.Modifiers))

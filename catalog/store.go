@@ -24,7 +24,9 @@ type Store interface {
 	Products(ctx context.Context, ids []string) (map[string]*Product, error)
 	// ListProducts returns a page of the products matching f, in creation
 	// order, Variants filled in. f is valid (regular expressions compile,
-	// Statuses set).
+	// Statuses set, lists within commerce.MaxListValues); validation_error naming
+	// the field for a regular expression the database cannot match as RE2
+	// does.
 	ListProducts(ctx context.Context, f ProductFilter) ([]*Product, error)
 	// ProductCategoryPaths returns, for each product id that exists, the
 	// paths of its categories; a product without categories of its own gets
@@ -36,8 +38,11 @@ type Store interface {
 	// Descendants returns every category below c (not c itself), ordered by
 	// level, then creation order.
 	Descendants(ctx context.Context, c *Category) ([]*Category, error)
+	// Children returns the direct children of category id, in creation
+	// order (an empty list for a leaf or an unknown id).
+	Children(ctx context.Context, id string) ([]*Category, error)
 	// ListCategories returns a page of the categories matching f, in
-	// creation order. f is valid.
+	// creation order. f is valid; validation_error as ListProducts.
 	ListCategories(ctx context.Context, f CategoryFilter) ([]*Category, error)
 }
 

@@ -52,7 +52,7 @@ func checkProduct(p *Product) error {
 	}
 	if p.Categories == nil {
 		ps.add("categories: required")
-	} else if len(p.Categories) == 0 && p.Base == "" && p.Variations == nil {
+	} else if len(p.Categories) == 0 && p.Base == "" && len(p.Variations) == 0 {
 		ps.add("categories: must not be empty (only a Variant product may have no categories)")
 	}
 	uniqueStrings(&ps, "categories", p.Categories)

@@ -1,102 +1,13 @@
 package rpc
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"math"
-	"reflect"
 	"strconv"
-	"strings"
 
 	"commerce"
 	"commerce/catalog"
 )
-
-// stringList is a String List argument: a JSON array (of strings or
-// numbers) or a comma-separated string, in the body as in the query string.
-type stringList []string
-
-// UnmarshalJSON reads an array of strings or numbers, a comma-separated
-// string, or a single number.
-func (l *stringList) UnmarshalJSON(b []byte) error {
-	typeErr := &json.UnmarshalTypeError{Value: "value", Type: reflect.TypeFor[stringList](), Offset: math.MaxInt64}
-	b = bytes.TrimSpace(b)
-	var s string
-	var n json.Number
-	if json.Unmarshal(b, &s) == nil {
-		*l = splitList(s)
-		return nil
-	}
-	if json.Unmarshal(b, &n) == nil {
-		*l = stringList{n.String()}
-		return nil
-	}
-	var raw []json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return typeErr
-	}
-	out := make(stringList, 0, len(raw))
-	for _, r := range raw {
-		if err := json.Unmarshal(r, &s); err != nil {
-			if err := json.Unmarshal(r, &n); err != nil {
-				return typeErr
-			}
-			s = n.String()
-		}
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
-		}
-	}
-	*l = out
-	return nil
-}
-
-func splitList(s string) stringList {
-	out := stringList{}
-	for part := range strings.SplitSeq(s, ",") {
-		if part = strings.TrimSpace(part); part != "" {
-			out = append(out, part)
-		}
-	}
-	return out
-}
-
-// project returns the JSON object of v reduced to id plus fields (unknown
-// names ignored), or v itself when fields is empty.
-func project(v any, fields []string) (any, error) {
-	if len(fields) == 0 {
-		return v, nil
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var all map[string]json.RawMessage
-	if err := json.Unmarshal(b, &all); err != nil {
-		return nil, err
-	}
-	out := map[string]json.RawMessage{"id": all["id"]}
-	for _, f := range fields {
-		if raw, ok := all[f]; ok {
-			out[f] = raw
-		}
-	}
-	return out, nil
-}
-
-func projectAll[T any](list []T, fields []string) ([]any, error) {
-	out := make([]any, len(list))
-	for i, v := range list {
-		p, err := project(v, fields)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = p
-	}
-	return out, nil
-}
 
 type idArgs struct {
 	ID string `json:"id"`
@@ -108,31 +19,31 @@ type productUpdateArgs struct {
 }
 
 type productInfoArgs struct {
-	ID     string     `json:"id"`
-	Fields stringList `json:"fields"`
+	ID     string              `json:"id"`
+	Fields commerce.StringList `json:"fields"`
 }
 
 type productListArgs struct {
-	ID                stringList `json:"id"`
-	SKU               stringList `json:"sku"`
-	Title             string     `json:"title"`
-	Description       string     `json:"description"`
-	Status            stringList `json:"status"`
-	Brand             string     `json:"brand"`
-	TaxCode           stringList `json:"taxCode"`
-	StockStatus       stringList `json:"stockStatus"`
-	IsNetPrice        *bool      `json:"isNetPrice"`
-	Base              stringList `json:"base"`
-	Categories        stringList `json:"categories"`
-	PriceID           stringList `json:"prices.id"`
-	PriceCurrency     stringList `json:"prices.currency"`
-	PriceCountry      stringList `json:"prices.country"`
-	PriceCustomerType stringList `json:"prices.customerType"`
-	PriceChannel      stringList `json:"prices.channel"`
-	MediaID           stringList `json:"medias.id"`
-	MediaCustomerType stringList `json:"medias.customerType"`
-	MediaChannel      stringList `json:"medias.channel"`
-	Fields            stringList `json:"fields"`
+	ID                commerce.StringList `json:"id"`
+	SKU               commerce.StringList `json:"sku"`
+	Title             string              `json:"title"`
+	Description       string              `json:"description"`
+	Status            commerce.StringList `json:"status"`
+	Brand             string              `json:"brand"`
+	TaxCode           commerce.StringList `json:"taxCode"`
+	StockStatus       commerce.StringList `json:"stockStatus"`
+	IsNetPrice        *bool               `json:"isNetPrice"`
+	Base              commerce.StringList `json:"base"`
+	Categories        commerce.StringList `json:"categories"`
+	PriceID           commerce.StringList `json:"prices.id"`
+	PriceCurrency     commerce.StringList `json:"prices.currency"`
+	PriceCountry      commerce.StringList `json:"prices.country"`
+	PriceCustomerType commerce.StringList `json:"prices.customerType"`
+	PriceChannel      commerce.StringList `json:"prices.channel"`
+	MediaID           commerce.StringList `json:"medias.id"`
+	MediaCustomerType commerce.StringList `json:"medias.customerType"`
+	MediaChannel      commerce.StringList `json:"medias.channel"`
+	Fields            commerce.StringList `json:"fields"`
 	commerce.PageArgs
 }
 
@@ -148,13 +59,13 @@ type categoryInfoArgs struct {
 }
 
 type categoryListArgs struct {
-	ID          stringList `json:"id"`
-	Title       string     `json:"title"`
-	Description string     `json:"description"`
-	Slug        stringList `json:"slug"`
-	Parent      stringList `json:"parent"`
-	Path        string     `json:"path"`
-	Fields      stringList `json:"fields"`
+	ID          commerce.StringList `json:"id"`
+	Title       string              `json:"title"`
+	Description string              `json:"description"`
+	Slug        commerce.StringList `json:"slug"`
+	Parent      commerce.StringList `json:"parent"`
+	Path        string              `json:"path"`
+	Fields      commerce.StringList `json:"fields"`
 	commerce.PageArgs
 }
 
@@ -196,7 +107,7 @@ func RegisterCatalog(s *Server, svc *catalog.Service) {
 			if err != nil {
 				return nil, err
 			}
-			out, err := project(p, a.Fields)
+			out, err := commerce.Project(p, a.Fields)
 			if err != nil {
 				return nil, err
 			}
@@ -229,7 +140,7 @@ func RegisterCatalog(s *Server, svc *catalog.Service) {
 			if err != nil {
 				return nil, err
 			}
-			data, err := projectAll(ps, a.Fields)
+			data, err := commerce.ProjectAll(ps, a.Fields)
 			if err != nil {
 				return nil, err
 			}
@@ -275,7 +186,7 @@ func RegisterCatalog(s *Server, svc *catalog.Service) {
 			if err != nil {
 				return nil, err
 			}
-			data, err := projectAll(cs, a.Fields)
+			data, err := commerce.ProjectAll(cs, a.Fields)
 			if err != nil {
 				return nil, err
 			}

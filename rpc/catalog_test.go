@@ -585,6 +585,12 @@ func TestCatalogProductCreate(t *testing.T) {
 			{"missing variation", productBody("X", f.sport, "base", f.base, "variations", []any{map[string]any{"id": "size", "value": "L"}}), 400, commerce.EVariationDataNotFound, "color", true},
 			{"empty variation value", productBody("X", f.sport, "base", f.base, "variations", []any{map[string]any{"id": "size", "value": ""}, map[string]any{"id": "color", "value": "red"}}), 400, commerce.EVariationDataNotFound, "size", true},
 			{"variation of no modifier", productBody("X", f.sport, "base", f.base, "variations", []any{map[string]any{"id": "size", "value": "L"}, map[string]any{"id": "color", "value": "red"}, map[string]any{"id": "fit", "value": "slim"}}), 400, commerce.EValidation, nil, false},
+			// CONTRACT.md section 6 order: a missing modifier value comes before an extra variation.
+			{"missing variation beats one of no modifier", productBody("X", f.sport, "base", f.base, "variations", []any{map[string]any{"id": "size", "value": "L"}, map[string]any{"id": "fit", "value": "slim"}}), 400, commerce.EVariationDataNotFound, "color", true},
+			// A present variants list counts, even empty; an empty variations list does not.
+			{"empty variants with base and variations", productBody("X", f.sport, "variants", []string{}, "base", f.base, "variations", []any{map[string]any{"id": "size", "value": "L"}}), 400, commerce.EInconsistentBaseVariants, nil, true},
+			{"empty variants with variations", productBody("X", f.sport, "variants", []string{}, "variations", []any{map[string]any{"id": "size", "value": "L"}}), 400, commerce.EInconsistentBaseVariants, nil, true},
+			{"base with empty variations", productBody("X", f.sport, "base", f.base, "variations", []any{}), 400, commerce.EInconsistentBaseVariations, nil, true},
 			{"empty modifiers", productBody("X", f.sport, "modifiers", []string{}), 400, commerce.ENoModifiersFound, nil, true},
 			{"variants without modifiers", productBody("X", f.sport, "variants", []string{"v"}), 400, commerce.ENoModifiersFound, nil, true},
 			{"variants on create", productBody("X", f.sport, "modifiers", []string{"size"}, "variants", []string{f.plain}), 404, commerce.EVariantNotFound, f.plain, true},
@@ -688,6 +694,10 @@ func TestCatalogVariants(t *testing.T) {
 				{"unknown base", map[string]any{"id": v2, "base": "nope"}, 404, commerce.EBaseProductNotFound},
 				{"variation dropped", map[string]any{"id": v2, "variations": []any{map[string]any{"id": "size", "value": "S"}}}, 400, commerce.EVariationDataNotFound},
 				{"base's modifiers emptied", map[string]any{"id": f.base, "modifiers": []string{}}, 400, commerce.ENoModifiersFound},
+				{"variant given empty variants", map[string]any{"id": v2, "variants": []string{}}, 400, commerce.EInconsistentBaseVariants},
+				{"variant's variations emptied", map[string]any{"id": v2, "variations": []any{}}, 400, commerce.EInconsistentBaseVariantions},
+				{"plain given a base and empty variations", map[string]any{"id": f.plain, "base": f.base, "variations": []any{}}, 400, commerce.EInconsistentBaseVariantions},
+				{"missing variation beats one of no modifier", map[string]any{"id": v2, "variations": []any{map[string]any{"id": "size", "value": "S"}, map[string]any{"id": "fit", "value": "slim"}}}, 400, commerce.EVariationDataNotFound},
 			}
 			for _, tc := range tests {
 				t.Run(tc.name, func(t *testing.T) {
@@ -1148,6 +1158,125 @@ func TestCatalogConcurrentUpdates(t *testing.T) {
 		}
 		if n := len(catalogEvents(t, api, "PRODUCTS", "UPDATE")); n != len(updates)*rounds {
 			t.Errorf("got %d UPDATE events, want %d", n, len(updates)*rounds)
+		}
+	})
+}
+
+// TestCatalogRegexFilters: regex filters are RE2 on both stores
+// (CONTRACT.md section 4), PostgreSQL included: \b is a word boundary,
+// not a backspace.
+func TestCatalogRegexFilters(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		api := newCatalogAPI(t, db)
+		cat := api.category(t, map[string]any{"title": "the fridge", "slug": "fridges"})
+		api.category(t, map[string]any{"title": "thefridge", "slug": "thefridge", "description": "Línea 2000"})
+		ids := map[string]string{}
+		for i, title := range []string{"the fridge", "thefridge", "Fridge XL 300", "Línea blanca", "a fridge", "ΣΊΣΥΦΟΣ"} {
+			ids[title] = api.product(t, productBody(fmt.Sprintf("RX%d", i), cat, "title", title, "brand", "Brand "+title))["id"].(string)
+		}
+		pick := func(titles ...string) []string {
+			var out []string
+			for _, t := range titles {
+				out = append(out, ids[t])
+			}
+			return out
+		}
+		tests := []struct {
+			name  string
+			query url.Values
+			want  []string
+		}{
+			{"word boundary", q("title", `\bfridge`), pick("the fridge", "Fridge XL 300", "a fridge")},
+			{"not a word boundary", q("title", `\Bfridge`), pick("thefridge")},
+			{"classes, alternation, anchors, repetition", q("title", `^(?:the|a) \w+$|\d{3}$`), pick("the fridge", "Fridge XL 300", "a fridge")},
+			{"Unicode class and folding", q("title", `^\p{Greek}+$|^LÍNEA`), pick("Línea blanca", "ΣΊΣΥΦΟΣ")},
+			{"inline flags and named groups", q("title", `(?P<n>(?-i:F))ridge\z`), nil},
+			{"inline flags and named groups 2", q("title", `(?P<n>(?-i:F))ridge`), pick("Fridge XL 300")},
+			{"brand", q("brand", `^brand a\b`), pick("a fridge")},
+			{"description of none", q("description", `\bfridge`), nil},
+		}
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				r := api.get(t, "product.list", tc.query).Must(t)
+				if got := listIDs(t, r); !slices.Equal(got, tc.want) && !(len(got) == 0 && len(tc.want) == 0) {
+					t.Errorf("got %v, want %v", got, tc.want)
+				}
+			})
+		}
+		t.Run("category title word boundary", func(t *testing.T) {
+			r := api.get(t, "category.list", q("title", `\bfridge`)).Must(t)
+			if got := listIDs(t, r); !slices.Equal(got, []string{cat}) {
+				t.Errorf("got %v, want [%s]", got, cat)
+			}
+		})
+		t.Run("category description", func(t *testing.T) {
+			r := api.get(t, "category.list", q("description", `\b\d{4}\z`)).Must(t)
+			if got := listIDs(t, r); len(got) != 1 {
+				t.Errorf("got %v, want the one described Línea 2000", got)
+			}
+		})
+		// Too complex for PostgreSQL's regex engine: a validation_error
+		// naming the field there; SQLite runs Go's regexp and answers.
+		t.Run("beyond the database", func(t *testing.T) {
+			r := api.get(t, "product.list", q("title", `(?:(?:[a-z]|\b){30}){30}`))
+			if db.Dialect().Name == "sqlite" {
+				r.Must(t)
+				return
+			}
+			r.Expect(t, 400, commerce.EValidation)
+			var data []string
+			if err := json.Unmarshal(r.Data, &data); err != nil || len(data) != 1 || !strings.HasPrefix(data[0], "title: ") || strings.Contains(data[0], "SQLSTATE") {
+				t.Errorf("got data %s, want one problem naming title", r.Data)
+			}
+		})
+	})
+}
+
+// TestCatalogListSizeLimit: each String-List filter takes at most 1000
+// values (validation_error naming the field), instead of failing in the
+// database with too many parameters.
+func TestCatalogListSizeLimit(t *testing.T) {
+	values := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("v%d", i)
+		}
+		return out
+	}
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		api := newCatalogAPI(t, db)
+		cat := api.category(t, map[string]any{"title": "C", "slug": "c"})
+		p := api.product(t, productBody("P1", cat))["id"].(string)
+		tests := []struct {
+			name, op, field string
+			n               int
+			ok              bool
+		}{
+			{"1000 ids", "product.list", "id", 1000, true},
+			{"1001 ids", "product.list", "id", 1001, false},
+			{"40000 ids", "product.list", "id", 40000, false},
+			{"skus", "product.list", "sku", 1001, false},
+			{"categories", "product.list", "categories", 1001, false},
+			{"prices.currency", "product.list", "prices.currency", 1001, false},
+			{"prices.channel", "product.list", "prices.channel", 5000, false},
+			{"medias.id", "product.list", "medias.id", 1001, false},
+			{"category ids", "category.list", "id", 1001, false},
+			{"category slugs", "category.list", "slug", 1001, false},
+			{"category parents", "category.list", "parent", 1000, true},
+			{"category parents over", "category.list", "parent", 1001, false},
+		}
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				list := values(tc.n)
+				list[len(list)-1] = p
+				r := api.Post(t, "/catalog/v1/"+tc.op, api.API, map[string]any{tc.field: list})
+				if tc.ok {
+					r.Must(t)
+					return
+				}
+				r.Expect(t, 400, commerce.EValidation)
+				sameJSON(t, r.Data, []string{tc.field + ": at most 1000 values"})
+			})
 		}
 	})
 }

@@ -6,7 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp/syntax"
+	"slices"
 	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"commerce"
 	"commerce/catalog"
@@ -19,10 +24,61 @@ import (
 // filters. Categories keep their fields in columns (level and path of a
 // whole subtree change in one statement on a move) and their
 // classification definitions as JSON.
-type CatalogStore struct{ db *DB }
+type CatalogStore struct {
+	db *DB
+	// RegexTimeout bounds, on PostgreSQL, a list query with regex filters
+	// (statement_timeout, set in a read-only transaction around the query):
+	// PostgreSQL takes seconds to minutes to compile some short valid
+	// patterns (repetitions of optional parts, such as (a?b?c?d?){255}),
+	// where Go's RE2 is linear. A query that runs out of it is a
+	// validation_error naming the regex fields. Zero: no bound.
+	RegexTimeout time.Duration
+}
+
+// DefaultRegexTimeout is a new CatalogStore's RegexTimeout.
+const DefaultRegexTimeout = 5 * time.Second
 
 // NewCatalogStore returns the catalog's storage over db.
-func NewCatalogStore(db *DB) *CatalogStore { return &CatalogStore{db: db} }
+func NewCatalogStore(db *DB) *CatalogStore {
+	return &CatalogStore{db: db, RegexTimeout: DefaultRegexTimeout}
+}
+
+// listQuery runs a list query and hands its rows to scan. With regex
+// filters on PostgreSQL the query runs in a read-only transaction with
+// statement_timeout RegexTimeout; its errors, and those of scan, are
+// turned into validation_error by catalogRegexError where the pattern is
+// to blame.
+func (s *CatalogStore) listQuery(ctx context.Context, q string, args []any, res []catalogRe, scan func(*sql.Rows) error) error {
+	run := func(qr catalogQuerier) error {
+		rows, err := qr.Query(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		return s.db.translate(scan(rows))
+	}
+	var err error
+	if s.db.dialect.Name == "postgres" && s.RegexTimeout > 0 && catalogAnyRegex(res) {
+		err = s.db.View(ctx, func(tx *Tx) error {
+			if _, err := tx.Exec(ctx, fmt.Sprintf("SET LOCAL statement_timeout = %d", max(1, s.RegexTimeout.Milliseconds()))); err != nil {
+				return err
+			}
+			return run(tx)
+		})
+	} else {
+		err = run(s.db)
+	}
+	return catalogRegexError(ctx, err, res)
+}
+
+// catalogAnyRegex reports whether a regex filter is given.
+func catalogAnyRegex(res []catalogRe) bool {
+	for _, re := range res {
+		if re.pattern != "" {
+			return true
+		}
+	}
+	return false
+}
 
 var _ catalog.Store = (*CatalogStore)(nil)
 
@@ -47,15 +103,39 @@ func (s *CatalogStore) Update(ctx context.Context, fn func(tx catalog.Tx) error)
 	return s.db.Update(ctx, func(tx *Tx) error { return fn(catalogTx{tx}) })
 }
 
-// catalogRegex returns the regex argument of "col <RegexOp> ?": SQLite's
-// REGEXP is Go's RE2, made case-insensitive here; PostgreSQL's ~* is
-// case-insensitive already.
-func catalogRegex(d Dialect, pattern string) string {
-	if d.Name == "sqlite" {
-		return "(?i)" + pattern
+// catalogRegex returns the argument of "col <RegexOp> ?" for an RE2
+// pattern of filter field (Dialect.Regex; the pattern as is for a dialect
+// without one). A pattern the database cannot match as RE2 does is a
+// validation_error naming the field.
+func catalogRegex(d Dialect, field, pattern string) (string, error) {
+	if d.Regex == nil {
+		return pattern, nil
 	}
-	return pattern
+	out, err := d.Regex(pattern)
+	if err != nil {
+		return "", commerce.Invalid(field + ": " + err.Error())
+	}
+	return out, nil
 }
+
+// catalogRegexes adds "col <RegexOp> ?" to w for each given pattern.
+func catalogRegexes(d Dialect, w *catalogWhere, res []catalogRe) error {
+	for _, re := range res {
+		if re.pattern == "" {
+			continue
+		}
+		arg, err := catalogRegex(d, re.field, re.pattern)
+		if err != nil {
+			return err
+		}
+		w.add(re.col+" "+d.RegexOp+" ?", arg)
+	}
+	return nil
+}
+
+// catalogRe is a regex filter: the column, the filter's field name and the
+// pattern ("" when not given).
+type catalogRe struct{ col, field, pattern string }
 
 // catalogArgs turns strings into query arguments.
 func catalogArgs[T any](vals []T) []any {
@@ -93,15 +173,38 @@ func catalogFKViolation(err error) bool {
 	return false
 }
 
-// catalogRegexError turns PostgreSQL's rejection of a pattern that Go's
-// RE2 accepted (SQLSTATE 2201B, e.g. a named group) into the
-// validation_error of an invalid pattern.
-func catalogRegexError(err error) error {
+// catalogRegexError turns PostgreSQL's rejection of a translated pattern
+// (SQLSTATE 2201B invalid_regular_expression, e.g. "regular expression is
+// too complex", or 54000 program_limit_exceeded) or the end of
+// RegexTimeout (57014 query_canceled while ctx is live) into a
+// validation_error naming the regex fields given; the database's message
+// goes no further than the error's Message (the log).
+func catalogRegexError(ctx context.Context, err error, res []catalogRe) error {
 	var pg interface{ SQLState() string }
-	if errors.As(err, &pg) && pg.SQLState() == "2201B" {
-		return commerce.Invalid("regular expression: not supported by the database: " + err.Error())
+	if !errors.As(err, &pg) {
+		return err
 	}
-	return err
+	switch pg.SQLState() {
+	case "2201B", "54000":
+	case "57014":
+		if ctx.Err() != nil {
+			return err
+		}
+	default:
+		return err
+	}
+	var ps []string
+	for _, re := range res {
+		if re.pattern != "" {
+			ps = append(ps, re.field+": the regular expression is too complex for this database")
+		}
+	}
+	if len(ps) == 0 {
+		return err
+	}
+	e := commerce.Invalid(ps...)
+	e.Message = err.Error()
+	return e
 }
 
 // ---- products: reads ----
@@ -249,10 +352,9 @@ func (s *CatalogStore) ListProducts(ctx context.Context, f catalog.ProductFilter
 	if f.IsNetPrice != nil {
 		w.add("p.is_net_price = ?", *f.IsNetPrice)
 	}
-	for _, re := range []struct{ col, pattern string }{{"p.title", f.Title}, {"p.description", f.Description}, {"p.brand", f.Brand}} {
-		if re.pattern != "" {
-			w.add(re.col+" "+d.RegexOp+" ?", catalogRegex(d, re.pattern))
-		}
+	res := []catalogRe{{"p.title", "title", f.Title}, {"p.description", "description", f.Description}, {"p.brand", "brand", f.Brand}}
+	if err := catalogRegexes(d, &w, res); err != nil {
+		return nil, err
 	}
 	from, order := `products p`, `p.seq`
 	switch {
@@ -278,13 +380,13 @@ func (s *CatalogStore) ListProducts(ctx context.Context, f catalog.ProductFilter
 		w.add("p.seq IN (SELECT product_seq FROM product_medias WHERE media_id IN ("+Placeholders(len(f.MediaIDs))+"))", catalogArgs(f.MediaIDs)...)
 	}
 	q := `SELECT p.doc FROM ` + from + w.String() + ` ORDER BY ` + order + ` LIMIT ? OFFSET ?`
-	rows, err := s.db.Query(ctx, q, append(w.args, f.Limit, f.Skip)...)
+	var ps []*catalog.Product
+	err := s.listQuery(ctx, q, append(w.args, f.Limit, f.Skip), res, func(rows *sql.Rows) (err error) {
+		ps, err = catalogScanProducts(rows)
+		return err
+	})
 	if err != nil {
-		return nil, fmt.Errorf("list products: %w", catalogRegexError(err))
-	}
-	ps, err := catalogScanProducts(rows)
-	if err != nil {
-		return nil, fmt.Errorf("list products: %w", catalogRegexError(s.db.translate(err)))
+		return nil, fmt.Errorf("list products: %w", err)
 	}
 	if err := catalogFillVariants(ctx, s.db, ps); err != nil {
 		return nil, fmt.Errorf("list products: variants: %w", err)
@@ -383,16 +485,51 @@ func (s *CatalogStore) Category(ctx context.Context, id string) (*catalog.Catego
 	return cs[0], nil
 }
 
+// CatalogPathPrefix returns the condition (and its arguments) that selects
+// the categories whose path starts with prefix, written so that the
+// categories_path index serves it: a range of the path's bytes,
+// prefix <= path < prefix with its last byte incremented. On PostgreSQL
+// the comparison operators are text_pattern_ops' (~>=~, ~<~: byte order,
+// whatever the collation, the operator class of the index); SQLite
+// compares text bytewise (BINARY) already. prefix must not be empty and
+// must not end with byte 0xFF (paths are ids and dots).
+func CatalogPathPrefix(d Dialect, prefix string) (cond string, args []any) {
+	upper := []byte(prefix)
+	upper[len(upper)-1]++
+	ge, lt := ">=", "<"
+	if d.Name == "postgres" {
+		ge, lt = "~>=~", "~<~"
+	}
+	return "path " + ge + " ? AND path " + lt + " ?", []any{prefix, string(upper)}
+}
+
 // Descendants returns the subtree below c (catalog.Store).
 func (s *CatalogStore) Descendants(ctx context.Context, c *catalog.Category) ([]*catalog.Category, error) {
-	prefix := c.Path + "."
-	rows, err := s.db.Query(ctx, `SELECT `+catalogCategoryColumns+` FROM categories WHERE substr(path, 1, ?) = ? ORDER BY level, seq`, len(prefix), prefix)
+	cond, args := CatalogPathPrefix(s.db.dialect, c.Path+".")
+	rows, err := s.db.Query(ctx, `SELECT `+catalogCategoryColumns+` FROM categories WHERE `+cond+` ORDER BY level, seq`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("category %s descendants: %w", c.ID, err)
 	}
 	cs, err := catalogScanCategories(rows)
 	if err != nil {
 		return nil, fmt.Errorf("category %s descendants: %w", c.ID, s.db.translate(err))
+	}
+	return cs, nil
+}
+
+// Children returns the direct children of category id (catalog.Store), on
+// the (parent, slug) index.
+func (s *CatalogStore) Children(ctx context.Context, id string) ([]*catalog.Category, error) {
+	rows, err := s.db.Query(ctx, `SELECT `+catalogCategoryColumns+` FROM categories WHERE parent = ? ORDER BY seq`, id)
+	if err != nil {
+		return nil, fmt.Errorf("category %s children: %w", id, err)
+	}
+	cs, err := catalogScanCategories(rows)
+	if err != nil {
+		return nil, fmt.Errorf("category %s children: %w", id, s.db.translate(err))
+	}
+	if cs == nil {
+		cs = []*catalog.Category{}
 	}
 	return cs, nil
 }
@@ -404,22 +541,21 @@ func (s *CatalogStore) ListCategories(ctx context.Context, f catalog.CategoryFil
 	w.in("id", f.IDs)
 	w.in("slug", f.Slugs)
 	w.in("parent", f.Parents)
-	if f.Title != "" {
-		w.add("title "+d.RegexOp+" ?", catalogRegex(d, f.Title))
-	}
-	if f.Description != "" {
-		w.add("description "+d.RegexOp+" ?", catalogRegex(d, f.Description))
-	}
+	res := []catalogRe{{"title", "title", f.Title}, {"description", "description", f.Description}}
 	if f.Path != "" {
-		w.add("path "+d.RegexOp+" ?", catalogRegex(d, "^(?:"+f.Path+")"))
+		res = append(res, catalogRe{"path", "path", "^(?:" + f.Path + ")"})
 	}
-	rows, err := s.db.Query(ctx, `SELECT `+catalogCategoryColumns+` FROM categories`+w.String()+` ORDER BY seq LIMIT ? OFFSET ?`, append(w.args, f.Limit, f.Skip)...)
-	if err != nil {
-		return nil, fmt.Errorf("list categories: %w", catalogRegexError(err))
+	if err := catalogRegexes(d, &w, res); err != nil {
+		return nil, err
 	}
-	cs, err := catalogScanCategories(rows)
+	var cs []*catalog.Category
+	q := `SELECT ` + catalogCategoryColumns + ` FROM categories` + w.String() + ` ORDER BY seq LIMIT ? OFFSET ?`
+	err := s.listQuery(ctx, q, append(w.args, f.Limit, f.Skip), res, func(rows *sql.Rows) (err error) {
+		cs, err = catalogScanCategories(rows)
+		return err
+	})
 	if err != nil {
-		return nil, fmt.Errorf("list categories: %w", catalogRegexError(s.db.translate(err)))
+		return nil, fmt.Errorf("list categories: %w", err)
 	}
 	if cs == nil {
 		cs = []*catalog.Category{}
@@ -540,8 +676,9 @@ func (t catalogTx) UpdateCategory(ctx context.Context, old, c *catalog.Category)
 	}
 	if c.Path != old.Path {
 		oldPrefix, newPrefix := old.Path+".", c.Path+"."
+		cond, args := CatalogPathPrefix(t.tx.db.dialect, oldPrefix)
 		_, err = t.tx.Exec(ctx, `UPDATE categories SET path = CAST(? AS TEXT) || substr(path, ?), level = level + ?
-			WHERE substr(path, 1, ?) = ?`, newPrefix, len(oldPrefix)+1, c.Level-old.Level, len(oldPrefix), oldPrefix)
+			WHERE `+cond, append([]any{newPrefix, len(oldPrefix) + 1, c.Level - old.Level}, args...)...)
 		if err != nil {
 			return fmt.Errorf("move category subtree: %w", err)
 		}
@@ -558,7 +695,11 @@ func (t catalogTx) RemoveCategory(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("remove category: %w", err)
 	}
-	if n, _ := r.RowsAffected(); n == 0 {
+	n, err := r.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("remove category: rows affected: %w", err)
+	}
+	if n == 0 {
 		return commerce.NewError(commerce.ECategoryNotFound, id)
 	}
 	return nil
@@ -825,4 +966,323 @@ func (t catalogTx) RemoveProduct(ctx context.Context, id string) error {
 		}
 	}
 	return nil
+}
+
+// ---- regular expressions on PostgreSQL ----
+
+// PostgresRegex is PostgreSQL's Dialect.Regex: it translates a Go RE2
+// pattern, matched case-insensitively as regexp.Compile("(?i)" + pattern)
+// does, into a PostgreSQL advanced regular expression (ARE) that matches
+// exactly the same strings under ~* (or ~). PostgreSQL's own syntax differs
+// from RE2 in ways that either fail loudly (\pL, \z, (?i) after the start)
+// or, worse, silently (\b is a backspace there, \y the word boundary), so
+// the pattern is parsed with regexp/syntax and the tree printed again in
+// ARE terms, leaving nothing to PostgreSQL's reading of RE2 syntax:
+//
+//   - The ARE starts with the embedded options (?cw): case-sensitive
+//     matching (case-insensitivity is spelled out, below, so that it is
+//     RE2's simple case folding whatever the database's locale, and so that
+//     a (?-i) part stays case-sensitive), and ^ and $ matching at line
+//     breaks; RE2's text anchors (^ and $ without (?m), \A, \z) become \A
+//     and \Z, which match at the ends of the string only.
+//   - Literals are printed as themselves (ASCII letters and digits) or as
+//     \uXXXX / \UXXXXXXXX escapes; a case-folded letter becomes the
+//     bracket expression of its case variants ([kK\u212a]).
+//   - Character classes (\d, \w, [[:alpha:]], \pL, \p{Greek}, negations,
+//     their case-folded forms) become bracket expressions of the code
+//     point ranges Go's parser resolved them to, so that they mean what
+//     they mean in Go's Unicode tables. The NUL character and surrogates,
+//     which no PostgreSQL text contains, are left out.
+//   - . is [^\n] (or . under (?s)); groups, named or not, become
+//     non-capturing groups (captures do not change whether a string
+//     matches); repetitions keep their bounds, split into bounded pieces
+//     when a bound exceeds PostgreSQL's limit of 255; non-greedy
+//     repetitions become greedy ones (greediness does not change whether a
+//     string matches, and PostgreSQL's rules for mixed greediness differ
+//     from RE2's).
+//   - \b and \B become lookaround constraints on RE2's ASCII word
+//     characters [0-9A-Za-z_] (PostgreSQL's \y and \Y would also count
+//     non-ASCII letters as word characters).
+//
+// It fails, with a message meant for the client (the caller adds the
+// field), when the pattern is not valid RE2 or its translation is larger
+// than PostgreSQL is asked to compile (postgresRegexMax bytes).
+func PostgresRegex(pattern string) (string, error) {
+	re, err := syntax.Parse(pattern, syntax.Perl|syntax.FoldCase)
+	if err != nil {
+		return "", fmt.Errorf("invalid regular expression: %w", err)
+	}
+	var b strings.Builder
+	b.WriteString("(?cw)")
+	if err := areWrite(&b, re); err != nil {
+		return "", err
+	}
+	if b.Len() > postgresRegexMax {
+		return "", errors.New("the regular expression is too large for this database (use fewer or smaller Unicode classes)")
+	}
+	return b.String(), nil
+}
+
+// postgresRegexMax bounds the size of a translated pattern: a few dozen
+// large Unicode classes, far more than a search filter needs, and small
+// enough for PostgreSQL to compile quickly.
+const postgresRegexMax = 64 << 10
+
+// areMaxRepeat is PostgreSQL's largest repetition bound (RE_DUP_MAX).
+const areMaxRepeat = 255
+
+// areWord is RE2's word character class, for \b and \B.
+const areWord = `[0-9A-Za-z_]`
+
+// areNever is an ARE that matches nothing (an empty negative lookahead).
+const areNever = `(?!)`
+
+// areWrite prints re in ARE syntax.
+func areWrite(b *strings.Builder, re *syntax.Regexp) error {
+	switch re.Op {
+	case syntax.OpNoMatch:
+		b.WriteString(areNever)
+	case syntax.OpEmptyMatch:
+		b.WriteString(`(?:)`)
+	case syntax.OpLiteral:
+		for _, r := range re.Rune {
+			areLiteral(b, r, re.Flags&syntax.FoldCase != 0)
+		}
+	case syntax.OpCharClass:
+		areClass(b, re.Rune)
+	case syntax.OpAnyCharNotNL:
+		b.WriteString(`[^\u000a]`)
+	case syntax.OpAnyChar:
+		b.WriteString(`.`) // no n or p option: . matches a newline too
+	case syntax.OpBeginLine:
+		b.WriteString(`^`) // option w: also after a newline
+	case syntax.OpEndLine:
+		b.WriteString(`$`) // option w: also before a newline
+	case syntax.OpBeginText:
+		b.WriteString(`\A`)
+	case syntax.OpEndText:
+		b.WriteString(`\Z`)
+	case syntax.OpWordBoundary:
+		b.WriteString(`(?:(?<!` + areWord + `)(?=` + areWord + `)|(?<=` + areWord + `)(?!` + areWord + `))`)
+	case syntax.OpNoWordBoundary:
+		b.WriteString(`(?:(?<=` + areWord + `)(?=` + areWord + `)|(?<!` + areWord + `)(?!` + areWord + `))`)
+	case syntax.OpCapture: // a group; an alternation prints its own
+		if re.Sub[0].Op == syntax.OpAlternate {
+			return areWrite(b, re.Sub[0])
+		}
+		b.WriteString(`(?:`)
+		if err := areWrite(b, re.Sub[0]); err != nil {
+			return err
+		}
+		b.WriteString(`)`)
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			if err := areWrite(b, sub); err != nil {
+				return err
+			}
+		}
+	case syntax.OpAlternate:
+		b.WriteString(`(?:`)
+		for i, sub := range re.Sub {
+			if i > 0 {
+				b.WriteString(`|`)
+			}
+			if err := areWrite(b, sub); err != nil {
+				return err
+			}
+		}
+		b.WriteString(`)`)
+	case syntax.OpStar:
+		return areRepeat(b, re.Sub[0], 0, -1)
+	case syntax.OpPlus:
+		return areRepeat(b, re.Sub[0], 1, -1)
+	case syntax.OpQuest:
+		return areRepeat(b, re.Sub[0], 0, 1)
+	case syntax.OpRepeat:
+		return areRepeat(b, re.Sub[0], re.Min, re.Max)
+	default:
+		return fmt.Errorf("%s is not supported on this database", re)
+	}
+	if b.Len() > postgresRegexMax {
+		return errors.New("the regular expression is too large for this database (use fewer or smaller Unicode classes)")
+	}
+	return nil
+}
+
+// areRepeat prints sub{min,max} (max -1: no upper bound) as one or more
+// ARE repetitions whose bounds are at most areMaxRepeat: sub{300} is
+// sub{255}sub{45}, sub{0,300} is sub{0,255}sub{0,45}, which match the same
+// strings.
+func areRepeat(b *strings.Builder, sub *syntax.Regexp, lo, hi int) error {
+	var atom strings.Builder
+	if err := areWrite(&atom, sub); err != nil {
+		return err
+	}
+	a := atom.String()
+	if a == areNever { // a constraint takes no quantifier
+		if lo == 0 {
+			b.WriteString(`(?:)`)
+		} else {
+			b.WriteString(areNever)
+		}
+		return nil
+	}
+	if !areSingleAtom(sub) && sub.Op != syntax.OpCapture && sub.Op != syntax.OpAlternate {
+		a = `(?:` + a + `)` // captures and alternations print their group
+	}
+	piece := func(lo, hi int) {
+		b.WriteString(a)
+		switch {
+		case lo == 0 && hi == -1:
+			b.WriteString(`*`)
+		case lo == 1 && hi == -1:
+			b.WriteString(`+`)
+		case lo == 0 && hi == 1:
+			b.WriteString(`?`)
+		case hi == -1:
+			fmt.Fprintf(b, `{%d,}`, lo)
+		case lo == hi:
+			fmt.Fprintf(b, `{%d}`, lo)
+		default:
+			fmt.Fprintf(b, `{%d,%d}`, lo, hi)
+		}
+	}
+	if hi != -1 && hi < lo {
+		b.WriteString(areNever) // not produced by the parser; never matches
+		return nil
+	}
+	// The mandatory copies, areMaxRepeat at a time.
+	for lo > areMaxRepeat {
+		piece(areMaxRepeat, areMaxRepeat)
+		lo -= areMaxRepeat
+		if hi != -1 {
+			hi -= areMaxRepeat
+		}
+	}
+	if hi == -1 || hi <= areMaxRepeat {
+		piece(lo, hi)
+		return nil
+	}
+	// lo <= 255 < hi: the mandatory copies with some optional ones, then
+	// the rest of the optional ones.
+	piece(lo, areMaxRepeat)
+	for rest := hi - areMaxRepeat; rest > 0; rest -= areMaxRepeat {
+		piece(0, min(rest, areMaxRepeat))
+	}
+	return nil
+}
+
+// areSingleAtom reports whether sub prints as one ARE atom that a
+// quantifier may follow directly.
+func areSingleAtom(sub *syntax.Regexp) bool {
+	switch sub.Op {
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return true
+	case syntax.OpLiteral:
+		return len(sub.Rune) == 1
+	}
+	return false
+}
+
+// areLiteral prints one literal character, with its case variants when
+// fold.
+func areLiteral(b *strings.Builder, r rune, fold bool) {
+	if fold {
+		variants := []rune{r}
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			variants = append(variants, f)
+		}
+		if len(variants) > 1 {
+			slices.Sort(variants)
+			ranges := make([]rune, 0, 2*len(variants))
+			for _, v := range variants {
+				ranges = append(ranges, v, v)
+			}
+			areClass(b, ranges)
+			return
+		}
+	}
+	if !areTextRune(r) {
+		b.WriteString(areNever)
+		return
+	}
+	areRune(b, r)
+}
+
+// areTextRune reports whether a PostgreSQL text can hold r (not NUL, not
+// a surrogate, a valid code point).
+func areTextRune(r rune) bool {
+	return r > 0 && r <= unicode.MaxRune && (r < 0xD800 || r > 0xDFFF)
+}
+
+// areRune prints a character: ASCII letters and digits as themselves,
+// anything else as a \u or \U escape, which means the same character
+// inside and outside a bracket expression.
+func areRune(b *strings.Builder, r rune) {
+	switch {
+	case r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)):
+		b.WriteRune(r)
+	case r <= 0xFFFF:
+		fmt.Fprintf(b, `\u%04x`, r)
+	default:
+		fmt.Fprintf(b, `\U%08x`, r)
+	}
+}
+
+// areClass prints a character class given as sorted [lo, hi] pairs (as
+// regexp/syntax gives them) as a bracket expression, or its complement
+// as a negated one when that is shorter.
+func areClass(b *strings.Builder, ranges []rune) {
+	// The characters a text may hold: [1, D7FF] and [E000, 10FFFF].
+	possible := [][2]rune{{1, 0xD7FF}, {0xE000, unicode.MaxRune}}
+	var in [][2]rune
+	for i := 0; i+1 < len(ranges); i += 2 {
+		for _, p := range possible {
+			lo, hi := max(ranges[i], p[0]), min(ranges[i+1], p[1])
+			if lo <= hi {
+				in = append(in, [2]rune{lo, hi})
+			}
+		}
+	}
+	if len(in) == 0 {
+		b.WriteString(areNever)
+		return
+	}
+	// The complement within the possible characters.
+	var out [][2]rune
+	for _, p := range possible {
+		next := p[0]
+		for _, r := range in {
+			if r[1] < p[0] || r[0] > p[1] {
+				continue
+			}
+			if r[0] > next {
+				out = append(out, [2]rune{next, r[0] - 1})
+			}
+			next = r[1] + 1
+		}
+		if next <= p[1] {
+			out = append(out, [2]rune{next, p[1]})
+		}
+	}
+	if len(out) == 0 {
+		b.WriteString(`.`)
+		return
+	}
+	b.WriteString(`[`)
+	list := in
+	if len(out) < len(in) {
+		b.WriteString(`^`)
+		list = out
+	}
+	for _, r := range list {
+		areRune(b, r[0])
+		if r[1] != r[0] {
+			if r[1] > r[0]+1 {
+				b.WriteString(`-`)
+			}
+			areRune(b, r[1])
+		}
+	}
+	b.WriteString(`]`)
 }

@@ -2,11 +2,15 @@ package sqldb_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"commerce"
 	"commerce/catalog"
@@ -216,6 +220,387 @@ func TestCatalogStoreNoLostWrite(t *testing.T) {
 		}
 		if len(list) != 1 {
 			t.Errorf("prices.id filter: got %d products, want 1", len(list))
+		}
+	})
+}
+
+// catalogRegexTitles are product and category titles for the regex tests:
+// word boundaries, case variants beyond ASCII (Kelvin sign, long s, É),
+// lines, punctuation that ARE and RE2 read differently, astral characters.
+var catalogRegexTitles = []string{
+	"the fridge", "thefridge", "Fridge-XL", "FRIDGE 2000", "fridge_x", "éfridge",
+	"Kühlschrank", "ÉCLAIR", "éclair", "Straße", "ΣΊΣΥΦΟΣ", "kelvin \u212a", "long \u017f",
+	"a\nb", "line one\nfridge two", "a.b", "a+b", "[x]", "tab\there", "party 🎉",
+	`back\slash`, "price $5", "^caret", "x y", "aaaa", "123", "a1b2c3",
+}
+
+// TestCatalogRegexSameOnBothStores lists products and categories by RE2
+// patterns on each store and compares with Go's regexp: PostgreSQL must
+// match exactly what RE2 matches (CONTRACT.md section 4), through the
+// translation to its own regex syntax.
+func TestCatalogRegexSameOnBothStores(t *testing.T) {
+	patterns := []string{
+		// word boundaries: \b is a backspace in PostgreSQL's syntax
+		`\bfridge`, `fridge\b`, `\Bfridge`, `\bx\b`, `\b\d+\b`,
+		// anchors, \A and \z, (?m) and (?s)
+		`^fridge`, `fridge$`, `^the fridge$`, `\Afridge`, `fridge\z`, `(?m)^fridge`, `(?m)a$`, `^a.b$`, `(?s)^a.b$`, `a\nb`,
+		// classes, negations, POSIX and Unicode classes, folding
+		`^[a-z ]+$`, `[^a-z\s]`, `^\w+$`, `\W`, `\d{3}`, `\D`, `[[:upper:]]{5}`, `[[:^alpha:]]`, `\pL+ \pL+`, `\p{Greek}`,
+		`^\PL`, `\pN$`, `\p{Lu}`, `[\p{Han}\p{Greek}]`, `\x{1F389}`, `[\x{1F300}-\x{1F5FF}]`, `^[^\x00-\x{10FFFF}]`,
+		`k`, `s`, `é`, `STRASSE|straße`, `σίσυφος`, `(?-i)FRIDGE`, `(?-i:f)ridge`, `x(?i)Y`, `(?i:É)clair`,
+		// alternation, groups, repetition, laziness
+		`fri(dge|end)`, `(?P<word>fri)dge`, `^(?:the|a) `, `a+b`, `a{4}`, `^a{2,3}$`, `a{3,}`, `(a|b){2}`, `a+?b`, `(?U)a+b`,
+		`^(\d)+$`, `^(?:[a-c]\d){3}$`, `a{0}fridge`, `(?:)fridge`, `fridge|`, `x*`, `^(?:a?){300}$`, `a{256}`,
+		// punctuation and escapes
+		`\.`, `a\+b`, `\[x\]`, `\\`, `\$5`, `\^`, `\t`, `\Qa.b\E`, `-`, `[-+]`, `[\]\[]`,
+	}
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		store := sqldb.NewCatalogStore(db)
+		cat, _ := catalogSeed(t, store, "c", "SEED")
+		var products []*catalog.Product
+		var cats []*catalog.Category
+		for i, title := range catalogRegexTitles {
+			p := catalogProduct(fmt.Sprintf("R%02d", i), cat.ID)
+			p.Title = title
+			products = append(products, p)
+			c := &catalog.Category{ID: fmt.Sprintf("r%02d", i), Title: title, Slug: fmt.Sprintf("r%02d", i), Parent: cat.ID, Level: 3}
+			c.Path = cat.Path + "." + c.ID
+			cats = append(cats, c)
+		}
+		err := store.Update(ctx, func(tx catalog.Tx) error {
+			for _, c := range cats {
+				if err := tx.CreateCategory(ctx, c); err != nil {
+					return err
+				}
+			}
+			return tx.CreateProducts(ctx, products)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pattern := range patterns {
+			t.Run(pattern, func(t *testing.T) {
+				re := regexp.MustCompile("(?i)" + pattern)
+				var want []string // in creation order
+				for _, title := range catalogRegexTitles {
+					if re.MatchString(title) {
+						want = append(want, title)
+					}
+				}
+				cs, err := store.ListCategories(ctx, catalog.CategoryFilter{Title: pattern, Parents: []string{cat.ID}, Limit: 1000})
+				if err != nil {
+					t.Fatalf("categories: %v", err)
+				}
+				var got []string
+				for _, c := range cs {
+					got = append(got, c.Title)
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("categories: got %q, want %q", got, want)
+				}
+				ps, err := store.ListProducts(ctx, catalog.ProductFilter{Title: pattern, Statuses: []string{catalog.StatusOnline}, Limit: 1000})
+				if err != nil {
+					t.Fatalf("products: %v", err)
+				}
+				got = got[:0]
+				for _, p := range ps {
+					got = append(got, p.Title)
+				}
+				if re.MatchString("Product SEED") { // the seed product, created first
+					want = append([]string{"Product SEED"}, want...)
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("products: got %q, want %q", got, want)
+				}
+			})
+		}
+		t.Run("path matches at the start only", func(t *testing.T) {
+			cs, err := store.ListCategories(ctx, catalog.CategoryFilter{Path: `root\.[^.]+\.R0[12]$`, Limit: 1000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cs) != 2 || cs[0].ID != "r01" || cs[1].ID != "r02" {
+				t.Errorf("got %v, want r01 and r02", cs)
+			}
+			cs, err = store.ListCategories(ctx, catalog.CategoryFilter{Path: `r01`, Limit: 1000})
+			if err != nil || len(cs) != 0 {
+				t.Errorf("got %v, %v; want nothing (not at the start)", cs, err)
+			}
+		})
+	})
+}
+
+// TestCatalogRegexTooComplex: a valid RE2 pattern that PostgreSQL cannot
+// run (it rejects it as too complex, or compiles it for longer than
+// RegexTimeout) is a validation_error naming the field, with nothing of
+// the database in it; SQLite runs Go's regexp and answers.
+func TestCatalogRegexTooComplex(t *testing.T) {
+	tests := []struct {
+		name    string
+		filter  catalog.ProductFilter
+		cfilter *catalog.CategoryFilter
+		field   string
+	}{
+		{"rejected by PostgreSQL", catalog.ProductFilter{Title: `(?:(?:[a-z]|\b){30}){30}`}, nil, "title"},
+		{"slower than the timeout", catalog.ProductFilter{Brand: `(?:a?b?c?d?){255}`}, nil, "brand"},
+		{"category description", catalog.ProductFilter{}, &catalog.CategoryFilter{Description: `(?:(?:[a-z]|\b){30}){30}`}, "description"},
+	}
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		store := sqldb.NewCatalogStore(db)
+		store.RegexTimeout = 300 * time.Millisecond
+		catalogSeed(t, store, "c", "P1")
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				var err error
+				if tc.cfilter != nil {
+					f := *tc.cfilter
+					f.Limit = 10
+					_, err = store.ListCategories(ctx, f)
+				} else {
+					f := tc.filter
+					f.Statuses, f.Limit = []string{catalog.StatusOnline}, 10
+					_, err = store.ListProducts(ctx, f)
+				}
+				if db.Dialect().Name == "sqlite" {
+					if err != nil {
+						t.Fatalf("got %v, want an answer (Go's regexp is linear)", err)
+					}
+					return
+				}
+				if code := commerce.ErrorCode(err); code != commerce.EValidation {
+					t.Fatalf("got %v, want validation_error", err)
+				}
+				data, _ := commerce.ErrorData(err).([]string)
+				if len(data) != 1 || !strings.HasPrefix(data[0], tc.field+": ") || strings.Contains(data[0], "SQLSTATE") {
+					t.Errorf("got data %q, want one problem naming %s", data, tc.field)
+				}
+			})
+		}
+	})
+}
+
+// TestPostgresRegexTranslation checks the ARE printed for some patterns
+// (what the database receives), and the patterns it refuses.
+func TestPostgresRegexTranslation(t *testing.T) {
+	word := `[0-9A-Za-z_]`
+	tests := []struct {
+		pattern, want string
+	}{
+		{`\bfridge`, `(?cw)(?:(?<!` + word + `)(?=` + word + `)|(?<=` + word + `)(?!` + word + `))[Ff][Rr][Ii][Dd][Gg][Ee]`},
+		{`^a.b$`, `(?cw)\A[Aa][^\u000a][Bb]\Z`},
+		{`(?m)^1$`, `(?cw)^1$`},
+		{`(?s)1.2`, `(?cw)1.2`},
+		{`(?P<n>1|2)+`, `(?cw)(?:[12])+`},
+		{`(?P<n>12|34)+`, `(?cw)(?:12|34)+`},
+		{`1(2)3`, `(?cw)1(?:2)3`},
+		{`1{2,3}?`, `(?cw)1{2,3}`},
+		{`1{300}`, `(?cw)1{255}1{45}`},
+		{`1{0,600}`, `(?cw)1{0,255}1{0,255}1{0,90}`},
+		{`1\z`, `(?cw)1\Z`},
+		{`\.\$`, `(?cw)\u002e\u0024`},
+		{`[^\x00-\x{10FFFF}]`, `(?cw)(?!)`},
+		{`(?-i)\x{1F389}`, `(?cw)\U0001f389`},
+		{`[^a]`, `(?cw)[^Aa]`},
+		{`\PN`, ``}, // checked below: a negated bracket
+	}
+	for _, tc := range tests {
+		t.Run(tc.pattern, func(t *testing.T) {
+			got, err := sqldb.PostgresRegex(tc.pattern)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == "" {
+				if !strings.HasPrefix(got, "(?cw)[^") {
+					t.Errorf("got %s, want a negated bracket expression", got)
+				}
+				return
+			}
+			if got != tc.want {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+	for _, bad := range []string{`(`, strings.Repeat(`\pL`, 10)} {
+		t.Run("refused "+bad[:min(len(bad), 10)], func(t *testing.T) {
+			if got, err := sqldb.PostgresRegex(bad); err == nil {
+				t.Errorf("got %.40s..., want an error", got)
+			}
+		})
+	}
+}
+
+// TestCatalogPathPrefixUsesIndex checks that the subtree predicate is one
+// the categories_path index serves, on each database.
+func TestCatalogPathPrefixUsesIndex(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		cond, args := sqldb.CatalogPathPrefix(db.Dialect(), "ROOT.x.")
+		var plan []string
+		err := db.View(ctx, func(tx *sqldb.Tx) error {
+			explain := `EXPLAIN QUERY PLAN `
+			if db.Dialect().Name == "postgres" {
+				explain = `EXPLAIN `
+				if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
+					return err
+				}
+			}
+			rows, err := tx.Query(ctx, explain+`SELECT id, title FROM categories WHERE `+cond, args...)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			cols, _ := rows.Columns()
+			for rows.Next() {
+				vals := make([]any, len(cols))
+				ptrs := make([]any, len(cols))
+				for i := range vals {
+					ptrs[i] = &vals[i]
+				}
+				if err := rows.Scan(ptrs...); err != nil {
+					return err
+				}
+				plan = append(plan, fmt.Sprint(vals...))
+			}
+			return rows.Err()
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(strings.Join(plan, "\n"), "categories_path") {
+			t.Errorf("the plan does not use categories_path:\n%s", strings.Join(plan, "\n"))
+		}
+	})
+}
+
+// childrenSpy counts the subtree reads of a store.
+type childrenSpy struct {
+	catalog.Store
+	descendants *atomic.Int32
+}
+
+func (s childrenSpy) Descendants(ctx context.Context, c *catalog.Category) ([]*catalog.Category, error) {
+	s.descendants.Add(1)
+	return s.Store.Descendants(ctx, c)
+}
+
+// TestCatalogChildren: category.info withChildren reads the direct
+// children only, not the subtree; recursive reads the subtree once. The
+// subtree is found by path prefix, which must not take a sibling whose id
+// starts like the category's ("c1" and "c10").
+func TestCatalogChildren(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		store := sqldb.NewCatalogStore(db)
+		mk := func(id string, parent *catalog.Category) *catalog.Category {
+			c := &catalog.Category{ID: id, Title: id, Slug: id, Parent: parent.ID, Level: parent.Level + 1, Path: parent.Path + "." + id}
+			if err := store.Update(ctx, func(tx catalog.Tx) error { return tx.CreateCategory(ctx, c) }); err != nil {
+				t.Fatal(err)
+			}
+			return c
+		}
+		root := &catalog.Category{ID: catalog.RootID, Level: 1, Path: catalog.RootID}
+		c1 := mk("c1", root)
+		c10 := mk("c10", root)
+		mk("c10x", c10)
+		c11 := mk("c11", c1)
+		mk("c111", c11)
+		mk("c12", c1)
+
+		n := new(atomic.Int32)
+		svc := catalog.NewService(childrenSpy{store, n}, nil, nil)
+		tree := func(c *catalog.Category) string {
+			var walk func(c *catalog.Category) string
+			walk = func(c *catalog.Category) string {
+				if c.Children == nil {
+					return c.ID
+				}
+				var kids []string
+				for _, k := range c.Children {
+					kids = append(kids, walk(k))
+				}
+				return c.ID + "(" + strings.Join(kids, " ") + ")"
+			}
+			return walk(c)
+		}
+		tests := []struct {
+			name                    string
+			withChildren, recursive bool
+			want                    string
+			subtreeReads            int32
+		}{
+			{"direct children", true, false, "c1(c11 c12)", 0},
+			{"recursive", true, true, "c1(c11(c111()) c12())", 1},
+		}
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				n.Store(0)
+				c, err := svc.Category(ctx, c1.ID, tc.withChildren, tc.recursive)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := tree(c); got != tc.want {
+					t.Errorf("got %s, want %s", got, tc.want)
+				}
+				if got := n.Load(); got != tc.subtreeReads {
+					t.Errorf("read the subtree %d times, want %d", got, tc.subtreeReads)
+				}
+			})
+		}
+		t.Run("moving a subtree leaves the sibling alone", func(t *testing.T) {
+			if _, err := svc.UpdateCategory(ctx, c1.ID, catalog.CategoryInput{Parent: &c10.ID}); err != nil {
+				t.Fatal(err)
+			}
+			got, err := store.Descendants(ctx, c10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var paths []string
+			for _, c := range got {
+				paths = append(paths, c.Path)
+			}
+			want := []string{"ROOT.c10.c1", "ROOT.c10.c10x", "ROOT.c10.c1.c11", "ROOT.c10.c1.c12", "ROOT.c10.c1.c11.c111"}
+			if !slices.Equal(paths, want) {
+				t.Errorf("got %v, want %v", paths, want)
+			}
+		})
+	})
+}
+
+// TestCatalogEventDataError: an update whose request cannot be put into
+// the UPDATE event's data fails (and changes nothing) instead of emitting
+// an event without it.
+func TestCatalogEventDataError(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		store := sqldb.NewCatalogStore(db)
+		svc := catalog.NewService(store, nil, nil)
+		desc := "d"
+		typ, mandatory := catalog.TypeString, false
+		c, err := svc.CreateCategory(ctx, catalog.CategoryInput{Title: &desc, Slug: &desc,
+			Classifications: &[]catalog.ClassificationDefInput{{ID: &desc, Description: &desc, Type: &typ, Mandatory: &mandatory}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sku, title, status, stock := "S1", "T", catalog.StatusOnline, 0
+		p, err := svc.CreateProduct(ctx, catalog.ProductInput{SKU: &sku, Title: &title, Status: &status, StockStatus: &stock, Categories: &[]string{c.ID}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Not JSON: only an in-process caller can send it (HTTP bodies are parsed).
+		bad := []catalog.ClassificationValue{{ID: "d", Value: json.RawMessage("}{")}}
+		newTitle := "changed"
+		_, err = svc.UpdateProduct(ctx, p.ID, catalog.ProductInput{Title: &newTitle, Classifications: &bad})
+		if err == nil {
+			t.Fatal("the update succeeded with event data it could not write")
+		}
+		got, err := store.Product(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Title != title {
+			t.Errorf("title %q after a failed update", got.Title)
 		}
 	})
 }

@@ -38,6 +38,12 @@ type Dialect struct {
 	ForUpdate string
 	// RegexOp is the case-insensitive regex match operator: "col <op> ?".
 	RegexOp string
+	// Regex turns a Go RE2 pattern into the argument of "col <RegexOp> ?"
+	// that matches what regexp.Compile("(?i)" + pattern) matches. Its
+	// error is a message for the client (a construct the database cannot
+	// match as RE2 does); the caller names the field. Nil: the pattern is
+	// passed as is.
+	Regex func(pattern string) (string, error)
 	// EventLock, when set, runs before the outbox insert so that event
 	// sequence numbers are allocated in commit order.
 	EventLock string

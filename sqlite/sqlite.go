@@ -35,8 +35,13 @@ var migrations embed.FS
 var Dialect = sqldb.Dialect{
 	Name:      "sqlite",
 	RegexOp:   "REGEXP",
+	Regex:     Regex,
 	Translate: translate,
 }
+
+// Regex is SQLite's Dialect.Regex: REGEXP runs Go's regexp itself, so the
+// pattern only gets the case-insensitive flag.
+func Regex(pattern string) (string, error) { return "(?i)" + pattern, nil }
 
 func init() {
 	// "x REGEXP p" calls regexp(p, x). Patterns are Go RE2, made
