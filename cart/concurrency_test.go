@@ -1,14 +1,11 @@
 package cart_test
 
 import (
-	"context"
 	"sync"
 	"testing"
-	"time"
 
 	"commerce/internal/apitest"
 	"commerce/internal/testdb"
-	"commerce/postgres"
 	"commerce/sqldb"
 )
 
@@ -110,19 +107,8 @@ func TestRaceForStock(t *testing.T) {
 // PostgreSQL database: what two processes behind a load balancer do.
 func TestTwoInstances(t *testing.T) {
 	url := testdb.PostgresURL(t)
-	open := func() *sqldb.DB {
-		db, err := postgres.Open(context.Background(), url, time.Now)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		if err := db.Migrate(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		return db
-	}
-	s := newShop(t, open())
-	other := apitest.New(t, open())
+	s := newShop(t, testdb.PostgresAt(t, url))
+	other := apitest.New(t, testdb.PostgresAt(t, url))
 	servers := []*apitest.Server{s.Server, other}
 
 	p := s.product("P", nil)

@@ -119,7 +119,7 @@ func catalogRegex(d Dialect, field, pattern string) (string, error) {
 }
 
 // catalogRegexes adds "col <RegexOp> ?" to w for each given pattern.
-func catalogRegexes(d Dialect, w *catalogWhere, res []catalogRe) error {
+func catalogRegexes(d Dialect, w *where, res []catalogRe) error {
 	for _, re := range res {
 		if re.pattern == "" {
 			continue
@@ -311,36 +311,10 @@ func (s *CatalogStore) Products(ctx context.Context, ids []string) (map[string]*
 	return out, nil
 }
 
-// catalogWhere builds a WHERE clause from conditions.
-type catalogWhere struct {
-	conds []string
-	args  []any
-}
-
-func (w *catalogWhere) add(cond string, args ...any) {
-	w.conds = append(w.conds, cond)
-	w.args = append(w.args, args...)
-}
-
-// in adds "col IN (...)" when vals is not empty.
-func (w *catalogWhere) in(col string, vals []string) {
-	if len(vals) > 0 {
-		w.add(col+" IN ("+Placeholders(len(vals))+")", catalogArgs(vals)...)
-	}
-}
-
-// String returns " WHERE cond AND cond ...", or "" without conditions.
-func (w *catalogWhere) String() string {
-	if len(w.conds) == 0 {
-		return ""
-	}
-	return " WHERE " + strings.Join(w.conds, " AND ")
-}
-
 // ListProducts returns a page of products (catalog.Store).
 func (s *CatalogStore) ListProducts(ctx context.Context, f catalog.ProductFilter) ([]*catalog.Product, error) {
 	d := s.db.dialect
-	var w catalogWhere
+	var w where
 	w.in("p.id", f.IDs)
 	w.in("p.sku", f.SKUs)
 	w.in("p.status", f.Statuses)
@@ -367,7 +341,7 @@ func (s *CatalogStore) ListProducts(ctx context.Context, f catalog.ProductFilter
 	case len(f.Categories) > 1:
 		w.add("p.seq IN (SELECT product_seq FROM product_categories WHERE category_id IN ("+Placeholders(len(f.Categories))+"))", catalogArgs(f.Categories)...)
 	}
-	var pw catalogWhere
+	var pw where
 	pw.in("price_id", f.PriceIDs)
 	pw.in("currency", f.PriceCurrencies)
 	pw.in("country", f.PriceCountries)
@@ -537,7 +511,7 @@ func (s *CatalogStore) Children(ctx context.Context, id string) ([]*catalog.Cate
 // ListCategories returns a page of categories (catalog.Store).
 func (s *CatalogStore) ListCategories(ctx context.Context, f catalog.CategoryFilter) ([]*catalog.Category, error) {
 	d := s.db.dialect
-	var w catalogWhere
+	var w where
 	w.in("id", f.IDs)
 	w.in("slug", f.Slugs)
 	w.in("parent", f.Parents)

@@ -108,63 +108,25 @@ func (s *ShippingStore) RemoveMethod(ctx context.Context, id string) (shipping.M
 // Methods implements shipping.Store. The title pattern is applied in Go
 // (see shipping.Filter), paging with it.
 func (s *ShippingStore) Methods(ctx context.Context, f shipping.Filter) ([]shipping.Method, error) {
-	var where []string
-	var args []any
-	// in adds the condition cond, where %s stands for the list of values.
-	in := func(cond string, values []string) {
-		if len(values) == 0 {
-			return
-		}
-		where = append(where, fmt.Sprintf(cond, Placeholders(len(values))))
-		for _, v := range values {
-			args = append(args, v)
-		}
+	var w where
+	w.in(`id`, f.IDs)
+	w.in(`tax_code`, f.TaxCodes)
+	if len(f.Countries) > 0 {
+		var c where
+		c.in(`country`, f.Countries)
+		w.add(`id IN (SELECT method_id FROM shipping_method_countries`+c.String()+`)`, c.args...)
 	}
-	in(`id IN (%s)`, f.IDs)
-	in(`tax_code IN (%s)`, f.TaxCodes)
-	in(`id IN (SELECT method_id FROM shipping_method_countries WHERE country IN (%s))`, f.Countries)
 	if f.Active != nil {
-		where = append(where, `active = ?`)
-		args = append(args, *f.Active)
+		w.add(`active = ?`, *f.Active)
 	}
-	q := `SELECT ` + shippingColumns + ` FROM shipping_methods`
-	if len(where) > 0 {
-		q += ` WHERE ` + strings.Join(where, ` AND `)
+	var match func(shipping.Method) bool
+	if f.Title != nil {
+		match = func(m shipping.Method) bool { return f.Title.MatchString(m.Title) }
 	}
-	q += ` ORDER BY seq`
-	inGo := f.Title != nil
-	if !inGo {
-		q += ` LIMIT ? OFFSET ?`
-		args = append(args, f.Limit, f.Skip)
-	}
-	rows, err := s.db.Query(ctx, q, args...)
+	out, err := listPage(ctx, s.db, `SELECT `+shippingColumns+` FROM shipping_methods`+w.String()+` ORDER BY seq`,
+		w.args, f.Limit, f.Skip, scanMethod, match)
 	if err != nil {
 		return nil, fmt.Errorf("list shipping methods: %w", err)
-	}
-	defer rows.Close()
-	out := []shipping.Method{}
-	skip := f.Skip
-	for rows.Next() {
-		m, err := scanMethod(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list shipping methods: %w", s.db.translate(err))
-		}
-		if inGo {
-			if !f.Title.MatchString(m.Title) {
-				continue
-			}
-			if skip > 0 {
-				skip--
-				continue
-			}
-			if len(out) >= f.Limit {
-				break
-			}
-		}
-		out = append(out, m)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list shipping methods: %w", s.db.translate(err))
 	}
 	return out, nil
 }
@@ -195,7 +157,7 @@ func (s *ShippingStore) ActiveMethods(ctx context.Context, country string) ([]sh
 
 // scanMethod reads a row of shippingColumns; sql.ErrNoRows is returned as
 // is for NotFound.
-func scanMethod(row interface{ Scan(...any) error }) (shipping.Method, error) {
+func scanMethod(row rowScanner) (shipping.Method, error) {
 	var m shipping.Method
 	var rates string
 	if err := row.Scan(&m.ID, &m.Title, &m.Active, &m.TaxCode, &rates); err != nil {

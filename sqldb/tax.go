@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 
 	"commerce"
 	"commerce/money"
@@ -94,66 +93,26 @@ func (s *TaxStore) RemoveTax(ctx context.Context, id string) (tax.Tax, error) {
 // rows the other filters leave (exact RE2 semantics on both databases),
 // and then the paging too.
 func (s *TaxStore) Taxes(ctx context.Context, f tax.Filter) ([]tax.Tax, error) {
-	var where []string
-	var args []any
-	in := func(col string, values []string) {
-		if len(values) == 0 {
-			return
-		}
-		where = append(where, col+` IN (`+Placeholders(len(values))+`)`)
-		for _, v := range values {
-			args = append(args, v)
-		}
-	}
-	in("id", f.IDs)
-	in("code", f.Codes)
-	in("class", f.Classes)
+	var w where
+	w.in("id", f.IDs)
+	w.in("code", f.Codes)
+	w.in("class", f.Classes)
 	if f.Rate != nil {
-		where = append(where, `rate = ?`)
-		args = append(args, f.Rate.String())
+		w.add(`rate = ?`, f.Rate.String())
 	}
 	if f.IsPercentage != nil {
-		where = append(where, `is_percentage = ?`)
-		args = append(args, *f.IsPercentage)
+		w.add(`is_percentage = ?`, *f.IsPercentage)
 	}
-	q := `SELECT ` + taxColumns + ` FROM taxes`
-	if len(where) > 0 {
-		q += ` WHERE ` + strings.Join(where, ` AND `)
+	var match func(tax.Tax) bool
+	if f.Title != nil || f.Description != nil {
+		match = func(t tax.Tax) bool {
+			return (f.Title == nil || f.Title.MatchString(t.Title)) && (f.Description == nil || f.Description.MatchString(t.Description))
+		}
 	}
-	q += ` ORDER BY seq`
-	inGo := f.Title != nil || f.Description != nil
-	if !inGo {
-		q += ` LIMIT ? OFFSET ?`
-		args = append(args, f.Limit, f.Skip)
-	}
-	rows, err := s.db.Query(ctx, q, args...)
+	out, err := listPage(ctx, s.db, `SELECT `+taxColumns+` FROM taxes`+w.String()+` ORDER BY seq`,
+		w.args, f.Limit, f.Skip, scanTax, match)
 	if err != nil {
 		return nil, fmt.Errorf("list taxes: %w", err)
-	}
-	defer rows.Close()
-	out := []tax.Tax{}
-	skip := f.Skip
-	for rows.Next() {
-		t, err := scanTax(rows)
-		if err != nil {
-			return nil, s.db.translate(err)
-		}
-		if inGo {
-			if (f.Title != nil && !f.Title.MatchString(t.Title)) || (f.Description != nil && !f.Description.MatchString(t.Description)) {
-				continue
-			}
-			if skip > 0 {
-				skip--
-				continue
-			}
-			if len(out) >= f.Limit {
-				break
-			}
-		}
-		out = append(out, t)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, s.db.translate(fmt.Errorf("list taxes: %w", err))
 	}
 	return out, nil
 }
@@ -189,7 +148,7 @@ func (s *TaxStore) TaxesByCode(ctx context.Context, codes []string) ([]tax.Tax, 
 
 // scanTax reads a row of taxColumns; sql.ErrNoRows is returned as is for
 // NotFound.
-func scanTax(row interface{ Scan(...any) error }) (tax.Tax, error) {
+func scanTax(row rowScanner) (tax.Tax, error) {
 	var t tax.Tax
 	var rate string
 	if err := row.Scan(&t.ID, &t.Code, &t.Class, &t.Title, &t.Description, &rate, &t.IsPercentage); err != nil {
