@@ -199,7 +199,7 @@ func parsePrice(i int, raw json.RawMessage) (Price, error) {
 		return Price{}, commerce.NewError(commerce.EPriceCurrencyInvalid, *f.Currency)
 	}
 	p.Currency = *f.Currency
-	if p.Amount, err = dec2.Minor(prec); err != nil {
+	if p.Amount, err = dec2.Minor(prec); err != nil || p.Amount > money.MaxAmount {
 		return Price{}, commerce.NewError(commerce.EPriceInvalid, given)
 	}
 

@@ -43,6 +43,11 @@ func Precision(code string) (int, error) {
 	return scale, nil
 }
 
+// MaxAmount is the largest price or rate accepted, in minor units (10^13:
+// 100 billion dollars). It keeps every computed total exact in an int64:
+// a full cart (50 entries of 100 units) stays below 10^17.
+const MaxAmount int64 = 10_000_000_000_000
+
 // Decimal is an exact decimal number Units x 10^-Scale, used for rates and
 // for amounts read in major units.
 type Decimal struct {

@@ -202,6 +202,9 @@ func Build(in Input) (Method, error) {
 				add("%samount: must not be negative", at)
 			case currencyOK:
 				minor, err := d.Minor(precision)
+				if err == nil && minor > money.MaxAmount {
+					add("%samount: at most %s", at, money.FormatMinor(money.MaxAmount, precision))
+				}
 				if err != nil {
 					if d.Scale > precision {
 						add("%samount: %s has more than %d decimals, the precision of %s", at, d, precision, r.Currency)

@@ -92,6 +92,7 @@ func TestBuildValidation(t *testing.T) {
 		{"amount a string", `{"title": "T", "rates": [{"locations": [{"country": "US"}], "rates": [{"currency": "USD", "amount": "5"}]}]}`, []string{"rates[0].rates[0].amount"}},
 		{"amount too precise for USD", `{"title": "T", "rates": [{"locations": [{"country": "US"}], "rates": [{"currency": "USD", "amount": 1.005}]}]}`, []string{"rates[0].rates[0].amount"}},
 		{"amount with decimals in JPY", `{"title": "T", "rates": [{"locations": [{"country": "JP"}], "rates": [{"currency": "JPY", "amount": 500.5}]}]}`, []string{"rates[0].rates[0].amount"}},
+		{"amount above the largest", `{"title": "T", "rates": [{"locations": [{"country": "US"}], "rates": [{"currency": "USD", "amount": 100000000000.01}]}]}`, []string{"rates[0].rates[0].amount"}},
 		{"amount too large", `{"title": "T", "rates": [{"locations": [{"country": "US"}], "rates": [{"currency": "USD", "amount": 99999999999999999999}]}]}`, []string{"rates[0].rates[0].amount"}},
 		{"every problem reported", `{"rates": [{"locations": [{"country": "US", "state": "XX"}], "rates": [{"currency": "EUR", "amount": 1.234}]}, {"locations": [{"country": "ZZ"}], "rates": []}]}`,
 			[]string{"title", "rates[0].locations[0].state", "rates[0].rates[0].amount", "rates[1].locations[0].country", "rates[1].rates"}},
