@@ -699,7 +699,7 @@ type CheckoutInput struct {
 // into a decrement of the stock (not_enough_stock when an expired one can
 // no longer be taken), and marks the cart CHECKED_OUT, emitting CHECKOUT
 // on CARTS with {operation, data (the arguments without paymentData), new,
-// payment}. The payment record, the stock decrement, the status and the
+// payment (the payment record without paymentData)}. The payment record, the stock decrement, the status and the
 // event commit in one transaction (the manual provider's authorisation is
 // local; see package payment for a remote provider). The entries' reserves
 // then show the reservations committed.
@@ -936,7 +936,11 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 			}
 			payload := map[string]any{"operation": o.op, "data": o.data, "new": Render(c, CalculateForm)}
 			if c.Payment != nil {
-				payload["payment"] = c.Payment
+				// paymentData may hold what a provider needs (card tokens):
+				// it stays in the stored cart, never in the event log.
+				rec := *c.Payment
+				rec.Data = nil
+				payload["payment"] = rec
 			}
 			return emit(tx, cmp.Or(o.event, event.Update), now, payload)
 		})
@@ -1073,6 +1077,16 @@ func (s *Service) recalc(ctx context.Context, c *Cart) error {
 	prec, err := money.Precision(c.Currency)
 	if err != nil {
 		return fmt.Errorf("cart %s: %w", c.ID, err)
+	}
+	// The assigned method is priced again: one removed, deactivated or no
+	// longer offered for the address is cleared, a changed rate applies.
+	if m := c.ShippingMethod; m != nil && c.ShippingAddress != nil {
+		err := s.shipWith(ctx, c, m.ID)
+		if commerce.ErrorCode(err) == commerce.EInvalidShippingMethod {
+			c.ShippingMethod = nil
+		} else if err != nil {
+			return fmt.Errorf("shipping method: %w", err)
+		}
 	}
 	res := engine.Result{AlmostFulfilled: []engine.AlmostFulfilled{}}
 	if len(c.Items) > 0 {

@@ -73,7 +73,7 @@ type Record struct {
 	Amount        int64           `json:"amount"`
 	Currency      string          `json:"currency"`
 	Precision     int             `json:"precision"`
-	Data          json.RawMessage `json:"paymentData"`
+	Data          json.RawMessage `json:"paymentData,omitempty"`
 }
 
 // Provider authorises payments.
