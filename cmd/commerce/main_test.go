@@ -166,6 +166,8 @@ func TestCommandErrors(t *testing.T) {
 		{"token without scope", []string{"token", "--jwt-secret", "s"}},
 		{"token with bad scope", []string{"token", "--scope", "root", "--jwt-secret", "s"}},
 		{"bad db", []string{"migrate", "--db", "mysql://x"}},
+		{"negative cart ttl", []string{"serve", "--cart-ttl", "-1h"}},
+		{"bad reservation ttl", []string{"serve", "--reservation-ttl", "soon"}},
 		{"postgres without secret", []string{"token", "--scope", "api", "--db", "postgres://127.0.0.1/x"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

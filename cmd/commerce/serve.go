@@ -21,8 +21,21 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	fs.StringVar(&c.addr, "addr", envOr(getenv, "COMMERCE_ADDR", "localhost:8080"), "listen address (env COMMERCE_ADDR)")
 	fs.StringVar(&c.nats, "nats", getenv("COMMERCE_NATS_URL"), "NATS URL; when set, events are published to JetStream (env COMMERCE_NATS_URL)")
 	c.storageFlags(fs, getenv)
+	cartTTL, err := envDuration(getenv, "COMMERCE_CART_TTL", 7*24*time.Hour)
+	if err != nil {
+		return err
+	}
+	reservationTTL, err := envDuration(getenv, "COMMERCE_RESERVATION_TTL", 24*time.Hour)
+	if err != nil {
+		return err
+	}
+	fs.DurationVar(&cartTTL, "cart-ttl", cartTTL, "a cart expires this long after its last change (env COMMERCE_CART_TTL)")
+	fs.DurationVar(&reservationTTL, "reservation-ttl", reservationTTL, "a stock reservation holds this long (env COMMERCE_RESERVATION_TTL)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if cartTTL <= 0 || reservationTTL <= 0 {
+		return fmt.Errorf("--cart-ttl and --reservation-ttl must be positive")
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 
@@ -40,7 +53,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	defer db.Close()
 
-	a, err := app.New(app.Options{DB: db, Keys: keys, Logger: logger, NATSURL: c.nats})
+	a, err := app.New(app.Options{DB: db, Keys: keys, Logger: logger, NATSURL: c.nats,
+		CartTTL: cartTTL, ReservationTTL: reservationTTL})
 	if err != nil {
 		return err
 	}
