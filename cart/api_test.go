@@ -994,3 +994,39 @@ func TestBackgroundSweep(t *testing.T) {
 		t.Errorf("got status %s, want EXPIRED", got.Status)
 	}
 }
+
+// A product made DRAFT or DISCONTINUED after it was added stops the
+// checkout, and the cart stays as it was.
+func TestCheckoutRechecksProducts(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		s := newShop(t, db)
+		shippingMethods(t, s)
+		p := s.product("P", nil)
+		s.stock(p, "W1", 5)
+		c := s.newCart(s.API, nil)
+		s.add(s.API, c.ID, p, 2)
+		setShipping(t, s, s.API, c.ID, address("US", "HI"))
+		pay := map[string]any{"cartId": c.ID, "paymentId": "manual", "paymentData": map[string]any{}}
+		for _, tc := range []struct {
+			change map[string]any
+			status int
+			code   string
+		}{
+			{map[string]any{"status": "DRAFT"}, 404, "product_not_found"},
+			{map[string]any{"status": "ONLINE", "stockStatus": 2}, 400, "product_discontinued"},
+		} {
+			s.Post(t, "/catalog/v1/product.update?id="+p, s.Admin, tc.change).Must(t)
+			r := s.Post(t, "/cart/v1/cart.checkout", s.API, pay).Expect(t, tc.status, tc.code)
+			if errData(r) != `"`+p+`"` {
+				t.Errorf("%s: got data %s, want the product id", tc.code, r.Data)
+			}
+			if got := s.info(s.API, c.ID); got.Status != "ACTIVE" {
+				t.Errorf("%s: cart status %s, want ACTIVE", tc.code, got.Status)
+			}
+		}
+		s.Post(t, "/catalog/v1/product.update?id="+p, s.Admin, map[string]any{"stockStatus": 0}).Must(t)
+		if got := s.Post(t, "/cart/v1/cart.checkout", s.API, pay).Must(t); !strings.Contains(string(got.Raw), `"CHECKED_OUT"`) {
+			t.Errorf("checkout after the product is salable again: %s", got.Raw)
+		}
+	})
+}

@@ -283,12 +283,9 @@ func add(c *Cart, items []AddItem, products map[string]*catalog.Product, sh Shop
 	}
 	var holds []hold
 	for _, it := range items {
-		p, ok := products[it.ProductID]
-		if !ok || p.Status != catalog.StatusOnline {
-			return nil, &commerce.Error{Code: commerce.EProductNotFound, Data: it.ProductID, Message: "no salable product " + it.ProductID}
-		}
-		if p.StockStatus == catalog.StockDiscontinued {
-			return nil, &commerce.Error{Code: commerce.EProductDiscontinued, Data: it.ProductID, Message: "product " + it.ProductID + " is discontinued"}
+		p, err := salable(products, it.ProductID)
+		if err != nil {
+			return nil, err
 		}
 		prices := make([]Price, len(p.Prices))
 		for i, pr := range p.Prices {
@@ -773,6 +770,9 @@ func (s *Service) Checkout(ctx context.Context, in CheckoutInput) (*Cart, error)
 			if len(c.Items) == 0 {
 				return commerce.Invalid("cartId: the cart has no entries to check out")
 			}
+			if err := s.checkSalable(ctx, c); err != nil {
+				return err
+			}
 			if c.ShippingAddress == nil {
 				return &commerce.Error{Code: commerce.EShippingAddressNotset, Message: "the cart has no shipping address"}
 			}
@@ -814,6 +814,38 @@ func (s *Service) Checkout(ctx context.Context, in CheckoutInput) (*Cart, error)
 			return nil
 		},
 	})
+}
+
+// salable returns the product of id, or product_not_found when it is
+// unknown or not ONLINE, product_discontinued when it is DISCONTINUED.
+func salable(products map[string]*catalog.Product, id string) (*catalog.Product, error) {
+	p, ok := products[id]
+	if !ok || p.Status != catalog.StatusOnline {
+		return nil, &commerce.Error{Code: commerce.EProductNotFound, Data: id, Message: "no salable product " + id}
+	}
+	if p.StockStatus == catalog.StockDiscontinued {
+		return nil, &commerce.Error{Code: commerce.EProductDiscontinued, Data: id, Message: "product " + id + " is discontinued"}
+	}
+	return p, nil
+}
+
+// checkSalable fails checkout when an entry's product was removed, made
+// DRAFT or DISCONTINUED since it was added.
+func (s *Service) checkSalable(ctx context.Context, c *Cart) error {
+	ids := make([]string, len(c.Items))
+	for i, e := range c.Items {
+		ids[i] = e.ProductID
+	}
+	products, err := s.deps.Catalog.Products(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("checkout: %w", err)
+	}
+	for _, id := range ids {
+		if _, err := salable(products, id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // change describes a change of a cart for Service.change.
