@@ -13,6 +13,7 @@ import (
 	"commerce/money"
 	"commerce/promotion"
 	"commerce/promotion/engine"
+	"commerce/promotion/engine/enginetest"
 	"commerce/sqldb"
 )
 
@@ -57,49 +58,8 @@ func newBenchWorld(cat, prod func(int) string) benchWorld {
 	}
 	c := func() string { return cat(r.IntN(benchCategories)) }
 	p := func() string { return prod(r.IntN(benchProducts)) }
-	leaf := func(kind, id string, q int, extra string) string {
-		return fmt.Sprintf(`{%q:{"id":%q,"quantity":%d%s}}`, kind, id, q, extra)
-	}
-	d := func(rate int, flag string) string {
-		if flag == "" {
-			return fmt.Sprintf(`,"discount":{"rate":%d}`, rate)
-		}
-		return fmt.Sprintf(`,"discount":{"rate":%d,%q:true}`, rate, flag)
-	}
 	for i := range benchPromos {
-		var ifJ, thenJ string
-		switch i % 9 {
-		case 0: // bundle
-			a, b := p(), p()
-			ifJ = `{"all":[` + leaf("product", a, 1, "") + `,` + leaf("product", b, 1, "") + `]}`
-			thenJ = `{"all":[` + leaf("product", a, 1, d(50, "isFixedPrice")) + `,` + leaf("product", b, 1, d(100, "isPercentage")) + `]}`
-		case 1: // buy X get Y
-			k := c()
-			ifJ, thenJ = leaf("category", k, 2, ""), leaf("category", k, 1, d(100, "isPercentage"))
-		case 2: // fixed price
-			k := c()
-			ifJ, thenJ = leaf("category", k, 1, ""), leaf("category", k, 1, d(5, "isFixedPrice"))
-		case 3: // multi-buy
-			k := c()
-			ifJ = leaf("category", k, 3, "")
-			thenJ = `{"all":[` + leaf("category", k, 1, d(50, "isFixedPrice")) + `,` + leaf("category", k, 2, d(100, "isPercentage")) + `]}`
-		case 4: // perfect partner
-			ifJ, thenJ = leaf("category", c(), 1, ""), leaf("category", c(), 1, d(10, "isFixedPrice"))
-		case 5: // partner bundle
-			a, k := p(), c()
-			ifJ = `{"all":[` + leaf("product", a, 1, "") + `,` + leaf("category", k, 3, "") + `]}`
-			thenJ = `{"all":[` + leaf("product", a, 1, d(200, "isFixedPrice")) + `,` + leaf("category", k, 3, d(100, "isPercentage")) + `]}`
-		case 6: // any of two products
-			a, b := p(), p()
-			ifJ = `{"any":[` + leaf("product", a, 2, "") + `,` + leaf("product", b, 1, "") + `]}`
-			thenJ = leaf("product", b, 1, d(3, ""))
-		case 7: // percentage
-			k := c()
-			ifJ, thenJ = leaf("category", k, 1, ""), leaf("category", k, 1, d(20, "isPercentage"))
-		case 8: // cheapest of 3
-			k := c()
-			ifJ, thenJ = leaf("category", k, 3, `,"lowestPrice":true`), leaf("category", k, 3, d(10, "isFixedPrice"))
-		}
+		ifJ, thenJ := enginetest.Rules(i, p, c)
 		title, class, active := fmt.Sprintf("promo %d", i), "default", true
 		w.promos = append(w.promos, promotion.CreateInput{
 			Title: &title, Class: &class, Active: &active,

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+
+	"commerce/promotion/engine/enginetest"
 )
 
 // benchSetup builds 1000 promotions of the nine example types over 200
@@ -29,50 +31,9 @@ func benchSetup(tb testing.TB) ([]Promotion, []Entry, Categories) {
 	}
 	cat := func() string { return fmt.Sprintf("k%d", r.IntN(nCategories)) }
 	prod := func() string { return fmt.Sprintf("p%d", r.IntN(nProducts)) }
-	leaf := func(kind, id string, q int, extra string) string {
-		return fmt.Sprintf(`{%q:{"id":%q,"quantity":%d%s}}`, kind, id, q, extra)
-	}
-	d := func(rate int, flag string) string {
-		if flag == "" {
-			return fmt.Sprintf(`,"discount":{"rate":%d}`, rate)
-		}
-		return fmt.Sprintf(`,"discount":{"rate":%d,%q:true}`, rate, flag)
-	}
 	var ps []promo
 	for i := range 1000 {
-		var ifJ, thenJ string
-		switch i % 9 {
-		case 0: // bundle
-			a, b := prod(), prod()
-			ifJ = `{"all":[` + leaf("product", a, 1, "") + `,` + leaf("product", b, 1, "") + `]}`
-			thenJ = `{"all":[` + leaf("product", a, 1, d(50, "isFixedPrice")) + `,` + leaf("product", b, 1, d(100, "isPercentage")) + `]}`
-		case 1: // buy X get Y
-			c := cat()
-			ifJ, thenJ = leaf("category", c, 2, ""), leaf("category", c, 1, d(100, "isPercentage"))
-		case 2: // fixed price
-			c := cat()
-			ifJ, thenJ = leaf("category", c, 1, ""), leaf("category", c, 1, d(5, "isFixedPrice"))
-		case 3: // multi-buy
-			c := cat()
-			ifJ = leaf("category", c, 3, "")
-			thenJ = `{"all":[` + leaf("category", c, 1, d(50, "isFixedPrice")) + `,` + leaf("category", c, 2, d(100, "isPercentage")) + `]}`
-		case 4: // perfect partner
-			ifJ, thenJ = leaf("category", cat(), 1, ""), leaf("category", cat(), 1, d(10, "isFixedPrice"))
-		case 5: // partner bundle
-			p, c := prod(), cat()
-			ifJ = `{"all":[` + leaf("product", p, 1, "") + `,` + leaf("category", c, 3, "") + `]}`
-			thenJ = `{"all":[` + leaf("product", p, 1, d(200, "isFixedPrice")) + `,` + leaf("category", c, 3, d(100, "isPercentage")) + `]}`
-		case 6: // any of two products
-			a, b := prod(), prod()
-			ifJ = `{"any":[` + leaf("product", a, 2, "") + `,` + leaf("product", b, 1, "") + `]}`
-			thenJ = leaf("product", b, 1, d(3, ""))
-		case 7: // percentage
-			c := cat()
-			ifJ, thenJ = leaf("category", c, 1, ""), leaf("category", c, 1, d(20, "isPercentage"))
-		case 8: // cheapest of 3
-			c := cat()
-			ifJ, thenJ = leaf("category", c, 3, `,"lowestPrice":true`), leaf("category", c, 3, d(10, "isFixedPrice"))
-		}
+		ifJ, thenJ := enginetest.Rules(i, prod, cat)
 		ps = append(ps, promo{fmt.Sprintf("promo%d", i), r.IntN(100), ifJ, thenJ})
 	}
 	promos := promotions(tb, ps...)
