@@ -101,6 +101,16 @@ func Invalid(problems ...string) *Error {
 	return &Error{Code: EValidation, Data: problems, Message: fmt.Sprint(problems)}
 }
 
+// Problems returns the field problems of a validation_error (its data), or
+// the error's text for anything else: for collecting every problem of a
+// request before answering.
+func Problems(err error) []string {
+	if ps, ok := ErrorData(err).([]string); ok && ErrorCode(err) == EValidation {
+		return ps
+	}
+	return []string{err.Error()}
+}
+
 // ErrorCode returns the code of err: the Code of an *Error found with
 // errors.As, "" for nil, and internal_error for anything else.
 func ErrorCode(err error) string {

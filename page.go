@@ -43,3 +43,10 @@ func (a PageArgs) Page() (Page, error) {
 	}
 	return p, nil
 }
+
+// List is the response of a list operation: {page, data}. Data holds the
+// records, or maps of the fields asked for.
+type List struct {
+	Page Page  `json:"page"`
+	Data []any `json:"data"`
+}

@@ -3,22 +3,15 @@ package cart
 import (
 	"slices"
 	"time"
+
+	"commerce/catalog"
 )
 
-// Price is a product price as price selection sees it. Amount is in minor
-// units of Currency; Country, CustomerType and Channel are empty when the
-// price is not restricted by them, and ValidFrom and ValidUntil nil when it
-// has no validity period.
-type Price struct {
-	ID           string
-	Amount       int64
-	Currency     string
-	Country      string
-	CustomerType string
-	Channel      string
-	ValidFrom    *time.Time
-	ValidUntil   *time.Time
-}
+// Price is a product price as price selection sees it: the catalog's,
+// with Amount in minor units of Currency, Country, CustomerType and
+// Channel empty when the price is not restricted by them, and ValidFrom
+// and ValidUntil nil when it has no validity period.
+type Price = catalog.Price
 
 // Shopper is what a price is selected for: the cart's currency and channel,
 // and the customer's country and tags (customer types such as VIP).
@@ -44,10 +37,10 @@ type Shopper struct {
 func SelectPrice(prices []Price, s Shopper, now time.Time) (int, bool) {
 	best, bestScore, bestPeriod := -1, -1, false
 	for i, p := range prices {
-		if p.Currency != s.Currency || !p.validAt(now) {
+		if p.Currency != s.Currency || !validAt(p, now) {
 			continue
 		}
-		score := p.score(s)
+		score := score(p, s)
 		period := p.ValidFrom != nil || p.ValidUntil != nil
 		if score > bestScore || score == bestScore && period && !bestPeriod {
 			best, bestScore, bestPeriod = i, score, period
@@ -58,7 +51,7 @@ func SelectPrice(prices []Price, s Shopper, now time.Time) (int, bool) {
 
 // validAt reports whether now is within the price's validity period, if it
 // has one.
-func (p Price) validAt(now time.Time) bool {
+func validAt(p Price, now time.Time) bool {
 	if p.ValidFrom != nil && now.Before(*p.ValidFrom) {
 		return false
 	}
@@ -68,7 +61,7 @@ func (p Price) validAt(now time.Time) bool {
 	return true
 }
 
-func (p Price) score(s Shopper) int {
+func score(p Price, s Shopper) int {
 	score := 0
 	if p.Country != "" && p.Country == s.Country {
 		score++

@@ -287,11 +287,7 @@ func add(c *Cart, items []AddItem, products map[string]*catalog.Product, sh Shop
 		if err != nil {
 			return nil, err
 		}
-		prices := make([]Price, len(p.Prices))
-		for i, pr := range p.Prices {
-			prices[i] = Price{ID: pr.ID, Amount: pr.Amount, Currency: pr.Currency, Country: pr.Country,
-				CustomerType: pr.CustomerType, Channel: pr.Channel, ValidFrom: pr.ValidFrom, ValidUntil: pr.ValidUntil}
-		}
+		prices := p.Prices
 		idx, ok := SelectPrice(prices, sh, now)
 		if !ok {
 			return nil, &commerce.Error{Code: commerce.ENoSuitablePrice, Data: it.ProductID,
@@ -472,7 +468,7 @@ func (s *Service) SetShippingAddress(ctx context.Context, in ShippingAddressInpu
 		if problems == nil || commerce.ErrorCode(err) != commerce.EValidation {
 			return nil, nil, err
 		}
-		problems = append(problems, problemsOf(err)...)
+		problems = append(problems, commerce.Problems(err)...)
 	case str != "":
 		problems = append(problems, "shippingAddress: must be an address object")
 	case addr == nil:
@@ -560,7 +556,7 @@ func (s *Service) billingArg(cartID string, raw json.RawMessage) (*Address, bool
 		if problems == nil || commerce.ErrorCode(err) != commerce.EValidation {
 			return nil, false, err
 		}
-		problems = append(problems, problemsOf(err)...)
+		problems = append(problems, commerce.Problems(err)...)
 	case str != "" && str != SameAsShipping:
 		problems = append(problems, fmt.Sprintf("billingAddress: must be an address object or the string %q", SameAsShipping))
 	}
@@ -607,7 +603,7 @@ func (s *Service) SetShippingMethod(ctx context.Context, in ShippingMethodInput)
 	}
 	id, err := methodIDArg("methodId", in.MethodID)
 	if err != nil {
-		problems = append(problems, problemsOf(err)...)
+		problems = append(problems, commerce.Problems(err)...)
 	} else if id == "" {
 		problems = append(problems, "methodId: required")
 	}
@@ -708,7 +704,7 @@ func (s *Service) Checkout(ctx context.Context, in CheckoutInput) (*Cart, error)
 		if commerce.ErrorCode(err) != commerce.EValidation {
 			return err
 		}
-		problems = append(problems, problemsOf(err)...)
+		problems = append(problems, commerce.Problems(err)...)
 		return nil
 	}
 	if in.CartID == "" {
@@ -718,7 +714,7 @@ func (s *Service) Checkout(ctx context.Context, in CheckoutInput) (*Cart, error)
 	case in.PaymentID == "":
 		problems = append(problems, "paymentId: required")
 	case !known:
-		problems = append(problems, problemsOf(payment.UnknownProvider(in.PaymentID))...)
+		problems = append(problems, commerce.Problems(payment.UnknownProvider(in.PaymentID))...)
 	}
 	switch b := bytes.TrimSpace(in.PaymentData); {
 	case len(b) == 0 || string(b) == "null":
@@ -1232,12 +1228,4 @@ func emit(tx Tx, typ string, now time.Time, payload any) error {
 	}
 	tx.Emit(e)
 	return nil
-}
-
-// problemsOf returns the problems of a validation_error.
-func problemsOf(err error) []string {
-	if list, ok := commerce.ErrorData(err).([]string); ok {
-		return list
-	}
-	return []string{err.Error()}
 }

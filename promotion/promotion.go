@@ -14,7 +14,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"regexp"
 
 	"commerce"
@@ -155,13 +154,4 @@ func integer(raw json.RawMessage) (int64, bool) {
 		return 0, false
 	}
 	return d.Units, true
-}
-
-// problemsOf returns the field problems of a validation_error (its data),
-// or the error's text for anything else.
-func problemsOf(err error) []string {
-	if ps, ok := commerce.ErrorData(err).([]string); ok && commerce.ErrorCode(err) == commerce.EValidation {
-		return ps
-	}
-	return []string{fmt.Sprint(err)}
 }

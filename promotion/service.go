@@ -120,7 +120,7 @@ func New(in CreateInput) (Promotion, error) {
 	}
 	rules, err := engine.Parse(in.If, in.Then)
 	if err != nil {
-		problems = append(problems, problemsOf(err)...)
+		problems = append(problems, commerce.Problems(err)...)
 	}
 	if len(problems) > 0 {
 		return Promotion{}, commerce.Invalid(problems...)
@@ -190,7 +190,7 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (Promotion, error)
 			thenJSON = in.Then
 		}
 		if _, err := engine.Parse(ifJSON, thenJSON); err != nil {
-			problems = append(problems, problemsOf(err)...)
+			problems = append(problems, commerce.Problems(err)...)
 		}
 	}
 	if in.ID != "" && in.Title == nil && in.Active == nil && !hasPrio && !hasIf && !hasThen {
@@ -251,12 +251,9 @@ type ListInput struct {
 	commerce.PageArgs
 }
 
-// ListResult is the response of promotion.list: Data holds Promotions, or
-// maps of the requested fields.
-type ListResult struct {
-	Page commerce.Page `json:"page"`
-	Data []any         `json:"data"`
-}
+// ListResult is the response of promotion.list: Promotions, or maps of
+// the requested fields.
+type ListResult = commerce.List
 
 // List returns the promotions matching in, in creation order. An invalid
 // pattern, paging out of range or too many ids is validation_error.
@@ -264,7 +261,7 @@ func (s *Service) List(ctx context.Context, in ListInput) (ListResult, error) {
 	page, err := in.PageArgs.Page()
 	var problems []string
 	if err != nil {
-		problems = append(problems, problemsOf(err)...)
+		problems = append(problems, commerce.Problems(err)...)
 	}
 	f := Filter{IDs: in.ID, Active: in.Active, Limit: page.Limit, Skip: page.Skip}
 	if len(in.ID) > MaxListIDs {

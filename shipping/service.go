@@ -136,12 +136,9 @@ type ListRequest struct {
 	commerce.PageArgs
 }
 
-// ListResult is the response of shipping.list: {page: {limit, skip},
-// data}. Data holds Method values, or maps of the requested fields.
-type ListResult struct {
-	Page commerce.Page `json:"page"`
-	Data []any         `json:"data"`
-}
+// ListResult is the response of shipping.list: Methods, or maps of the
+// requested fields.
+type ListResult = commerce.List
 
 // List is shipping.list: the methods matching the request in creation
 // order. Bad paging or an invalid pattern is validation_error listing
@@ -150,11 +147,7 @@ func (s *Service) List(ctx context.Context, r ListRequest) (ListResult, error) {
 	var problems []string
 	page, err := r.Page()
 	if err != nil {
-		if list, ok := commerce.ErrorData(err).([]string); ok {
-			problems = append(problems, list...)
-		} else {
-			return ListResult{}, err
-		}
+		problems = append(problems, commerce.Problems(err)...)
 	}
 	f := Filter{IDs: r.ID, Countries: r.Country, TaxCodes: r.TaxCode, Active: r.Active, Limit: page.Limit, Skip: page.Skip}
 	if r.Title != nil {

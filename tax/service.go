@@ -147,14 +147,14 @@ func (s *Service) Create(ctx context.Context, p Patch) (Tax, error) {
 		problems = append(problems, "rate: required")
 	}
 	if err := p.apply(&t); err != nil {
-		problems = append(problems, problemsOf(err)...)
+		problems = append(problems, commerce.Problems(err)...)
 	}
 	check := t
 	if p.Class == nil {
 		check.Class = DefaultClass // already reported as required
 	}
 	if err := Validate(check); err != nil {
-		problems = append(problems, problemsOf(err)...)
+		problems = append(problems, commerce.Problems(err)...)
 	}
 	if len(problems) > 0 {
 		return Tax{}, commerce.Invalid(problems...)
@@ -222,12 +222,9 @@ type ListRequest struct {
 	commerce.PageArgs
 }
 
-// ListResult is the response of tax.list: {page: {limit, skip}, data}.
-// Data holds Tax values, or maps of the requested fields.
-type ListResult struct {
-	Page commerce.Page `json:"page"`
-	Data []any         `json:"data"`
-}
+// ListResult is the response of tax.list: Taxes, or maps of the requested
+// fields.
+type ListResult = commerce.List
 
 // List returns the taxes matching the request, in creation order. Bad
 // paging, an invalid pattern or a rate that is not a number is
@@ -236,19 +233,19 @@ func (s *Service) List(ctx context.Context, r ListRequest) (ListResult, error) {
 	var problems []string
 	page, err := r.Page()
 	if err != nil {
-		problems = append(problems, problemsOf(err)...)
+		problems = append(problems, commerce.Problems(err)...)
 	}
 	f := Filter{IDs: r.ID, Codes: r.Code, Classes: r.Class, IsPercentage: r.IsPercentage, Limit: page.Limit, Skip: page.Skip}
 	var perr error
 	if f.Title, perr = pattern("title", r.Title); perr != nil {
-		problems = append(problems, problemsOf(perr)...)
+		problems = append(problems, commerce.Problems(perr)...)
 	}
 	if f.Description, perr = pattern("description", r.Description); perr != nil {
-		problems = append(problems, problemsOf(perr)...)
+		problems = append(problems, commerce.Problems(perr)...)
 	}
 	rate, ok, rerr := number("rate", r.Rate)
 	if rerr != nil {
-		problems = append(problems, problemsOf(rerr)...)
+		problems = append(problems, commerce.Problems(rerr)...)
 	} else if ok {
 		rate = normal(rate)
 		f.Rate = &rate
@@ -398,7 +395,7 @@ func (s *Service) CartTaxes(ctx context.Context, r CartTaxesRequest) (CartTaxesR
 		d, ok, perr := number(at+"price", it.Price)
 		switch {
 		case perr != nil:
-			problems = append(problems, problemsOf(perr)...)
+			problems = append(problems, commerce.Problems(perr)...)
 		case !ok:
 			problems = append(problems, at+"price: required")
 		case d.Units < 0:
@@ -525,12 +522,4 @@ func pattern(field string, p *string) (*regexp.Regexp, error) {
 		return nil, commerce.Invalid(field + ": invalid regular expression: " + err.Error())
 	}
 	return re, nil
-}
-
-// problemsOf returns the problems of a validation_error.
-func problemsOf(err error) []string {
-	if list, ok := commerce.ErrorData(err).([]string); ok {
-		return list
-	}
-	return []string{err.Error()}
 }
