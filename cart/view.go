@@ -51,18 +51,7 @@ type View struct {
 
 // Amount is an amount in minor units shown as a plain number in major
 // units (Plain, the AddForm) or as a money object.
-type Amount struct {
-	money.Money
-	Plain bool
-}
-
-// MarshalJSON writes the amount in its form.
-func (a Amount) MarshalJSON() ([]byte, error) {
-	if a.Plain {
-		return []byte(money.FormatMinor(a.Amount, a.Precision)), nil
-	}
-	return json.Marshal(a.Money)
-}
+type Amount = money.Amount
 
 // PriceView is a price shown as {amount, currency} with a plain amount in
 // major units (Plain, the AddForm) or as a money object.

@@ -23,6 +23,22 @@ type Money struct {
 	Precision int    `json:"precision"`
 }
 
+// Amount is an amount that marshals in one of the interface's two forms:
+// a plain number in major units (Plain: 311.47, the v1 and addToCart
+// forms) or a money object ({"amount":31147,"currency":"USD","precision":2}).
+type Amount struct {
+	Money
+	Plain bool
+}
+
+// MarshalJSON writes the amount in its form.
+func (a Amount) MarshalJSON() ([]byte, error) {
+	if a.Plain {
+		return []byte(FormatMinor(a.Amount, a.Precision)), nil
+	}
+	return json.Marshal(a.Money)
+}
+
 // ValidCurrency reports whether code is an upper-case ISO 4217 code.
 func ValidCurrency(code string) bool {
 	_, err := Precision(code)

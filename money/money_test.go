@@ -1,6 +1,9 @@
 package money
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+)
 
 func TestPrecision(t *testing.T) {
 	for _, tc := range []struct {
@@ -75,5 +78,18 @@ func TestPercent(t *testing.T) {
 	r, _ = ParseDecimal("10")
 	if got := Percent(32147, r); got != 3215 {
 		t.Errorf("got %d, want 3215", got)
+	}
+}
+
+func TestAmountForms(t *testing.T) {
+	m := Money{Amount: 31147, Currency: "USD", Precision: 2}
+	for _, tc := range []struct {
+		plain bool
+		want  string
+	}{{true, `311.47`}, {false, `{"amount":31147,"currency":"USD","precision":2}`}} {
+		b, err := json.Marshal(Amount{Money: m, Plain: tc.plain})
+		if err != nil || string(b) != tc.want {
+			t.Errorf("plain %v: got %s, %v; want %s", tc.plain, b, err, tc.want)
+		}
 	}
 }

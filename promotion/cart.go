@@ -68,22 +68,8 @@ type Discount struct {
 	Discount       Amount `json:"discount"`
 }
 
-// Amount is an amount in minor units that marshals as a plain number in
-// major units (the v1 form: 311.47) or as a money object (the v2 form:
-// {"amount":31147,"currency":"USD","precision":2}).
-type Amount struct {
-	money.Money
-	// Plain selects the v1 form.
-	Plain bool
-}
-
-// MarshalJSON writes the amount in its form.
-func (a Amount) MarshalJSON() ([]byte, error) {
-	if a.Plain {
-		return []byte(money.FormatMinor(a.Amount, a.Precision)), nil
-	}
-	return json.Marshal(a.Money)
-}
+// Amount is an amount in the v1 form (Plain) or the v2 form.
+type Amount = money.Amount
 
 // form of a cartPromotions request.
 type form uint8
