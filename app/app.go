@@ -11,17 +11,17 @@ import (
 	"sync"
 	"time"
 
-	"commerce/auth"
-	"commerce/cart"
-	"commerce/catalog"
-	"commerce/event"
-	"commerce/natsrelay"
-	"commerce/promotion"
-	"commerce/rpc"
-	"commerce/shipping"
-	"commerce/sqldb"
-	"commerce/stock"
-	"commerce/tax"
+	"github.com/commercekit/commerce/auth"
+	"github.com/commercekit/commerce/cart"
+	"github.com/commercekit/commerce/catalog"
+	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/natsrelay"
+	"github.com/commercekit/commerce/promotion"
+	"github.com/commercekit/commerce/rpc"
+	"github.com/commercekit/commerce/shipping"
+	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/stock"
+	"github.com/commercekit/commerce/tax"
 )
 
 // Options configure the service.

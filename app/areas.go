@@ -1,14 +1,14 @@
 package app
 
 import (
-	"commerce/cart"
-	"commerce/catalog"
-	"commerce/promotion"
-	"commerce/rpc"
-	"commerce/shipping"
-	"commerce/sqldb"
-	"commerce/stock"
-	"commerce/tax"
+	"github.com/commercekit/commerce/cart"
+	"github.com/commercekit/commerce/catalog"
+	"github.com/commercekit/commerce/promotion"
+	"github.com/commercekit/commerce/rpc"
+	"github.com/commercekit/commerce/shipping"
+	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/stock"
+	"github.com/commercekit/commerce/tax"
 )
 
 // areas registers every area's operations, in dependency order; each area

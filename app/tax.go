@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"commerce/tax"
+	"github.com/commercekit/commerce/tax"
 )
 
 // taxProducts gives tax.cartTaxes the taxCode and isNetPrice of products

@@ -9,7 +9,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
-	"commerce"
+	"github.com/commercekit/commerce"
 )
 
 // tokenClaims is the JWT payload.

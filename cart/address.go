@@ -11,8 +11,8 @@ import (
 	"slices"
 	"strings"
 
-	"commerce"
-	"commerce/geo"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/geo"
 )
 
 // Address is a shipping or billing address (SPEC.md "Address"). It is

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"commerce"
+	"github.com/commercekit/commerce"
 )
 
 func TestParseAddressArg(t *testing.T) {

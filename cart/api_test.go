@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"commerce"
-	"commerce/app"
-	"commerce/internal/testdb"
-	"commerce/sqldb"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/app"
+	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/sqldb"
 )
 
 func TestCreate(t *testing.T) {

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"testing"
 
-	"commerce"
-	"commerce/cart"
-	"commerce/internal/testdb"
-	"commerce/sqldb"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/cart"
+	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/sqldb"
 )
 
 // BenchmarkCart measures addToCart and calculateCart through the service

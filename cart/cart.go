@@ -24,14 +24,14 @@ import (
 	"context"
 	"time"
 
-	"commerce"
-	"commerce/catalog"
-	"commerce/event"
-	"commerce/payment"
-	"commerce/promotion/engine"
-	"commerce/shipping"
-	"commerce/stock"
-	"commerce/tax"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/catalog"
+	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/payment"
+	"github.com/commercekit/commerce/promotion/engine"
+	"github.com/commercekit/commerce/shipping"
+	"github.com/commercekit/commerce/stock"
+	"github.com/commercekit/commerce/tax"
 )
 
 // Cart statuses. A cart is ACTIVE until it is checked out or expires; only

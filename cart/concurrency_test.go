@@ -4,9 +4,9 @@ import (
 	"sync"
 	"testing"
 
-	"commerce/internal/apitest"
-	"commerce/internal/testdb"
-	"commerce/sqldb"
+	"github.com/commercekit/commerce/internal/apitest"
+	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/sqldb"
 )
 
 // addConcurrently sends n addToCart requests of one unit of product to

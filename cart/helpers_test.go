@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"commerce"
-	"commerce/app"
-	"commerce/event"
-	"commerce/internal/apitest"
-	"commerce/sqldb"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/app"
+	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/internal/apitest"
+	"github.com/commercekit/commerce/sqldb"
 )
 
 // money is a money object as a client reads it.

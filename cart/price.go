@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"commerce/catalog"
+	"github.com/commercekit/commerce/catalog"
 )
 
 // Price is a product price as price selection sees it: the catalog's,

@@ -14,16 +14,16 @@ import (
 	"strings"
 	"time"
 
-	"commerce"
-	"commerce/catalog"
-	"commerce/event"
-	"commerce/geo"
-	"commerce/money"
-	"commerce/payment"
-	"commerce/promotion/engine"
-	"commerce/shipping"
-	"commerce/stock"
-	"commerce/tax"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/catalog"
+	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/geo"
+	"github.com/commercekit/commerce/money"
+	"github.com/commercekit/commerce/payment"
+	"github.com/commercekit/commerce/promotion/engine"
+	"github.com/commercekit/commerce/shipping"
+	"github.com/commercekit/commerce/stock"
+	"github.com/commercekit/commerce/tax"
 )
 
 // Deps are the other areas the cart calls in-process.

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"time"
 
-	"commerce/money"
-	"commerce/promotion/engine"
-	"commerce/stock"
+	"github.com/commercekit/commerce/money"
+	"github.com/commercekit/commerce/promotion/engine"
+	"github.com/commercekit/commerce/stock"
 )
 
 // Form selects how a cart is shown (CONTRACT.md section 10).

@@ -13,7 +13,7 @@ import (
 	"fmt"
 	"time"
 
-	"commerce/money"
+	"github.com/commercekit/commerce/money"
 )
 
 // RootID is the id of the root category, which exists from the start.

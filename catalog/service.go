@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"commerce"
-	"commerce/event"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/event"
 )
 
 // Viewed receives VIEWED events, written in the background (event.Buffer).

@@ -3,7 +3,7 @@ package catalog
 import (
 	"context"
 
-	"commerce/event"
+	"github.com/commercekit/commerce/event"
 )
 
 // Store is the storage of the catalog. Reads outside a transaction see

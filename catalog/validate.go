@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"commerce"
-	"commerce/geo"
-	"commerce/money"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/geo"
+	"github.com/commercekit/commerce/money"
 )
 
 // problems collects validation_error messages ("field.path: message").

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"commerce"
+	"github.com/commercekit/commerce"
 )
 
 func priceInputs(raw ...string) []PriceInput {

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"commerce/event"
-	"commerce/internal/testdb"
+	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/internal/testdb"
 )
 
 func TestBufferFlushesWithinInterval(t *testing.T) {

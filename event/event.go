@@ -8,7 +8,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"commerce"
+	"github.com/commercekit/commerce"
 )
 
 // Channels.

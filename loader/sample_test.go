@@ -14,11 +14,11 @@ import (
 	"strings"
 	"testing"
 
-	"commerce/internal/apitest"
-	"commerce/internal/sample"
-	"commerce/internal/testdb"
-	"commerce/loader"
-	"commerce/sqldb"
+	"github.com/commercekit/commerce/internal/apitest"
+	"github.com/commercekit/commerce/internal/sample"
+	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/loader"
+	"github.com/commercekit/commerce/sqldb"
 )
 
 // sampleProduct is what the test reads from the sample file itself.

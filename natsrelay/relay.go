@@ -17,7 +17,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"commerce/sqldb"
+	"github.com/commercekit/commerce/sqldb"
 )
 
 // Stream is the JetStream stream holding the events.

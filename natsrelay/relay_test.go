@@ -15,11 +15,11 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"commerce"
-	"commerce/event"
-	"commerce/internal/testdb"
-	"commerce/natsrelay"
-	"commerce/sqldb"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/natsrelay"
+	"github.com/commercekit/commerce/sqldb"
 )
 
 // NATSEnv names the variable with the NATS server URL for tests.

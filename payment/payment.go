@@ -15,7 +15,7 @@
 //	func init() { payment.Register("acme", acme{}) }
 //
 // and import it for its side effect from cmd/commerce
-// (import _ "commerce/payment/acme"). From then on cart.checkout accepts
+// (import _ "github.com/commercekit/commerce/payment/acme"). From then on cart.checkout accepts
 // paymentId "acme"; an id nobody registered is validation_error.
 //
 // # Local and remote providers
@@ -44,7 +44,7 @@ import (
 	"slices"
 	"sync"
 
-	"commerce"
+	"github.com/commercekit/commerce"
 )
 
 // Manual is the id of the built-in provider.

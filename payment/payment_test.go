@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"commerce"
-	"commerce/payment"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/payment"
 )
 
 func TestManual(t *testing.T) {

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"commerce/event"
-	"commerce/internal/apitest"
-	"commerce/internal/testdb"
-	"commerce/sqldb"
+	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/internal/apitest"
+	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/sqldb"
 )
 
 // promo is a promotion as a client reads it.

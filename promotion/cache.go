@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"commerce/promotion/engine"
+	"github.com/commercekit/commerce/promotion/engine"
 )
 
 // RefreshInterval is the longest an instance uses its cache of active

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"commerce"
-	"commerce/event"
-	"commerce/promotion"
-	"commerce/promotion/engine"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/promotion"
+	"github.com/commercekit/commerce/promotion/engine"
 )
 
 // memStore is an in-memory promotion.Store that counts the reads the

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"strings"
 
-	"commerce"
-	"commerce/money"
-	"commerce/promotion/engine"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/money"
+	"github.com/commercekit/commerce/promotion/engine"
 )
 
 // CartRequest is the argument of promotion.cartPromotions.

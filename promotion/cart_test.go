@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"commerce/internal/apitest"
-	"commerce/internal/testdb"
-	"commerce/sqldb"
+	"github.com/commercekit/commerce/internal/apitest"
+	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/sqldb"
 )
 
 // category creates a category through the catalog API and returns its id.

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"testing"
 
-	"commerce"
-	"commerce/promotion"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/promotion"
 )
 
 // FuzzCartPromotions feeds arbitrary request bodies to cartPromotions: it

@@ -16,10 +16,10 @@ import (
 	"encoding/json"
 	"regexp"
 
-	"commerce"
-	"commerce/event"
-	"commerce/money"
-	"commerce/promotion/engine"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/money"
+	"github.com/commercekit/commerce/promotion/engine"
 )
 
 // ClassDefault is the built-in promotion class, evaluated by package

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"commerce"
-	"commerce/event"
-	"commerce/promotion/engine"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/promotion/engine"
 )
 
 // Service holds the promotion use cases: the promotion.* operations and the

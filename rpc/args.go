@@ -13,7 +13,7 @@ import (
 	"strings"
 	"sync"
 
-	"commerce"
+	"github.com/commercekit/commerce"
 )
 
 // argFields maps the JSON names of an argument struct's top-level fields to

@@ -5,8 +5,8 @@ import (
 	"reflect"
 	"testing"
 
-	"commerce"
-	"commerce/money"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/money"
 )
 
 type fuzzArgs struct {

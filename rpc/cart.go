@@ -3,8 +3,8 @@ package rpc
 import (
 	"context"
 
-	"commerce/cart"
-	"commerce/shipping"
+	"github.com/commercekit/commerce/cart"
+	"github.com/commercekit/commerce/shipping"
 )
 
 type cartResult struct {

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strconv"
 
-	"commerce"
-	"commerce/catalog"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/catalog"
 )
 
 type idArgs struct {

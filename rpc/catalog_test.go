@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"commerce"
-	"commerce/internal/apitest"
-	"commerce/internal/testdb"
-	"commerce/sqldb"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/internal/apitest"
+	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/sqldb"
 )
 
 // catalogAPI wraps a test server with the catalog's calls.

@@ -3,8 +3,8 @@ package rpc
 import (
 	"context"
 
-	"commerce"
-	"commerce/event"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/event"
 )
 
 type eventListArgs struct {

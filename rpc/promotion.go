@@ -3,7 +3,7 @@ package rpc
 import (
 	"context"
 
-	"commerce/promotion"
+	"github.com/commercekit/commerce/promotion"
 )
 
 type promotionResult struct {

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"commerce"
-	"commerce/auth"
-	"commerce/money"
-	"commerce/rpc"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/auth"
+	"github.com/commercekit/commerce/money"
+	"github.com/commercekit/commerce/rpc"
 )
 
 // Fixture operations: they exist only in this test, to exercise the

@@ -22,8 +22,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"commerce"
-	"commerce/auth"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/auth"
 )
 
 // MaxBody is the largest request body accepted (413 request_too_large above).

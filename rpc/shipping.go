@@ -3,7 +3,7 @@ package rpc
 import (
 	"context"
 
-	"commerce/shipping"
+	"github.com/commercekit/commerce/shipping"
 )
 
 type shippingResult struct {

@@ -3,7 +3,7 @@ package rpc
 import (
 	"strings"
 
-	"commerce"
+	"github.com/commercekit/commerce"
 )
 
 // Status returns the HTTP status of an error code (CONTRACT.md section 2).

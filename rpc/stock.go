@@ -3,7 +3,7 @@ package rpc
 import (
 	"context"
 
-	"commerce/stock"
+	"github.com/commercekit/commerce/stock"
 )
 
 // RegisterStock registers the stock operations under /stock/v1/:

@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"commerce/app"
-	"commerce/internal/apitest"
-	"commerce/internal/testdb"
-	"commerce/sqldb"
-	"commerce/stock"
+	"github.com/commercekit/commerce/app"
+	"github.com/commercekit/commerce/internal/apitest"
+	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/stock"
 )
 
 // stockReserve reserves q units of p1/w1 for a cart as the cart will:

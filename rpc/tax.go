@@ -3,7 +3,7 @@ package rpc
 import (
 	"context"
 
-	"commerce/tax"
+	"github.com/commercekit/commerce/tax"
 )
 
 type taxIDArgs struct {

@@ -11,11 +11,11 @@ import (
 	"strings"
 	"testing"
 
-	"commerce"
-	"commerce/internal/apitest"
-	"commerce/internal/sample"
-	"commerce/internal/testdb"
-	"commerce/sqldb"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/internal/apitest"
+	"github.com/commercekit/commerce/internal/sample"
+	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/sqldb"
 )
 
 // apiMethod is a shipping method as a client reads it.

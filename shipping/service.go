@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"regexp"
 
-	"commerce"
+	"github.com/commercekit/commerce"
 )
 
 // NotFound returns the shipping_not_found error of an id (data: the id).

@@ -25,9 +25,9 @@ import (
 	"fmt"
 	"strings"
 
-	"commerce"
-	"commerce/geo"
-	"commerce/money"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/geo"
+	"github.com/commercekit/commerce/money"
 )
 
 // DefaultTaxCode is the tax code of a method created without one.

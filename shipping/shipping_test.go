@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"commerce"
-	"commerce/shipping"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/shipping"
 )
 
 // The two methods of the sample's dataShipping.jsonl.

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"time"
 
-	"commerce"
-	"commerce/cart"
-	"commerce/event"
-	"commerce/stock"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/cart"
+	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/stock"
 )
 
 // CartStore is the cart area's storage (cart.Store).

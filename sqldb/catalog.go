@@ -13,9 +13,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"commerce"
-	"commerce/catalog"
-	"commerce/event"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/catalog"
+	"github.com/commercekit/commerce/event"
 )
 
 // CatalogStore is the catalog's storage (catalog.Store). Products keep

@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"commerce"
-	"commerce/catalog"
-	"commerce/internal/apitest"
-	"commerce/internal/testdb"
-	"commerce/sqldb"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/catalog"
+	"github.com/commercekit/commerce/internal/apitest"
+	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/sqldb"
 )
 
 // benchCatalog is a seeded catalog: 100 categories of 1,000 products each

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"commerce"
-	"commerce/catalog"
-	"commerce/internal/testdb"
-	"commerce/sqldb"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/catalog"
+	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/sqldb"
 )
 
 // catalogSeed creates a category under ROOT and a product in it through the

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"commerce"
-	"commerce/event"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/event"
 )
 
 // insertEvents writes the outbox rows of a transaction in one statement,

@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"strings"
 
-	"commerce"
-	"commerce/event"
-	"commerce/promotion"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/promotion"
 )
 
 // PromotionStore keeps the promotions (promotion.Store).

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"commerce/shipping"
+	"github.com/commercekit/commerce/shipping"
 )
 
 // ShippingStore is the shipping area's storage (shipping.Store).

@@ -23,8 +23,8 @@ import (
 	"sync"
 	"time"
 
-	"commerce"
-	"commerce/event"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/event"
 )
 
 // Dialect is what differs between the databases.

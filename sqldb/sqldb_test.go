@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"commerce"
-	"commerce/event"
-	"commerce/internal/testdb"
-	"commerce/sqldb"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/sqldb"
 )
 
 // fixture is a table that exists only in these tests, to stand for an

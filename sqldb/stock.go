@@ -10,8 +10,8 @@ import (
 	"slices"
 	"time"
 
-	"commerce"
-	"commerce/stock"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/stock"
 )
 
 // StockStore is the stock area's storage (stock.Store).

@@ -15,11 +15,11 @@ import (
 	"testing"
 	"time"
 
-	"commerce"
-	"commerce/internal/testdb"
-	"commerce/postgres"
-	"commerce/sqldb"
-	"commerce/stock"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/postgres"
+	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/stock"
 )
 
 // stockClock is a clock the test moves.

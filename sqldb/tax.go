@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 
-	"commerce"
-	"commerce/money"
-	"commerce/tax"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/money"
+	"github.com/commercekit/commerce/tax"
 )
 
 // TaxStore keeps the taxes (tax.Store).

@@ -24,8 +24,8 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
-	"commerce"
-	"commerce/sqldb"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/sqldb"
 )
 
 //go:embed migration/*.sql

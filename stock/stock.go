@@ -33,7 +33,7 @@ import (
 	"strings"
 	"time"
 
-	"commerce"
+	"github.com/commercekit/commerce"
 )
 
 // DefaultTTL is how long a reservation holds its units when the service is

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"commerce"
-	"commerce/stock"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/stock"
 )
 
 // fakeStore records what reaches the store.

@@ -12,10 +12,10 @@ import (
 	"sync"
 	"testing"
 
-	"commerce/internal/apitest"
-	"commerce/internal/sample"
-	"commerce/internal/testdb"
-	"commerce/sqldb"
+	"github.com/commercekit/commerce/internal/apitest"
+	"github.com/commercekit/commerce/internal/sample"
+	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/sqldb"
 )
 
 // apiTax is a tax as a client reads it.

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync"
 
-	"commerce/money"
+	"github.com/commercekit/commerce/money"
 )
 
 // Input is what a Calculator is given to compute one tax of an entry.

@@ -8,8 +8,8 @@ import (
 	"regexp"
 	"strings"
 
-	"commerce"
-	"commerce/money"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/money"
 )
 
 // Store keeps the taxes. It is implemented by package sqldb.

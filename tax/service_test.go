@@ -6,10 +6,10 @@ import (
 	"slices"
 	"testing"
 
-	"commerce"
-	"commerce/internal/testdb"
-	"commerce/sqldb"
-	"commerce/tax"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/tax"
 )
 
 func ptr[T any](v T) *T { return &v }

@@ -20,7 +20,7 @@
 //	func init() { tax.Register("ecotax", ecotax{}) }
 //
 // and import that package for its side effect from cmd/commerce
-// (import _ "commerce/tax/ecotax"). Taxes can name the class from then on;
+// (import _ "github.com/commercekit/commerce/tax/ecotax"). Taxes can name the class from then on;
 // Validate rejects a class nobody registered.
 package tax
 
@@ -29,8 +29,8 @@ import (
 	"math/big"
 	"strings"
 
-	"commerce"
-	"commerce/money"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/money"
 )
 
 // DefaultClass is the class of the built-in calculator.

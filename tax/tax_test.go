@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"commerce"
-	"commerce/money"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/money"
 )
 
 func rate(s string) money.Decimal {

@@ -15,9 +15,9 @@ import (
 	"strings"
 	"time"
 
-	"commerce/postgres"
-	"commerce/sqldb"
-	"commerce/sqlite"
+	"github.com/commercekit/commerce/postgres"
+	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/sqlite"
 )
 
 // config is what the commands share: flag, then environment, then default.

@@ -18,9 +18,9 @@ import (
 	"testing"
 	"time"
 
-	"commerce"
-	"commerce/auth"
-	"commerce/internal/testdb"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/auth"
+	"github.com/commercekit/commerce/internal/testdb"
 )
 
 // TestMain lets the crash test run `serve` in a child process of its own

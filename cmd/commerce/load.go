@@ -8,9 +8,9 @@ import (
 	"io"
 	"time"
 
-	"commerce"
-	"commerce/auth"
-	"commerce/loader"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/auth"
+	"github.com/commercekit/commerce/loader"
 )
 
 // load runs `commerce load DIR`: it loads a folder in the MicroBase sample

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"commerce"
-	"commerce/auth"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/auth"
 )
 
 // fakeLoadTarget answers every operation with ok, except that it checks the

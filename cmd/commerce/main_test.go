@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"commerce/auth"
+	"github.com/commercekit/commerce/auth"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server goroutine and the test.

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"commerce"
-	"commerce/auth"
-	"commerce/internal/testdb"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/auth"
+	"github.com/commercekit/commerce/internal/testdb"
 )
 
 // Two `serve` processes on one PostgreSQL database, 200 shoppers racing

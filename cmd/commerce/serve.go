@@ -11,8 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"commerce/app"
-	"commerce/auth"
+	"github.com/commercekit/commerce/app"
+	"github.com/commercekit/commerce/auth"
 )
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {

@@ -5,8 +5,8 @@ import (
 	"io"
 	"time"
 
-	"commerce"
-	"commerce/auth"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/auth"
 )
 
 // token prints a signed access token, and nothing else, on stdout.

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"commerce"
-	"commerce/app"
-	"commerce/auth"
-	"commerce/sqldb"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/app"
+	"github.com/commercekit/commerce/auth"
+	"github.com/commercekit/commerce/sqldb"
 )
 
 // Secret is the JWT secret of test servers.

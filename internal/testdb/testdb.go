@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"commerce"
+	"github.com/commercekit/commerce"
 
-	"commerce/postgres"
-	"commerce/sqldb"
-	"commerce/sqlite"
+	"github.com/commercekit/commerce/postgres"
+	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/sqlite"
 )
 
 // PostgresEnv names the variable holding the PostgreSQL server URL tests use.

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"commerce/promotion/engine/enginetest"
+	"github.com/commercekit/commerce/promotion/engine/enginetest"
 )
 
 // benchSetup builds 1000 promotions of the nine example types over 200

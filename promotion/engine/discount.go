@@ -4,7 +4,7 @@ import (
 	"math"
 	"math/big"
 
-	"commerce/money"
+	"github.com/commercekit/commerce/money"
 )
 
 // unitDiscount is the discount d gives one unit of price, in minor units of

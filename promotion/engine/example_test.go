@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"commerce/promotion/engine"
+	"github.com/commercekit/commerce/promotion/engine"
 )
 
 // The worked example of CONTRACT.md section 7: fixed price 10 for the 3

@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"testing"
 
-	"commerce"
+	"github.com/commercekit/commerce"
 )
 
 // fuzzCatalog: c2 is under c1, c1 under c0; p3 is in no category.

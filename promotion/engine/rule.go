@@ -17,8 +17,8 @@ import (
 	"slices"
 	"strconv"
 
-	"commerce"
-	"commerce/money"
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/money"
 )
 
 // MaxDepth is how deeply rules may nest: a top-level rule is at depth 1 and

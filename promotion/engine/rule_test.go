@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"commerce/internal/sample"
+	"github.com/commercekit/commerce/internal/sample"
 
-	"commerce"
+	"github.com/commercekit/commerce"
 )
 
 func TestParseCanonical(t *testing.T) {
