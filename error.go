@@ -75,7 +75,13 @@ type Error struct {
 	Code    string
 	Data    any
 	Message string
+	// Err is the cause, when there is one (Errorf with %w): errors.Is and
+	// errors.As see it through Unwrap.
+	Err error
 }
+
+// Unwrap returns the cause of the error, or nil.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Error implements the error interface.
 func (e *Error) Error() string {
@@ -85,9 +91,18 @@ func (e *Error) Error() string {
 	return e.Code
 }
 
-// Errorf returns an *Error with the code and a formatted message and no data.
+// Errorf returns an *Error with the code, a message formatted as
+// fmt.Errorf does and no data. A %w verb makes its operand the cause
+// (Unwrap), so the chain stays visible to errors.Is and errors.As.
 func Errorf(code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+	err := fmt.Errorf(format, args...)
+	e := &Error{Code: code, Message: err.Error()}
+	if errors.Unwrap(err) != nil {
+		e.Err = err
+	} else if u, ok := err.(interface{ Unwrap() []error }); ok && len(u.Unwrap()) > 0 {
+		e.Err = err
+	}
+	return e
 }
 
 // NewError returns an *Error with the code and data.
@@ -101,10 +116,10 @@ func Invalid(problems ...string) *Error {
 	return &Error{Code: EValidation, Data: problems, Message: fmt.Sprint(problems)}
 }
 
-// Problems returns the field problems of a validation_error (its data), or
+// ProblemsOf returns the field problems of a validation_error (its data), or
 // the error's text for anything else: for collecting every problem of a
 // request before answering.
-func Problems(err error) []string {
+func ProblemsOf(err error) []string {
 	if ps, ok := ErrorData(err).([]string); ok && ErrorCode(err) == EValidation {
 		return ps
 	}

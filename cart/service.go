@@ -468,7 +468,7 @@ func (s *Service) SetShippingAddress(ctx context.Context, in ShippingAddressInpu
 		if problems == nil || commerce.ErrorCode(err) != commerce.EValidation {
 			return nil, nil, err
 		}
-		problems = append(problems, commerce.Problems(err)...)
+		problems = append(problems, commerce.ProblemsOf(err)...)
 	case str != "":
 		problems = append(problems, "shippingAddress: must be an address object")
 	case addr == nil:
@@ -556,7 +556,7 @@ func (s *Service) billingArg(cartID string, raw json.RawMessage) (*Address, bool
 		if problems == nil || commerce.ErrorCode(err) != commerce.EValidation {
 			return nil, false, err
 		}
-		problems = append(problems, commerce.Problems(err)...)
+		problems = append(problems, commerce.ProblemsOf(err)...)
 	case str != "" && str != SameAsShipping:
 		problems = append(problems, fmt.Sprintf("billingAddress: must be an address object or the string %q", SameAsShipping))
 	}
@@ -603,7 +603,7 @@ func (s *Service) SetShippingMethod(ctx context.Context, in ShippingMethodInput)
 	}
 	id, err := methodIDArg("methodId", in.MethodID)
 	if err != nil {
-		problems = append(problems, commerce.Problems(err)...)
+		problems = append(problems, commerce.ProblemsOf(err)...)
 	} else if id == "" {
 		problems = append(problems, "methodId: required")
 	}
@@ -704,7 +704,7 @@ func (s *Service) Checkout(ctx context.Context, in CheckoutInput) (*Cart, error)
 		if commerce.ErrorCode(err) != commerce.EValidation {
 			return err
 		}
-		problems = append(problems, commerce.Problems(err)...)
+		problems = append(problems, commerce.ProblemsOf(err)...)
 		return nil
 	}
 	if in.CartID == "" {
@@ -714,7 +714,7 @@ func (s *Service) Checkout(ctx context.Context, in CheckoutInput) (*Cart, error)
 	case in.PaymentID == "":
 		problems = append(problems, "paymentId: required")
 	case !known:
-		problems = append(problems, commerce.Problems(payment.UnknownProvider(in.PaymentID))...)
+		problems = append(problems, commerce.ProblemsOf(payment.UnknownProvider(in.PaymentID))...)
 	}
 	switch b := bytes.TrimSpace(in.PaymentData); {
 	case len(b) == 0 || string(b) == "null":

@@ -120,7 +120,7 @@ func New(in CreateInput) (Promotion, error) {
 	}
 	rules, err := engine.Parse(in.If, in.Then)
 	if err != nil {
-		problems = append(problems, commerce.Problems(err)...)
+		problems = append(problems, commerce.ProblemsOf(err)...)
 	}
 	if len(problems) > 0 {
 		return Promotion{}, commerce.Invalid(problems...)
@@ -190,7 +190,7 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (Promotion, error)
 			thenJSON = in.Then
 		}
 		if _, err := engine.Parse(ifJSON, thenJSON); err != nil {
-			problems = append(problems, commerce.Problems(err)...)
+			problems = append(problems, commerce.ProblemsOf(err)...)
 		}
 	}
 	if in.ID != "" && in.Title == nil && in.Active == nil && !hasPrio && !hasIf && !hasThen {
@@ -261,7 +261,7 @@ func (s *Service) List(ctx context.Context, in ListInput) (ListResult, error) {
 	page, err := in.PageArgs.Page()
 	var problems []string
 	if err != nil {
-		problems = append(problems, commerce.Problems(err)...)
+		problems = append(problems, commerce.ProblemsOf(err)...)
 	}
 	f := Filter{IDs: in.ID, Active: in.Active, Limit: page.Limit, Skip: page.Skip}
 	if len(in.ID) > MaxListIDs {

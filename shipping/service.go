@@ -147,7 +147,7 @@ func (s *Service) List(ctx context.Context, r ListRequest) (ListResult, error) {
 	var problems []string
 	page, err := r.Page()
 	if err != nil {
-		problems = append(problems, commerce.Problems(err)...)
+		problems = append(problems, commerce.ProblemsOf(err)...)
 	}
 	f := Filter{IDs: r.ID, Countries: r.Country, TaxCodes: r.TaxCode, Active: r.Active, Limit: page.Limit, Skip: page.Skip}
 	if r.Title != nil {

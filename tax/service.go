@@ -147,14 +147,14 @@ func (s *Service) Create(ctx context.Context, p Patch) (Tax, error) {
 		problems = append(problems, "rate: required")
 	}
 	if err := p.apply(&t); err != nil {
-		problems = append(problems, commerce.Problems(err)...)
+		problems = append(problems, commerce.ProblemsOf(err)...)
 	}
 	check := t
 	if p.Class == nil {
 		check.Class = DefaultClass // already reported as required
 	}
 	if err := Validate(check); err != nil {
-		problems = append(problems, commerce.Problems(err)...)
+		problems = append(problems, commerce.ProblemsOf(err)...)
 	}
 	if len(problems) > 0 {
 		return Tax{}, commerce.Invalid(problems...)
@@ -233,19 +233,19 @@ func (s *Service) List(ctx context.Context, r ListRequest) (ListResult, error) {
 	var problems []string
 	page, err := r.Page()
 	if err != nil {
-		problems = append(problems, commerce.Problems(err)...)
+		problems = append(problems, commerce.ProblemsOf(err)...)
 	}
 	f := Filter{IDs: r.ID, Codes: r.Code, Classes: r.Class, IsPercentage: r.IsPercentage, Limit: page.Limit, Skip: page.Skip}
 	var perr error
 	if f.Title, perr = pattern("title", r.Title); perr != nil {
-		problems = append(problems, commerce.Problems(perr)...)
+		problems = append(problems, commerce.ProblemsOf(perr)...)
 	}
 	if f.Description, perr = pattern("description", r.Description); perr != nil {
-		problems = append(problems, commerce.Problems(perr)...)
+		problems = append(problems, commerce.ProblemsOf(perr)...)
 	}
 	rate, ok, rerr := number("rate", r.Rate)
 	if rerr != nil {
-		problems = append(problems, commerce.Problems(rerr)...)
+		problems = append(problems, commerce.ProblemsOf(rerr)...)
 	} else if ok {
 		rate = normal(rate)
 		f.Rate = &rate
@@ -395,7 +395,7 @@ func (s *Service) CartTaxes(ctx context.Context, r CartTaxesRequest) (CartTaxesR
 		d, ok, perr := number(at+"price", it.Price)
 		switch {
 		case perr != nil:
-			problems = append(problems, commerce.Problems(perr)...)
+			problems = append(problems, commerce.ProblemsOf(perr)...)
 		case !ok:
 			problems = append(problems, at+"price: required")
 		case d.Units < 0:

@@ -1,0 +1,104 @@
+package commerce
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Problems collects the field problems of a request, so that every problem
+// is reported at once in one validation_error. The zero value is ready to
+// use:
+//
+//	var p commerce.Problems
+//	p.Add("items[2].quantity", "must be a positive integer")
+//	return p.Err()
+type Problems []string
+
+// Add records a problem of the field at path ("items[2].quantity"),
+// formatting the message with args as fmt.Sprintf does.
+func (p *Problems) Add(path, format string, args ...any) {
+	msg := format
+	if len(args) > 0 {
+		msg = fmt.Sprintf(format, args...)
+	}
+	if path == "" {
+		*p = append(*p, msg)
+		return
+	}
+	*p = append(*p, path+": "+msg)
+}
+
+// AddErr records the problems of err: the list of a validation_error, or
+// err's text for any other error.
+func (p *Problems) AddErr(err error) {
+	if err != nil {
+		*p = append(*p, ProblemsOf(err)...)
+	}
+}
+
+// Empty reports whether no problem was recorded.
+func (p Problems) Empty() bool { return len(p) == 0 }
+
+// Err returns the problems as one validation_error, or nil when there are
+// none.
+func (p Problems) Err() error {
+	if len(p) == 0 {
+		return nil
+	}
+	return Invalid(p...)
+}
+
+// Index returns the path of a list element: Index("items", 2) is "items[2]".
+func Index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+
+// MaxPatternLen is the longest regular expression a filter accepts, in
+// bytes: a regex filter runs against every candidate row, so its cost must
+// be bounded (a longer pattern is validation_error).
+const MaxPatternLen = 1000
+
+// Pattern is a regular-expression filter argument (CONTRACT.md section 4):
+// Go RE2 syntax, matched case-insensitively, anywhere in the value unless
+// the pattern anchors itself. The transport checks it (Check) while
+// decoding, so a service receives only valid patterns.
+type Pattern string
+
+// Check returns what is wrong with the pattern ("" when nothing is): too
+// long, not valid UTF-8, or not valid RE2.
+func (p Pattern) Check() string {
+	switch {
+	case len(p) > MaxPatternLen:
+		return fmt.Sprintf("must be a regular expression of at most %d bytes", MaxPatternLen)
+	case !utf8.ValidString(string(p)):
+		return "must be valid UTF-8"
+	}
+	if _, err := regexp.Compile("(?i)" + string(p)); err != nil {
+		return "must be a valid regular expression (RE2 syntax): " + err.Error()
+	}
+	return ""
+}
+
+// Regexp compiles the pattern as it is matched: case-insensitive RE2.
+// An invalid pattern is validation_error naming no field (callers receive
+// checked patterns from the transport).
+func (p Pattern) Regexp() (*regexp.Regexp, error) {
+	if msg := p.Check(); msg != "" {
+		return nil, Invalid("pattern: " + msg)
+	}
+	return regexp.MustCompile("(?i)" + string(p)), nil
+}
+
+// Checker is implemented by argument types that validate their own value
+// (Pattern): the transport calls Check on every such value it decodes and
+// reports a non-empty answer as a validation_error naming the field.
+type Checker interface {
+	Check() string
+}
+
+// Key normalises an identifier that people type (a slug, a sku, a code,
+// an email) to Unicode NFC, so that visually identical strings are the same
+// key when stored and compared ("café" typed precomposed or decomposed).
+func Key(s string) string { return norm.NFC.String(s) }
