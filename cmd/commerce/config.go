@@ -26,12 +26,17 @@ type config struct {
 	db        string
 	jwtSecret string
 	nats      string
+	// regexTimeout is --regex-timeout as given (a duration), parsed by
+	// openDB so that the flag beats the environment and a bad value names
+	// what was used.
+	regexTimeout string
 }
 
 // storageFlags adds the flags every command that opens the store uses.
 func (c *config) storageFlags(fs *flag.FlagSet, getenv func(string) string) {
 	fs.StringVar(&c.db, "db", envOr(getenv, "COMMERCE_DB", "sqlite:./data/commerce.db"), "storage: sqlite:PATH or a postgres:// URL (env COMMERCE_DB)")
 	fs.StringVar(&c.jwtSecret, "jwt-secret", getenv("COMMERCE_JWT_SECRET"), "HS256 key (env COMMERCE_JWT_SECRET; default: generated once and kept next to the SQLite file)")
+	fs.StringVar(&c.regexTimeout, "regex-timeout", getenv("COMMERCE_REGEX_TIMEOUT"), "time limit of a list query with regex filters; beyond it the request is a validation_error (env COMMERCE_REGEX_TIMEOUT; default 2s)")
 }
 
 func envOr(getenv func(string) string, key, def string) string {
@@ -70,12 +75,18 @@ func (c *config) sqlitePath() (string, bool) {
 func (c *config) openDB(ctx context.Context, now func() time.Time) (*sqldb.DB, error) {
 	var db *sqldb.DB
 	var err error
+	var regexTimeout time.Duration
+	if c.regexTimeout != "" {
+		if regexTimeout, err = time.ParseDuration(c.regexTimeout); err != nil || regexTimeout <= 0 {
+			return nil, fmt.Errorf("--regex-timeout (or COMMERCE_REGEX_TIMEOUT) %q: want a positive duration such as 2s", c.regexTimeout)
+		}
+	}
 	switch {
 	case strings.HasPrefix(c.db, "sqlite:"):
 		path, _ := c.sqlitePath()
-		db, err = sqlite.Open(path, now)
+		db, err = sqlite.OpenWith(path, sqlite.Options{Now: now, RegexTimeout: regexTimeout})
 	case strings.HasPrefix(c.db, "postgres://"), strings.HasPrefix(c.db, "postgresql://"):
-		db, err = postgres.Open(ctx, c.db, now)
+		db, err = postgres.OpenWith(ctx, c.db, postgres.Options{Now: now, RegexTimeout: regexTimeout})
 	default:
 		return nil, fmt.Errorf("--db %q: want sqlite:PATH or a postgres:// URL", redact(c.db))
 	}
