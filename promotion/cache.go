@@ -19,10 +19,10 @@ const RefreshInterval = 500 * time.Millisecond
 // snapshot is the compiled set of active promotions as of a version.
 type snapshot struct {
 	version int64
-	index   *engine.Index
-	// categories tells whether any active promotion has a category rule;
-	// when none has, an evaluation skips the catalog look-up.
-	categories bool
+	// index is the active promotions compiled; when none of them needs
+	// the category membership of products (Index.UsesCategories), an
+	// evaluation skips the catalog look-up.
+	index *engine.Index
 }
 
 // cache holds the current snapshot and when the version was last checked.
@@ -105,15 +105,13 @@ func (s *Service) load(ctx context.Context) (*snapshot, error) {
 		return nil, fmt.Errorf("load active promotions: %w", err)
 	}
 	list := make([]engine.Promotion, len(promos))
-	cats := false
 	for i, p := range promos {
 		list[i] = engine.Promotion{
 			ID: p.ID, Title: p.Title, Priority: p.Priority, Seq: p.Seq,
 			Rules: engine.Rules{If: p.If, Then: p.Then},
 		}
-		cats = cats || hasCategory(p.If) || hasCategory(p.Then)
 	}
-	return s.cache.install(&snapshot{version: version, index: engine.NewIndex(list), categories: cats}), nil
+	return s.cache.install(&snapshot{version: version, index: engine.NewIndex(list)}), nil
 }
 
 // changed rebuilds the cache after a change committed through this
@@ -127,13 +125,6 @@ func (s *Service) changed(ctx context.Context) {
 		return
 	}
 	s.cache.checked.Store(start)
-}
-
-// hasCategory reports whether a rule mentions a category.
-func hasCategory(r engine.Rule) bool {
-	return r.Category != nil ||
-		slices.ContainsFunc(r.All, hasCategory) ||
-		slices.ContainsFunc(r.Any, hasCategory)
 }
 
 // Evaluate applies the active promotions to the entries (unit prices in
@@ -153,7 +144,7 @@ func (s *Service) Evaluate(ctx context.Context, entries []engine.Entry, precisio
 		return engine.Result{ItemDiscounts: []engine.ItemDiscount{}, AlmostFulfilled: []engine.AlmostFulfilled{}}, nil
 	}
 	var cats engine.Categories
-	if snap.categories && s.catalog != nil {
+	if snap.index.UsesCategories() && s.catalog != nil {
 		ids := make([]string, 0, len(entries))
 		for _, e := range entries {
 			if e.Quantity > 0 && !slices.Contains(ids, e.ProductID) {

@@ -84,11 +84,11 @@ type ItemUse struct {
 func (ix *Index) Evaluate(entries []Entry, precision int, cats Categories) Result {
 	s := ix.scratch.Get().(*scratch)
 	defer func() {
-		s.entries = nil // the pool must not keep the caller's entries alive
+		s.entries, s.cats = nil, nil // the pool must not keep the caller's data alive
 		ix.scratch.Put(s)
 	}()
 	s.load(ix, entries, cats)
-	s.entries, s.precision = entries, min(max(precision, 0), 18)
+	s.entries, s.precision, s.cats = entries, min(max(precision, 0), 18), cats
 
 	// Candidates are the promotions whose `if` mentions something in the
 	// cart; those that cannot possibly match are dropped before firing so
@@ -97,6 +97,9 @@ func (ix *Index) Evaluate(entries []Entry, precision int, cats Categories) Resul
 		for p := range ix.promos {
 			s.cands[p/64] |= 1 << (p % 64)
 		}
+	}
+	for _, p := range ix.always {
+		s.cands[p/64] |= 1 << (p % 64)
 	}
 	for w, word := range s.cands {
 		for ; word != 0; word &= word - 1 {
@@ -130,6 +133,8 @@ func (ix *Index) Evaluate(entries []Entry, precision int, cats Categories) Resul
 type scratch struct {
 	entries   []Entry
 	precision int
+	cats      Categories
+	ids       []string // an entry's ids under a kind (kind.ids)
 
 	gen     uint32
 	keyGen  []uint32 // keyGen[key] == gen: key occurs in the cart
@@ -226,15 +231,19 @@ func (s *scratch) load(ix *Index, entries []Entry, cats Categories) {
 	}
 	s.nslots, s.pairs, s.picks, s.discs = 0, s.pairs[:0], s.picks[:0], s.discs[:0]
 
-	for i, e := range entries {
-		s.avail[i] = max(e.Quantity, 0)
+	for i := range entries {
+		s.avail[i] = max(entries[i].Quantity, 0)
 		if s.avail[i] > 0 {
-			if k, ok := ix.productKey[e.ProductID]; ok {
-				s.add(ix, k, int32(i))
-			}
-			for _, c := range cats[e.ProductID] {
-				if k, ok := ix.categoryKey[c]; ok {
-					s.add(ix, k, int32(i))
+			for _, kd := range kinds {
+				keys := ix.keys[kd.index]
+				if kd.ids == nil || len(keys) == 0 {
+					continue
+				}
+				s.ids = kd.ids(s.ids[:0], &entries[i], cats)
+				for _, id := range s.ids {
+					if k, ok := keys[id]; ok {
+						s.add(ix, k, int32(i))
+					}
 				}
 			}
 		}
@@ -313,7 +322,10 @@ func (s *scratch) list(key int32, cheapest bool) []int32 {
 // fulfilled.
 func (s *scratch) possible(n *node) bool {
 	switch n.kind {
-	case productLeaf, categoryLeaf:
+	case leafNode:
+		if n.def.eval != nil {
+			return n.def.eval.possible(s, n)
+		}
 		return len(s.list(n.key, false)) > 0
 	case allOf:
 		for i := range n.kids {
@@ -378,7 +390,10 @@ func (s *scratch) record(r discRec) {
 // is satisfied. On failure the caller rolls back what n took.
 func (s *scratch) satisfy(n *node) bool {
 	switch n.kind {
-	case productLeaf, categoryLeaf:
+	case leafNode:
+		if n.def.eval != nil {
+			return n.def.eval.satisfy(s, n)
+		}
 		list := s.list(n.key, n.lowest)
 		total := 0
 		for _, e := range list {
@@ -440,7 +455,11 @@ func (s *scratch) rollback(mark int) {
 // took, then among the free ones.
 func (s *scratch) apply(n *node, cheapest bool) {
 	switch n.kind {
-	case productLeaf, categoryLeaf:
+	case leafNode:
+		if n.def.eval != nil {
+			n.def.eval.apply(s, n, cheapest)
+			return
+		}
 		list := s.list(n.key, cheapest)
 		need := n.qty
 		for _, fromIf := range [2]bool{true, false} {
@@ -477,7 +496,10 @@ func (s *scratch) apply(n *node, cheapest bool) {
 // disjoint units.
 func (s *scratch) almost(n *node, record bool) status {
 	switch n.kind {
-	case productLeaf, categoryLeaf:
+	case leafNode:
+		if n.def.eval != nil {
+			return n.def.eval.almost(s, n, record)
+		}
 		mark := len(s.picks)
 		got := s.take(s.list(n.key, n.lowest), n.qty)
 		if got == n.qty {
@@ -536,16 +558,12 @@ func (s *scratch) almostResult(c *compiled) AlmostFulfilled {
 		items[i] = ItemUse{ItemID: s.entries[p.entry].ID, QuantityToUse: p.n}
 	}
 	for i, r := range s.recs {
-		typ := "CATEGORY"
-		if r.n.kind == productLeaf {
-			typ = "PRODUCT"
-		}
 		af.Data[i] = AlmostLeaf{
 			CollectedQuantity: r.collected,
 			PromoQuantity:     r.n.qty,
 			Threshold:         r.n.threshold,
 			Value:             r.value,
-			Type:              typ,
+			Type:              r.n.def.almostType,
 			Code:              r.n.leaf.ID,
 			Items:             items[r.start:r.end:r.end],
 		}

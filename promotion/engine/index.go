@@ -18,17 +18,23 @@ type Promotion struct {
 }
 
 // Index is the set of active promotions compiled for evaluation. It maps
-// every product and category id that a promotion's `if` mentions to that
-// promotion, so an evaluation looks only at promotions that can touch the
-// cart. An Index is immutable and safe for concurrent use; build a new one
-// when the active promotions change.
+// every id that a promotion's `if` mentions (per kind of rule: product
+// ids, category ids) to that promotion, so an evaluation looks only at
+// promotions that can touch the cart. An Index is immutable and safe for
+// concurrent use; build a new one when the active promotions change.
 type Index struct {
-	promos      []compiled // in evaluation order
-	productKey  map[string]int32
-	categoryKey map[string]int32
+	promos []compiled // in evaluation order
+	// keys maps, per kind (kind.index), the ids its rules mention to keys.
+	keys []map[string]int32
 	// ifPromos lists, per key, the promotions whose `if` mentions it.
 	ifPromos [][]int32
-	scratch  sync.Pool
+	// always lists the promotions whose `if` holds a rule of a kind that
+	// is not matched by units (kind.eval): candidates of every evaluation.
+	always []int32
+	// categories tells whether a rule needs the category membership of
+	// products (see UsesCategories).
+	categories bool
+	scratch    sync.Pool
 	// unfiltered makes every promotion a candidate, for tests that check
 	// the filter is conservative.
 	unfiltered bool
@@ -39,24 +45,24 @@ type compiled struct {
 	id, title string
 	cond      node
 	then      node
-	// thenCheapest: `then` picks cheapest first when any category rule in
-	// `if` has lowestPrice (CONTRACT.md section 7, item 2).
+	// thenCheapest: `then` picks cheapest first when a rule of `if` whose
+	// kind says so has lowestPrice (CONTRACT.md section 7, item 2).
 	thenCheapest bool
 }
 
-type kind uint8
+type nodeKind uint8
 
 const (
-	never kind = iota // a malformed rule: never satisfied, never targets
-	productLeaf
-	categoryLeaf
+	never nodeKind = iota // a malformed rule: never satisfied, never targets
+	leafNode
 	allOf
 	anyOf
 )
 
 type node struct {
-	kind      kind
-	key       int32
+	kind      nodeKind
+	def       *kind // of a leaf
+	key       int32 // of a leaf of a unit kind
 	qty       int
 	threshold float64
 	lowest    bool
@@ -73,27 +79,41 @@ func NewIndex(promos []Promotion) *Index {
 		return cmp.Or(cmp.Compare(a.Priority, b.Priority), cmp.Compare(a.Seq, b.Seq))
 	})
 	ix := &Index{
-		promos:      make([]compiled, len(sorted)),
-		productKey:  map[string]int32{},
-		categoryKey: map[string]int32{},
+		promos: make([]compiled, len(sorted)),
+		keys:   make([]map[string]int32, len(kinds)),
+	}
+	for i := range ix.keys {
+		ix.keys[i] = map[string]int32{}
 	}
 	for i, p := range sorted {
 		c := &ix.promos[i]
 		c.id, c.title = p.ID, p.Title
-		c.cond = ix.compile(p.Rules.If, int32(i), &c.thenCheapest)
-		c.then = ix.compile(p.Rules.Then, -1, nil)
+		always := false
+		c.cond = ix.compile(p.Rules.If, int32(i), &c.thenCheapest, &always)
+		c.then = ix.compile(p.Rules.Then, -1, nil, nil)
+		if always {
+			ix.always = append(ix.always, int32(i))
+		}
 	}
 	ix.scratch.New = func() any { return new(scratch) }
 	return ix
 }
 
 // compile resolves r's ids to keys. For an `if` rule (promo >= 0) it also
-// indexes the promotion under every key and sets *cheapest.
-func (ix *Index) compile(r Rule, promo int32, cheapest *bool) node {
-	leaf := func(k kind, l *Leaf, keys map[string]int32) node {
-		if l == nil || l.Quantity <= 0 {
+// indexes the promotion under every key, and sets *cheapest and *always.
+func (ix *Index) compile(r Rule, promo int32, cheapest, always *bool) node {
+	leaf := func(k *kind, l *Leaf) node {
+		ix.categories = ix.categories || k.usesCategories
+		if k.eval != nil {
+			if promo >= 0 {
+				*always = true
+			}
+			return node{kind: leafNode, def: k, qty: l.Quantity, leaf: l}
+		}
+		if l.Quantity <= 0 {
 			return node{}
 		}
+		keys := ix.keys[k.index]
 		key, ok := keys[l.ID]
 		if !ok {
 			key = int32(len(ix.ifPromos))
@@ -106,34 +126,36 @@ func (ix *Index) compile(r Rule, promo int32, cheapest *bool) node {
 				ix.ifPromos[key] = append(ps, promo)
 			}
 		}
-		n := node{kind: k, key: key, qty: l.Quantity, lowest: l.LowestPrice, leaf: l}
+		n := node{kind: leafNode, def: k, key: key, qty: l.Quantity, lowest: l.LowestPrice, leaf: l}
 		n.threshold = float64(l.Quantity-1) / float64(l.Quantity)
 		if l.Threshold != nil {
 			n.threshold = *l.Threshold
 		}
 		return n
 	}
-	kids := func(k kind, rs []Rule) node {
+	kids := func(k nodeKind, rs []Rule) node {
 		if len(rs) == 0 {
 			return node{}
 		}
 		n := node{kind: k, kids: make([]node, len(rs))}
 		for i, r := range rs {
-			n.kids[i] = ix.compile(r, promo, cheapest)
+			n.kids[i] = ix.compile(r, promo, cheapest, always)
 		}
 		return n
 	}
 	switch {
-	case r.Category != nil && r.Product == nil && r.All == nil && r.Any == nil:
-		if cheapest != nil && r.Category.LowestPrice {
+	case r.Leaf != nil && r.All == nil && r.Any == nil:
+		k := kindNamed(r.Kind)
+		if k == nil {
+			return node{}
+		}
+		if cheapest != nil && k.lowestPriceOrdersThen && r.Leaf.LowestPrice {
 			*cheapest = true
 		}
-		return leaf(categoryLeaf, r.Category, ix.categoryKey)
-	case r.Product != nil && r.Category == nil && r.All == nil && r.Any == nil:
-		return leaf(productLeaf, r.Product, ix.productKey)
-	case r.All != nil && r.Category == nil && r.Product == nil && r.Any == nil:
+		return leaf(k, r.Leaf)
+	case r.All != nil && r.Leaf == nil && r.Any == nil:
 		return kids(allOf, r.All)
-	case r.Any != nil && r.Category == nil && r.Product == nil && r.All == nil:
+	case r.Any != nil && r.Leaf == nil && r.All == nil:
 		return kids(anyOf, r.Any)
 	}
 	return node{}
@@ -141,3 +163,8 @@ func (ix *Index) compile(r Rule, promo int32, cheapest *bool) node {
 
 // Len returns the number of promotions in the index.
 func (ix *Index) Len() int { return len(ix.promos) }
+
+// UsesCategories reports whether a rule of the index needs the category
+// membership of products: when none does, a caller may evaluate without
+// looking it up.
+func (ix *Index) UsesCategories() bool { return ix.categories }

@@ -33,20 +33,23 @@ type Rules struct {
 	Then Rule `json:"then"`
 }
 
-// Rule is one node of the rule language: exactly one of Category, Product,
-// All and Any is set.
+// Rule is one node of the rule language: a leaf of a kind (Kind names it,
+// "product" or "category", and Leaf holds its properties), or All or Any
+// of sub-rules. Exactly one of Leaf, All and Any is set. Its JSON form is
+// {"<kind>": {leaf}}, {"all": [...]} or {"any": [...]}.
 type Rule struct {
-	Category *Leaf  `json:"category,omitempty"`
-	Product  *Leaf  `json:"product,omitempty"`
-	All      []Rule `json:"all,omitempty"`
-	Any      []Rule `json:"any,omitempty"`
+	Kind string
+	Leaf *Leaf
+	All  []Rule
+	Any  []Rule
 }
 
-// Leaf is a category or product rule. Threshold and LowestPrice occur only
+// Leaf is the properties of a leaf rule. For the product and category
+// kinds ID and Quantity are required, Threshold and LowestPrice occur only
 // in `if` rules, Discount only (and always) in `then` rules.
 type Leaf struct {
-	ID       string `json:"id"`
-	Quantity int    `json:"quantity"`
+	ID       string `json:"id,omitempty"`
+	Quantity int    `json:"quantity,omitempty"`
 	// Threshold is nil when absent: the default (Quantity-1)/Quantity applies.
 	Threshold   *float64  `json:"threshold,omitempty"`
 	LowestPrice bool      `json:"lowestPrice,omitempty"`
@@ -63,6 +66,71 @@ type Discount struct {
 	IsFixedPrice bool          `json:"isFixedPrice,omitempty"`
 }
 
+// MarshalJSON writes the rule's JSON form, members in the order leaf, all,
+// any (a parsed rule has exactly one).
+func (r Rule) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	member := func(name string, v any) error {
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(name)
+		b.Write(k)
+		b.WriteByte(':')
+		m, err := json.Marshal(v)
+		b.Write(m)
+		return err
+	}
+	if r.Leaf != nil {
+		if err := member(r.Kind, r.Leaf); err != nil {
+			return nil, err
+		}
+	}
+	if len(r.All) > 0 {
+		if err := member("all", r.All); err != nil {
+			return nil, err
+		}
+	}
+	if len(r.Any) > 0 {
+		if err := member("any", r.Any); err != nil {
+			return nil, err
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads the JSON form MarshalJSON writes: the stored form of
+// parsed rules. It does not validate (Parse does, for what clients send);
+// a member naming no kind is an error.
+func (r *Rule) UnmarshalJSON(data []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	*r = Rule{}
+	for name, v := range m {
+		var err error
+		switch name {
+		case "all":
+			err = json.Unmarshal(v, &r.All)
+		case "any":
+			err = json.Unmarshal(v, &r.Any)
+		default:
+			if kindNamed(name) == nil {
+				return fmt.Errorf("rule: unknown kind %q", name)
+			}
+			r.Kind, r.Leaf = name, new(Leaf)
+			err = json.Unmarshal(v, r.Leaf)
+		}
+		if err != nil {
+			return fmt.Errorf("rule %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
 // Parse validates a promotion's `if` and `then` JSON and returns the parsed
 // rules. Every problem found is reported in one validation_error whose data
 // lists "path: message" strings, such as
@@ -71,11 +139,11 @@ type Discount struct {
 func Parse(ifJSON, thenJSON json.RawMessage) (Rules, error) {
 	var p parser
 	r := Rules{
-		If:   p.rule("if", ifJSON, true, 1),
-		Then: p.rule("then", thenJSON, false, 1),
+		If:   p.rule("if", ifJSON, inIf, 1),
+		Then: p.rule("then", thenJSON, inThen, 1),
 	}
-	if len(p.problems) > 0 {
-		return Rules{}, commerce.Invalid(p.problems...)
+	if err := p.problems.Err(); err != nil {
+		return Rules{}, err
 	}
 	return r, nil
 }
@@ -83,15 +151,13 @@ func Parse(ifJSON, thenJSON json.RawMessage) (Rules, error) {
 // parser collects every problem instead of stopping at the first, so a
 // client fixes its rule in one round trip.
 type parser struct {
-	problems []string
+	problems commerce.Problems
 }
 
-func (p *parser) add(path, msg string) {
-	p.problems = append(p.problems, path+": "+msg)
-}
+func (p *parser) add(path, msg string) { p.problems.Add(path, "%s", msg) }
 
-// rule parses a rule object; cond tells an `if` rule from a `then` rule.
-func (p *parser) rule(path string, raw json.RawMessage, cond bool, depth int) Rule {
+// rule parses a rule object standing in an `if` or a `then` rule (at).
+func (p *parser) rule(path string, raw json.RawMessage, at place, depth int) Rule {
 	if isNull(raw) {
 		p.add(path, "required")
 		return Rule{}
@@ -106,34 +172,33 @@ func (p *parser) rule(path string, raw json.RawMessage, cond bool, depth int) Ru
 	}
 	n := 0
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		switch k {
-		case "category", "product", "all", "any":
+		if k == "all" || k == "any" || kindNamed(k) != nil {
 			n++
-		default:
+		} else {
 			p.add(path+"."+k, "unknown property")
 		}
 	}
 	if n != 1 {
-		p.add(path, "must hold exactly one of category, product, all, any")
+		p.add(path, "must hold exactly one of "+ruleNames())
 		return Rule{}
 	}
 	var r Rule
-	if v, ok := m["category"]; ok {
-		r.Category = p.leaf(path+".category", v, cond)
-	}
-	if v, ok := m["product"]; ok {
-		r.Product = p.leaf(path+".product", v, cond)
-	}
-	if v, ok := m["all"]; ok {
-		r.All = p.list(path+".all", v, cond, depth)
-	}
-	if v, ok := m["any"]; ok {
-		r.Any = p.list(path+".any", v, cond, depth)
+	for k, v := range m {
+		switch k {
+		case "all":
+			r.All = p.list(path+".all", v, at, depth)
+		case "any":
+			r.Any = p.list(path+".any", v, at, depth)
+		default:
+			if kd := kindNamed(k); kd != nil {
+				r.Kind, r.Leaf = k, p.leaf(path+"."+k, v, kd, at)
+			}
+		}
 	}
 	return r
 }
 
-func (p *parser) list(path string, raw json.RawMessage, cond bool, depth int) []Rule {
+func (p *parser) list(path string, raw json.RawMessage, at place, depth int) []Rule {
 	var elems []json.RawMessage
 	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '[' || json.Unmarshal(t, &elems) != nil || len(elems) == 0 {
 		p.add(path, "must be a non-empty array")
@@ -141,69 +206,83 @@ func (p *parser) list(path string, raw json.RawMessage, cond bool, depth int) []
 	}
 	rules := make([]Rule, len(elems))
 	for i, e := range elems {
-		rules[i] = p.rule(fmt.Sprintf("%s[%d]", path, i), e, cond, depth+1)
+		rules[i] = p.rule(commerce.Index(path, i), e, at, depth+1)
 	}
 	return rules
 }
 
-func (p *parser) leaf(path string, raw json.RawMessage, cond bool) *Leaf {
+// leaf parses the leaf of a rule of kind kd standing at at.
+func (p *parser) leaf(path string, raw json.RawMessage, kd *kind, at place) *Leaf {
+	if kd.at&at == 0 {
+		p.add(path, kd.at.only())
+		return nil
+	}
 	m, ok := p.object(path, raw)
 	if !ok {
 		return nil
 	}
 	var l Leaf
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		v, kp := m[k], path+"."+k
-		switch k {
-		case "id":
-			var s string
-			if !isString(v) || json.Unmarshal(v, &s) != nil || s == "" {
-				p.add(kp, "must be a non-empty string")
-			}
-			l.ID = s
-		case "quantity":
-			q, ok := positiveInt(v)
-			if !ok {
-				p.add(kp, "must be a positive integer")
-			}
-			l.Quantity = q
-		case "threshold":
-			if !cond {
-				p.add(kp, "only allowed in if rules")
-				continue
-			}
-			f, err := strconv.ParseFloat(string(v), 64)
-			if !isNumber(v) || err != nil || f < 0 || f > 1 {
-				p.add(kp, "must be a number between 0 and 1")
-				continue
-			}
-			l.Threshold = &f
-		case "lowestPrice":
-			if !cond {
-				p.add(kp, "only allowed in if rules")
-				continue
-			}
-			l.LowestPrice = p.boolean(kp, v)
-		case "discount":
-			if cond {
-				p.add(kp, "only allowed in then rules")
-				continue
-			}
-			l.Discount = p.discount(kp, v)
-		default:
+		kp := path + "." + k
+		i := slices.IndexFunc(kd.props, func(pr *property) bool { return pr.name == k })
+		switch {
+		case i < 0:
 			p.add(kp, "unknown property")
+		case kd.props[i].at&at == 0:
+			p.add(kp, kd.props[i].at.only())
+		default:
+			kd.props[i].parse(p, kp, m[k], &l)
 		}
 	}
-	if _, ok := m["id"]; !ok {
-		p.add(path+".id", "required")
-	}
-	if _, ok := m["quantity"]; !ok {
-		p.add(path+".quantity", "required")
-	}
-	if _, ok := m["discount"]; !ok && !cond {
-		p.add(path+".discount", "required")
+	for _, pr := range kd.props {
+		if _, ok := m[pr.name]; !ok && pr.required && pr.at&at != 0 {
+			p.add(path+"."+pr.name, "required")
+		}
 	}
 	return &l
+}
+
+// property is a property of a leaf: where it may stand, whether it is
+// required there, and how its value is read into the leaf.
+type property struct {
+	name     string
+	at       place
+	required bool
+	parse    func(p *parser, path string, raw json.RawMessage, l *Leaf)
+}
+
+// unitProps are the properties of the leaves that count units (product,
+// category): id and quantity, threshold and lowestPrice in `if` rules, a
+// discount in `then` rules.
+var unitProps = []*property{
+	{name: "id", at: anywhere, required: true, parse: func(p *parser, path string, v json.RawMessage, l *Leaf) {
+		var s string
+		if !isString(v) || json.Unmarshal(v, &s) != nil || s == "" {
+			p.add(path, "must be a non-empty string")
+		}
+		l.ID = s
+	}},
+	{name: "quantity", at: anywhere, required: true, parse: func(p *parser, path string, v json.RawMessage, l *Leaf) {
+		q, ok := positiveInt(v)
+		if !ok {
+			p.add(path, "must be a positive integer")
+		}
+		l.Quantity = q
+	}},
+	{name: "threshold", at: inIf, parse: func(p *parser, path string, v json.RawMessage, l *Leaf) {
+		f, err := strconv.ParseFloat(string(v), 64)
+		if !isNumber(v) || err != nil || f < 0 || f > 1 {
+			p.add(path, "must be a number between 0 and 1")
+			return
+		}
+		l.Threshold = &f
+	}},
+	{name: "lowestPrice", at: inIf, parse: func(p *parser, path string, v json.RawMessage, l *Leaf) {
+		l.LowestPrice = p.boolean(path, v)
+	}},
+	{name: "discount", at: inThen, required: true, parse: func(p *parser, path string, v json.RawMessage, l *Leaf) {
+		l.Discount = p.discount(path, v)
+	}},
 }
 
 func (p *parser) discount(path string, raw json.RawMessage) *Discount {
