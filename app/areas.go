@@ -26,12 +26,12 @@ var areas = []func(a *App) error{
 		return nil
 	},
 	func(a *App) error {
-		a.Tax = tax.NewService(sqldb.NewTaxStore(a.db), taxProducts(a))
+		a.Tax = tax.NewService(sqldb.NewTaxStore(a.db), taxProducts(a), a.now)
 		rpc.RegisterTax(a.srv, a.Tax)
 		return nil
 	},
 	func(a *App) error {
-		a.Shipping = shipping.NewService(sqldb.NewShippingStore(a.db))
+		a.Shipping = shipping.NewService(sqldb.NewShippingStore(a.db), a.now)
 		rpc.RegisterShipping(a.srv, a.Shipping)
 		return nil
 	},

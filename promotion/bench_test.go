@@ -61,10 +61,10 @@ func newBenchWorld(cat, prod func(int) string) benchWorld {
 	for i := range benchPromos {
 		ifJ, thenJ := enginetest.Rules(i, p, c)
 		title, class, active := fmt.Sprintf("promo %d", i), "default", true
+		priority := r.IntN(100)
 		w.promos = append(w.promos, promotion.CreateInput{
-			Title: &title, Class: &class, Active: &active,
-			Priority: json.RawMessage(fmt.Sprint(r.IntN(100))),
-			If:       json.RawMessage(ifJ), Then: json.RawMessage(thenJ),
+			Title: &title, Class: &class, Active: &active, Priority: &priority,
+			If: json.RawMessage(ifJ), Then: json.RawMessage(thenJ),
 		})
 	}
 	for _, p := range r.Perm(benchProducts)[:benchEntries] {
@@ -87,19 +87,49 @@ func (w benchWorld) ancestors(p int, cat func(int) string) []string {
 	return append(out, "ROOT")
 }
 
-// request returns the cartPromotions request of the cart, in the v2 form
-// (money objects) or the v1 form (plain numbers).
-func (w benchWorld) request(prod func(int) string, v2 bool) promotion.CartRequest {
-	req := promotion.CartRequest{CartID: "bench"}
+// body returns the JSON body of the cartPromotions request of the cart,
+// in the v2 form (money objects) or the v1 form (plain numbers).
+func (w benchWorld) body(prod func(int) string, v2 bool) []byte {
+	var items []map[string]any
 	for i, it := range w.items {
-		q := it.quantity
-		price := json.RawMessage(money.FormatMinor(it.price, 2))
+		price := any(json.RawMessage(money.FormatMinor(it.price, 2)))
 		if v2 {
-			price = json.RawMessage(fmt.Sprintf(`{"amount":%d,"currency":"USD","precision":2}`, it.price))
+			price = money.Money{Amount: it.price, Currency: "USD", Precision: 2}
 		}
-		req.Items = append(req.Items, promotion.CartItem{ID: fmt.Sprint("e", i), ProductID: prod(it.product), Quantity: &q, Price: price})
+		items = append(items, map[string]any{"id": fmt.Sprint("e", i), "productId": prod(it.product), "quantity": it.quantity, "price": price})
 	}
-	return req
+	b, _ := json.Marshal(map[string]any{"cartId": "bench", "items": items})
+	return b
+}
+
+// request returns the request the transport decodes from body.
+func (w benchWorld) request(tb testing.TB, prod func(int) string, v2 bool) promotion.CartInput {
+	var in promotion.CartInput
+	if err := json.Unmarshal(w.body(prod, v2), &in); err != nil {
+		tb.Fatal(err)
+	}
+	return in
+}
+
+// insert stores the world's promotions through the store: Service.Create
+// would rebuild the cache 1,000 times.
+func (w benchWorld) insert(tb testing.TB, store promotion.Store) {
+	ctx := context.Background()
+	err := store.Update(ctx, func(tx promotion.Tx) error {
+		for i, in := range w.promos {
+			p, err := promotion.New(in)
+			if err != nil {
+				return fmt.Errorf("promotion %d: %w", i, err)
+			}
+			if err := tx.CreatePromotion(ctx, &p); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
 }
 
 // mapCatalog is an in-memory catalog: the service's own cost, without the
@@ -142,17 +172,7 @@ func BenchmarkCartPromotions(b *testing.B) {
 			ctx := context.Background()
 			db := open(b)
 			store := sqldb.NewPromotionStore(db)
-			for i, in := range w.promos {
-				// Through the store: Service.Create would rebuild the
-				// cache 1,000 times.
-				p, err := promotion.New(in)
-				if err != nil {
-					b.Fatalf("promotion %d: %v", i, err)
-				}
-				if _, err := store.CreatePromotion(ctx, p, nil); err != nil {
-					b.Fatal(err)
-				}
-			}
+			w.insert(b, store)
 			svc := promotion.NewService(store, catalog, nil)
 			b.Run("Evaluate", func(b *testing.B) {
 				// The cart's in-process call: no request to validate or
@@ -177,7 +197,7 @@ func BenchmarkCartPromotions(b *testing.B) {
 				v2   bool
 			}{{"v2", true}, {"v1", false}} {
 				b.Run(form.name, func(b *testing.B) {
-					req := w.request(prod, form.v2)
+					req := w.request(b, prod, form.v2)
 					res, err := svc.CartPromotions(ctx, req) // loads the cache
 					if err != nil {
 						b.Fatal(err)
@@ -252,23 +272,13 @@ func BenchmarkCartPromotionsHTTP(b *testing.B) {
 		prods[p] = out.ID
 	}
 	w = newBenchWorld(cat, prod)
-	ctx := context.Background()
-	store := sqldb.NewPromotionStore(srv.DB)
-	for i, in := range w.promos {
-		p, err := promotion.New(in)
-		if err != nil {
-			b.Fatalf("promotion %d: %v", i, err)
-		}
-		if _, err := store.CreatePromotion(ctx, p, nil); err != nil {
-			b.Fatal(err)
-		}
-	}
+	w.insert(b, sqldb.NewPromotionStore(srv.DB))
 	for _, form := range []struct {
 		name string
 		v2   bool
 	}{{"v2", true}, {"v1", false}} {
 		b.Run(form.name, func(b *testing.B) {
-			body, _ := json.Marshal(w.request(prod, form.v2))
+			body := w.body(prod, form.v2)
 			r := srv.Post(b, "/promotion/v2/promotion.cartPromotions", srv.API, body).Must(b)
 			var discounted []json.RawMessage
 			r.Decode(b, "itemDiscounts", &discounted)

@@ -10,97 +10,73 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce"
-	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/promotion"
 	"github.com/commercekit/commerce/promotion/engine"
+	"github.com/commercekit/commerce/sqldb"
 )
 
-// memStore is an in-memory promotion.Store that counts the reads the
-// cache makes. Other instances' changes are simulated with put.
-type memStore struct {
+// countingStore is a real store whose reads by the cache are counted, and
+// made to fail while fail is set.
+type countingStore struct {
+	promotion.Store
 	mu       sync.Mutex
-	version  int64
-	promos   []promotion.Promotion
 	versions int // PromotionsVersion calls
 	loads    int // ActivePromotions calls
 	fail     error
 }
 
-func (m *memStore) put(p promotion.Promotion) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	p.Seq = int64(len(m.promos) + 1)
-	m.promos = append(m.promos, p)
-	m.version++
+func (c *countingStore) counts() (versions, loads int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.versions, c.loads
 }
 
-func (m *memStore) counts() (versions, loads int) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.versions, m.loads
+func (c *countingStore) setFail(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.fail = err
 }
 
-func (m *memStore) CreatePromotion(_ context.Context, p promotion.Promotion, _ []event.Event) (promotion.Promotion, error) {
-	m.put(p)
-	return p, nil
-}
-
-func (m *memStore) Promotion(_ context.Context, id string) (promotion.Promotion, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, p := range m.promos {
-		if p.ID == id {
-			return p, nil
-		}
+func (c *countingStore) ActivePromotions(ctx context.Context) (int64, []promotion.Promotion, error) {
+	c.mu.Lock()
+	c.loads++
+	fail := c.fail
+	c.mu.Unlock()
+	if fail != nil {
+		return 0, nil, fail
 	}
-	return promotion.Promotion{}, promotion.NotFound(id)
+	return c.Store.ActivePromotions(ctx)
 }
 
-func (m *memStore) UpdatePromotion(_ context.Context, id string, change func(promotion.Promotion) (promotion.Promotion, []event.Event, error)) (promotion.Promotion, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for i, old := range m.promos {
-		if old.ID == id {
-			p, _, err := change(old)
-			if err != nil {
-				return promotion.Promotion{}, err
-			}
-			m.promos[i] = p
-			m.version++
-			return p, nil
-		}
+func (c *countingStore) PromotionsVersion(ctx context.Context) (int64, error) {
+	c.mu.Lock()
+	c.versions++
+	fail := c.fail
+	c.mu.Unlock()
+	if fail != nil {
+		return 0, fail
 	}
-	return promotion.Promotion{}, promotion.NotFound(id)
+	return c.Store.PromotionsVersion(ctx)
 }
 
-func (m *memStore) Promotions(context.Context, promotion.Filter) ([]promotion.Promotion, error) {
-	return nil, errors.New("not used")
+// createPromo creates an active promotion of priority 1 through svc.
+func createPromo(t testing.TB, svc *promotion.Service, title string, active bool, ifJSON, thenJSON string) promotion.Promotion {
+	t.Helper()
+	p, err := svc.Create(context.Background(), promotion.CreateInput{
+		Title: &title, Class: ptr("default"), Active: &active, Priority: ptr(1),
+		If: json.RawMessage(ifJSON), Then: json.RawMessage(thenJSON),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
-func (m *memStore) ActivePromotions(context.Context) (int64, []promotion.Promotion, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.loads++
-	if m.fail != nil {
-		return 0, nil, m.fail
-	}
-	var out []promotion.Promotion
-	for _, p := range m.promos {
-		if p.Active {
-			out = append(out, p)
-		}
-	}
-	return m.version, out, nil
-}
-
-func (m *memStore) PromotionsVersion(context.Context) (int64, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.versions++
-	if m.fail != nil {
-		return 0, m.fail
-	}
-	return m.version, nil
+// productPromo creates a promotion taking 1 off each unit of product.
+func productPromo(t testing.TB, svc *promotion.Service, title, product string) promotion.Promotion {
+	t.Helper()
+	return createPromo(t, svc, title, true, `{"product":{"id":"`+product+`","quantity":1}}`, `{"product":{"id":"`+product+`","quantity":1,"discount":{"rate":1}}}`)
 }
 
 // countingCatalog puts every product in category "c" and counts calls.
@@ -120,20 +96,6 @@ func (c *countingCatalog) CategoryAncestors(_ context.Context, ids []string) (ma
 	return out, nil
 }
 
-func rules(t testing.TB, ifJSON, thenJSON string) (engine.Rule, engine.Rule) {
-	t.Helper()
-	r, err := engine.Parse(json.RawMessage(ifJSON), json.RawMessage(thenJSON))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r.If, r.Then
-}
-
-func productPromo(t testing.TB, id, product string) promotion.Promotion {
-	ifR, thenR := rules(t, `{"product":{"id":"`+product+`","quantity":1}}`, `{"product":{"id":"`+product+`","quantity":1,"discount":{"rate":1}}}`)
-	return promotion.Promotion{ID: id, Title: id, Class: "default", Active: true, If: ifR, Then: thenR}
-}
-
 func fired(res engine.Result) []string {
 	var ids []string
 	for _, it := range res.ItemDiscounts {
@@ -145,82 +107,79 @@ func fired(res engine.Result) []string {
 }
 
 func TestCacheChecksVersionOncePerInterval(t *testing.T) {
-	ctx := context.Background()
-	store := &memStore{}
-	store.put(productPromo(t, "first", "p1"))
-	svc := promotion.NewService(store, nil, nil)
-	entries := []engine.Entry{{ID: "e1", ProductID: "p1", Quantity: 1, UnitPrice: 500}, {ID: "e2", ProductID: "p2", Quantity: 1, UnitPrice: 500}}
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		// other is another instance sharing the database.
+		other := promotion.NewService(sqldb.NewPromotionStore(db), nil, nil)
+		first := productPromo(t, other, "first", "p1")
+		store := &countingStore{Store: sqldb.NewPromotionStore(db)}
+		svc := promotion.NewService(store, nil, nil)
+		entries := []engine.Entry{{ID: "e1", ProductID: "p1", Quantity: 1, UnitPrice: 500}, {ID: "e2", ProductID: "p2", Quantity: 1, UnitPrice: 500}}
 
-	// A burst of concurrent evaluations loads once and checks nothing else.
-	var wg sync.WaitGroup
-	for range 50 {
-		wg.Go(func() {
-			for range 20 {
-				if res, err := svc.Evaluate(ctx, entries, 2); err != nil || !slices.Equal(fired(res), []string{"first"}) {
-					t.Errorf("got %v, %v; want [first]", fired(res), err)
+		// A burst of concurrent evaluations loads once and checks nothing else.
+		var wg sync.WaitGroup
+		for range 50 {
+			wg.Go(func() {
+				for range 20 {
+					if res, err := svc.Evaluate(ctx, entries, 2); err != nil || !slices.Equal(fired(res), []string{first.ID}) {
+						t.Errorf("got %v, %v; want [%s]", fired(res), err, first.ID)
+					}
 				}
-			}
-		})
-	}
-	wg.Wait()
-	if v, l := store.counts(); v != 0 || l != 1 {
-		t.Fatalf("after a burst: %d version checks and %d loads, want 0 and 1", v, l)
-	}
+			})
+		}
+		wg.Wait()
+		if v, l := store.counts(); v != 0 || l != 1 {
+			t.Fatalf("after a burst: %d version checks and %d loads, want 0 and 1", v, l)
+		}
 
-	// Another instance adds a promotion: not seen until the interval ends.
-	store.put(productPromo(t, "second", "p2"))
-	if res, _ := svc.Evaluate(ctx, entries, 2); !slices.Equal(fired(res), []string{"first"}) {
-		t.Fatalf("within the interval: got %v, want the cached [first]", fired(res))
-	}
-	time.Sleep(promotion.RefreshInterval)
-	if res, _ := svc.Evaluate(ctx, entries, 2); !slices.Equal(fired(res), []string{"first", "second"}) {
-		t.Fatalf("after the interval: got %v, want [first second]", fired(res))
-	}
-	if v, l := store.counts(); v != 1 || l != 2 {
-		t.Fatalf("after the interval: %d version checks and %d loads, want 1 and 2", v, l)
-	}
+		// The other instance adds a promotion: not seen until the interval
+		// ends.
+		second := productPromo(t, other, "second", "p2")
+		if res, _ := svc.Evaluate(ctx, entries, 2); !slices.Equal(fired(res), []string{first.ID}) {
+			t.Fatalf("within the interval: got %v, want the cached [%s]", fired(res), first.ID)
+		}
+		time.Sleep(promotion.RefreshInterval)
+		if res, _ := svc.Evaluate(ctx, entries, 2); !slices.Equal(fired(res), []string{first.ID, second.ID}) {
+			t.Fatalf("after the interval: got %v, want [%s %s]", fired(res), first.ID, second.ID)
+		}
+		if v, l := store.counts(); v != 1 || l != 2 {
+			t.Fatalf("after the interval: %d version checks and %d loads, want 1 and 2", v, l)
+		}
 
-	// An unchanged version costs one check and no load.
-	time.Sleep(promotion.RefreshInterval)
-	svc.Evaluate(ctx, entries, 2)
-	if v, l := store.counts(); v != 2 || l != 2 {
-		t.Fatalf("unchanged version: %d version checks and %d loads, want 2 and 2", v, l)
-	}
+		// An unchanged version costs one check and no load.
+		time.Sleep(promotion.RefreshInterval)
+		svc.Evaluate(ctx, entries, 2)
+		if v, l := store.counts(); v != 2 || l != 2 {
+			t.Fatalf("unchanged version: %d version checks and %d loads, want 2 and 2", v, l)
+		}
 
-	// A storage failure on a due check is reported, not hidden.
-	time.Sleep(promotion.RefreshInterval)
-	store.mu.Lock()
-	store.fail = commerce.NewError(commerce.EUnavailable, nil)
-	store.mu.Unlock()
-	if _, err := svc.Evaluate(ctx, entries, 2); commerce.ErrorCode(err) != commerce.EUnavailable {
-		t.Fatalf("got error %v, want unavailable", err)
-	}
+		// A storage failure on a due check is reported, not hidden.
+		time.Sleep(promotion.RefreshInterval)
+		store.setFail(commerce.NewError(commerce.EUnavailable, nil))
+		if _, err := svc.Evaluate(ctx, entries, 2); commerce.ErrorCode(err) != commerce.EUnavailable {
+			t.Fatalf("got error %v, want unavailable", err)
+		}
+	})
 }
 
 // TestCacheFailedRebuildForcesCheck: a change whose rebuild fails is still
 // used by the next evaluation, which checks the version at once.
 func TestCacheFailedRebuildForcesCheck(t *testing.T) {
-	ctx := context.Background()
-	store := &memStore{}
-	svc := promotion.NewService(store, nil, nil)
-	entries := []engine.Entry{{ID: "e1", ProductID: "p1", Quantity: 1, UnitPrice: 500}}
-	if res, err := svc.Evaluate(ctx, entries, 2); err != nil || len(fired(res)) != 0 {
-		t.Fatalf("got %v, %v; want nothing", fired(res), err)
-	}
-	store.fail = errors.New("down")
-	p, err := svc.Create(ctx, promotion.CreateInput{
-		Title: ptr("t"), Class: ptr("default"), Active: ptr(true), Priority: json.RawMessage(`1`),
-		If: json.RawMessage(`{"product":{"id":"p1","quantity":1}}`), Then: json.RawMessage(`{"product":{"id":"p1","quantity":1,"discount":{"rate":1}}}`),
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		store := &countingStore{Store: sqldb.NewPromotionStore(db)}
+		svc := promotion.NewService(store, nil, nil)
+		entries := []engine.Entry{{ID: "e1", ProductID: "p1", Quantity: 1, UnitPrice: 500}}
+		if res, err := svc.Evaluate(ctx, entries, 2); err != nil || len(fired(res)) != 0 {
+			t.Fatalf("got %v, %v; want nothing", fired(res), err)
+		}
+		store.setFail(errors.New("down"))
+		p := productPromo(t, svc, "t", "p1") // the change is committed whatever the rebuild does
+		store.setFail(nil)
+		if res, err := svc.Evaluate(ctx, entries, 2); err != nil || !slices.Equal(fired(res), []string{p.ID}) {
+			t.Fatalf("got %v, %v; want [%s] at once", fired(res), err, p.ID)
+		}
 	})
-	if err != nil {
-		t.Fatalf("create: %v (the change is committed whatever the rebuild does)", err)
-	}
-	store.mu.Lock()
-	store.fail = nil
-	store.mu.Unlock()
-	if res, err := svc.Evaluate(ctx, entries, 2); err != nil || !slices.Equal(fired(res), []string{p.ID}) {
-		t.Fatalf("got %v, %v; want [%s] at once", fired(res), err, p.ID)
-	}
 }
 
 func TestCatalogLookup(t *testing.T) {
@@ -230,34 +189,33 @@ func TestCatalogLookup(t *testing.T) {
 		{ID: "e2", ProductID: "p2", Quantity: 2, UnitPrice: 500},
 		{ID: "e3", ProductID: "p1", Quantity: 1, UnitPrice: 400},
 	}
-	catIf, catThen := rules(t, `{"category":{"id":"c","quantity":1}}`, `{"category":{"id":"c","quantity":1,"discount":{"rate":1}}}`)
+	const catIf, catThen = `{"category":{"id":"c","quantity":1}}`, `{"category":{"id":"c","quantity":1,"discount":{"rate":1}}}`
 	tests := []struct {
 		name      string
-		promos    []promotion.Promotion
+		create    func(t *testing.T, svc *promotion.Service)
 		wantCalls [][]string
-		wantFired []string
+		wantFired int
 	}{
-		{"no promotions", nil, nil, nil},
-		{"product rules only", []promotion.Promotion{productPromo(t, "p", "p1")}, nil, []string{"p", "p"}},
-		{"inactive category rule", []promotion.Promotion{{ID: "c", Title: "c", If: catIf, Then: catThen}}, nil, nil},
-		{"category rule: one batch, each product once", []promotion.Promotion{{ID: "c", Title: "c", Active: true, If: catIf, Then: catThen}},
-			[][]string{{"p1", "p2"}}, []string{"c", "c", "c"}},
+		{"no promotions", func(*testing.T, *promotion.Service) {}, nil, 0},
+		{"product rules only", func(t *testing.T, svc *promotion.Service) { productPromo(t, svc, "p", "p1") }, nil, 2},
+		{"inactive category rule", func(t *testing.T, svc *promotion.Service) { createPromo(t, svc, "c", false, catIf, catThen) }, nil, 0},
+		{"category rule: one batch, each product once", func(t *testing.T, svc *promotion.Service) { createPromo(t, svc, "c", true, catIf, catThen) },
+			[][]string{{"p1", "p2"}}, 3},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			store, cat := &memStore{}, &countingCatalog{}
-			for _, p := range tc.promos {
-				store.put(p)
-			}
-			res, err := promotion.NewService(store, cat, nil).Evaluate(ctx, entries, 2)
+			cat := &countingCatalog{}
+			svc := promotion.NewService(sqldb.NewPromotionStore(testdb.SQLite(t)), cat, nil)
+			tc.create(t, svc)
+			res, err := svc.Evaluate(ctx, entries, 2)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !slices.EqualFunc(cat.calls, tc.wantCalls, slices.Equal) {
 				t.Errorf("catalog calls: got %v, want %v", cat.calls, tc.wantCalls)
 			}
-			if got := fired(res); !slices.Equal(got, tc.wantFired) {
-				t.Errorf("fired: got %v, want %v", got, tc.wantFired)
+			if got := fired(res); len(got) != tc.wantFired {
+				t.Errorf("fired: got %v, want %d discounts", got, tc.wantFired)
 			}
 			if res.ItemDiscounts == nil || res.AlmostFulfilled == nil {
 				t.Errorf("got nil lists, want empty ones")

@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/promotion"
+	"github.com/commercekit/commerce/sqldb"
 )
 
 // FuzzCartPromotions feeds arbitrary request bodies to cartPromotions: it
@@ -29,16 +31,17 @@ func FuzzCartPromotions(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	store := &memStore{}
-	store.put(productPromo(f, "pp", "p1"))
-	catIf, catThen := rules(f, `{"category":{"id":"c","quantity":2,"lowestPrice":true}}`, `{"category":{"id":"c","quantity":1,"discount":{"rate":50,"isPercentage":true}}}`)
-	store.put(promotion.Promotion{ID: "pc", Title: "pc", Active: true, If: catIf, Then: catThen})
-	svc := promotion.NewService(store, mapCatalog{"p1": {"c"}, "p2": {"c", "ROOT"}}, nil)
+	svc := promotion.NewService(sqldb.NewPromotionStore(testdb.SQLite(f)), mapCatalog{"p1": {"c"}, "p2": {"c", "ROOT"}}, nil)
+	productPromo(f, svc, "pp", "p1")
+	createPromo(f, svc, "pc", true, `{"category":{"id":"c","quantity":2,"lowestPrice":true}}`, `{"category":{"id":"c","quantity":1,"discount":{"rate":50,"isPercentage":true}}}`)
 	ctx := context.Background()
 
 	f.Fuzz(func(t *testing.T, body []byte) {
-		var req promotion.CartRequest
-		if json.Unmarshal(body, &req) != nil {
+		var req promotion.CartInput
+		var raw struct {
+			Items []struct{ Price json.RawMessage }
+		}
+		if json.Unmarshal(body, &req) != nil || json.Unmarshal(body, &raw) != nil {
 			return // the transport rejects it before the service
 		}
 		res, err := svc.CartPromotions(ctx, req)
@@ -51,7 +54,7 @@ func FuzzCartPromotions(f *testing.F) {
 		if _, err := json.Marshal(res); err != nil {
 			t.Fatalf("result does not marshal: %v", err)
 		}
-		for _, it := range req.Items {
+		for _, it := range raw.Items {
 			if len(it.Price) > 0 && it.Price[0] == '{' {
 				var m map[string]json.RawMessage
 				if err := json.Unmarshal(it.Price, &m); err != nil {

@@ -11,14 +11,9 @@
 package promotion
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"regexp"
 
 	"github.com/commercekit/commerce"
-	"github.com/commercekit/commerce/event"
-	"github.com/commercekit/commerce/money"
 	"github.com/commercekit/commerce/promotion/engine"
 )
 
@@ -63,54 +58,6 @@ func NotFound(id string) *commerce.Error {
 	return &commerce.Error{Code: commerce.EPromotionNotFound, Data: id, Message: "no promotion with id " + id}
 }
 
-// Filter selects promotions for Store.Promotions. Empty or nil fields do
-// not filter.
-type Filter struct {
-	// IDs matches any of the ids.
-	IDs []string
-	// Title matches anywhere in the title. It is applied in Go rather than
-	// in SQL so that the syntax is exactly Go RE2 on every database
-	// (PostgreSQL's ~* is not RE2).
-	Title *regexp.Regexp
-	// Active matches the flag.
-	Active *bool
-	// Limit and Skip page the matches, in creation order.
-	Limit, Skip int
-}
-
-// Store keeps the promotions (implemented by package sqldb). Every change
-// also bumps a version number in the same transaction, which tells every
-// process sharing the database that its cache of active promotions is out
-// of date (see Service).
-type Store interface {
-	// CreatePromotion stores p (ID set) and writes the events, in one
-	// transaction, and returns p with its Seq. Errors: duplicate_key on an
-	// id clash (ids are random, so practically never).
-	CreatePromotion(ctx context.Context, p Promotion, events []event.Event) (Promotion, error)
-	// Promotion returns the promotion with the id. Errors:
-	// promotion_not_found (see NotFound).
-	Promotion(ctx context.Context, id string) (Promotion, error)
-	// UpdatePromotion reads the promotion with the id, locked against
-	// concurrent changes, and stores the promotion change returns, with
-	// the events it returns, in one transaction; it returns the stored
-	// promotion. change may run more than once (a retried transaction) and
-	// must be repeatable. Errors: promotion_not_found (see NotFound), or
-	// change's error with nothing stored.
-	UpdatePromotion(ctx context.Context, id string, change func(old Promotion) (Promotion, []event.Event, error)) (Promotion, error)
-	// Promotions returns the promotions matching f in creation order,
-	// f.Skip skipped and at most f.Limit. No error codes of its own.
-	Promotions(ctx context.Context, f Filter) ([]Promotion, error)
-	// ActivePromotions returns the version number and every active
-	// promotion, as of that version or later (the version is read first),
-	// in evaluation order: ascending priority, then creation order. No
-	// error codes of its own.
-	ActivePromotions(ctx context.Context) (version int64, promos []Promotion, err error)
-	// PromotionsVersion returns the version number, which every change
-	// of a promotion increases. It is one primary-key read. No error codes
-	// of its own.
-	PromotionsVersion(ctx context.Context) (int64, error)
-}
-
 // Catalog gives the category membership of products (the catalog area,
 // wired in by the app).
 type Catalog interface {
@@ -127,31 +74,4 @@ type CatalogFunc func(ctx context.Context, ids []string) (map[string][]string, e
 // CategoryAncestors calls f(ctx, ids).
 func (f CatalogFunc) CategoryAncestors(ctx context.Context, ids []string) (map[string][]string, error) {
 	return f(ctx, ids)
-}
-
-// isNull reports an absent or null JSON value: a null optional field
-// means the field is absent (CONTRACT.md section 2).
-func isNull(raw json.RawMessage) bool {
-	t := bytes.TrimSpace(raw)
-	return len(t) == 0 || string(t) == "null"
-}
-
-// isNumber tells a JSON number from anything else, a string holding one
-// included.
-func isNumber(raw json.RawMessage) bool {
-	t := bytes.TrimSpace(raw)
-	return len(t) > 0 && (t[0] == '-' || t[0] >= '0' && t[0] <= '9')
-}
-
-// integer reads a JSON number with an integral value (5, 5.0, 5e0) that
-// fits in an int64.
-func integer(raw json.RawMessage) (int64, bool) {
-	if !isNumber(raw) {
-		return 0, false
-	}
-	d, err := money.ParseDecimal(string(bytes.TrimSpace(raw)))
-	if err != nil || d.Scale != 0 {
-		return 0, false
-	}
-	return d.Units, true
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -51,28 +50,14 @@ func NewService(store Store, catalog Catalog, now func() time.Time) *Service {
 	return s
 }
 
-// CreateInput is the argument of promotion.create: every field is
-// required. Priority, If and Then are kept as given so that the CREATE
-// event's `data` is the request data.
-type CreateInput struct {
-	Title    *string         `json:"title,omitempty"`
-	Class    *string         `json:"class,omitempty"`
-	Active   *bool           `json:"active,omitempty"`
-	Priority json.RawMessage `json:"priority,omitempty"`
-	If       json.RawMessage `json:"if,omitempty"`
-	Then     json.RawMessage `json:"then,omitempty"`
-}
-
-// UpdateInput is the argument of promotion.update: the id, and any of the
-// changeable fields (absent or null: unchanged). The class cannot change
-// (a `class` field is an unknown field).
-type UpdateInput struct {
-	ID       string          `json:"id"`
-	Title    *string         `json:"title,omitempty"`
-	Active   *bool           `json:"active,omitempty"`
-	Priority json.RawMessage `json:"priority,omitempty"`
-	If       json.RawMessage `json:"if,omitempty"`
-	Then     json.RawMessage `json:"then,omitempty"`
+// emit adds an event of the PROMOTIONS channel to the transaction.
+func (s *Service) emit(tx Tx, typ string, payload any) error {
+	e, err := event.New(event.Promotions, typ, s.now(), payload)
+	if err != nil {
+		return err
+	}
+	tx.Emit(e)
+	return nil
 }
 
 // placeholder rules stand in for the half of a promotion's rules that an
@@ -88,64 +73,63 @@ var (
 // evaluated first), if and then rules as CONTRACT.md section 7 item 8 says.
 // Every problem is reported in one validation_error.
 func New(in CreateInput) (Promotion, error) {
-	var problems []string
+	var problems commerce.Problems
 	p := Promotion{ID: commerce.NewID()}
 	switch {
 	case in.Title == nil:
-		problems = append(problems, "title: required")
+		problems.Add("title", "required")
 	case strings.TrimSpace(*in.Title) == "":
-		problems = append(problems, "title: must not be empty")
+		problems.Add("title", "must not be empty")
 	default:
 		p.Title = *in.Title
 	}
 	switch {
 	case in.Class == nil:
-		problems = append(problems, "class: required")
+		problems.Add("class", "required")
 	case *in.Class != ClassDefault:
-		problems = append(problems, fmt.Sprintf("class: unknown class %q (implemented: %s)", *in.Class, ClassDefault))
+		problems.Add("class", "unknown class %q (implemented: %s)", *in.Class, ClassDefault)
 	default:
 		p.Class = *in.Class
 	}
 	if in.Active == nil {
-		problems = append(problems, "active: required")
+		problems.Add("active", "required")
 	} else {
 		p.Active = *in.Active
 	}
-	if isNull(in.Priority) {
-		problems = append(problems, "priority: required")
-	} else if v, ok := priority(in.Priority); !ok {
-		problems = append(problems, "priority: must be an integer")
+	if in.Priority == nil {
+		problems.Add("priority", "required")
 	} else {
-		p.Priority = v
+		p.Priority = *in.Priority
 	}
 	rules, err := engine.Parse(in.If, in.Then)
-	if err != nil {
-		problems = append(problems, commerce.ProblemsOf(err)...)
-	}
-	if len(problems) > 0 {
-		return Promotion{}, commerce.Invalid(problems...)
+	problems.AddErr(err)
+	if err := problems.Err(); err != nil {
+		return Promotion{}, err
 	}
 	p.If, p.Then = rules.If, rules.Then
 	return p, nil
 }
 
 // Create validates (see New) and stores a promotion, and emits CREATE on
-// PROMOTIONS with {new, data}.
+// PROMOTIONS with {new, data} in the same transaction.
 func (s *Service) Create(ctx context.Context, in CreateInput) (Promotion, error) {
 	p, err := New(in)
 	if err != nil {
 		return Promotion{}, err
 	}
-	ev, err := event.New(event.Promotions, event.Create, s.now(), map[string]any{"new": p, "data": in})
-	if err != nil {
-		return Promotion{}, err
-	}
-	p, err = s.store.CreatePromotion(ctx, p, []event.Event{ev})
+	var out Promotion
+	err = s.store.Update(ctx, func(tx Tx) error {
+		out = p
+		if err := tx.CreatePromotion(ctx, &out); err != nil {
+			return err
+		}
+		return s.emit(tx, event.Create, map[string]any{"new": out, "data": in})
+	})
 	if err != nil {
 		return Promotion{}, fmt.Errorf("create promotion: %w", err)
 	}
 	s.changed(ctx)
-	return p, nil
+	return out, nil
 }
 
 // Info returns the promotion with the id, or promotion_not_found (data:
@@ -164,120 +148,109 @@ func (s *Service) Info(ctx context.Context, id string) (Promotion, error) {
 // validation_error (it would change nothing). Unknown id:
 // promotion_not_found (data: the id).
 func (s *Service) Update(ctx context.Context, in UpdateInput) (Promotion, error) {
-	var problems []string
+	var problems commerce.Problems
 	if in.ID == "" {
-		problems = append(problems, "id: required")
+		problems.Add("id", "required")
 	}
 	if in.Title != nil && strings.TrimSpace(*in.Title) == "" {
-		problems = append(problems, "title: must not be empty")
+		problems.Add("title", "must not be empty")
 	}
-	prio, hasPrio := 0, !isNull(in.Priority)
-	if hasPrio {
-		var ok bool
-		if prio, ok = priority(in.Priority); !ok {
-			problems = append(problems, "priority: must be an integer")
-		}
-	}
-	hasIf, hasThen := !isNull(in.If), !isNull(in.Then)
-	if hasIf || hasThen {
+	if in.If != nil || in.Then != nil {
 		// Check the given rules before touching the store; the half not
 		// given is stored, hence valid, and is stood in for here.
 		ifJSON, thenJSON := placeholderIf, placeholderThen
-		if hasIf {
-			ifJSON = in.If
+		if in.If != nil {
+			ifJSON = *in.If
 		}
-		if hasThen {
-			thenJSON = in.Then
+		if in.Then != nil {
+			thenJSON = *in.Then
 		}
-		if _, err := engine.Parse(ifJSON, thenJSON); err != nil {
-			problems = append(problems, commerce.ProblemsOf(err)...)
-		}
+		_, err := engine.Parse(ifJSON, thenJSON)
+		problems.AddErr(err)
 	}
-	if in.ID != "" && in.Title == nil && in.Active == nil && !hasPrio && !hasIf && !hasThen {
-		problems = append(problems, "body: give at least one of title, active, priority, if, then")
+	if in.ID != "" && in.Title == nil && in.Active == nil && in.Priority == nil && in.If == nil && in.Then == nil {
+		problems.Add("body", "give at least one of title, active, priority, if, then")
 	}
-	if len(problems) > 0 {
-		return Promotion{}, commerce.Invalid(problems...)
+	if err := problems.Err(); err != nil {
+		return Promotion{}, err
 	}
-	p, err := s.store.UpdatePromotion(ctx, in.ID, func(old Promotion) (Promotion, []event.Event, error) {
-		p := old
-		if in.Title != nil {
-			p.Title = *in.Title
-		}
-		if in.Active != nil {
-			p.Active = *in.Active
-		}
-		if hasPrio {
-			p.Priority = prio
-		}
-		if hasIf || hasThen {
-			ifJSON, thenJSON := in.If, in.Then
-			if !hasIf {
-				ifJSON, _ = json.Marshal(old.If)
-			}
-			if !hasThen {
-				thenJSON, _ = json.Marshal(old.Then)
-			}
-			rules, err := engine.Parse(ifJSON, thenJSON)
-			if err != nil {
-				return Promotion{}, nil, err
-			}
-			p.If, p.Then = rules.If, rules.Then
-		}
-		ev, err := event.New(event.Promotions, event.Update, s.now(), map[string]any{"data": in, "old": old, "new": p})
+	var out Promotion
+	err := s.store.Update(ctx, func(tx Tx) error {
+		old, err := tx.Promotion(ctx, in.ID)
 		if err != nil {
-			return Promotion{}, nil, err
+			return err
 		}
-		return p, []event.Event{ev}, nil
+		p, err := in.apply(old)
+		if err != nil {
+			return err
+		}
+		if err := tx.UpdatePromotion(ctx, p); err != nil {
+			return err
+		}
+		out = p
+		return s.emit(tx, event.Update, map[string]any{"data": in, "old": old, "new": p})
 	})
 	if err != nil {
 		return Promotion{}, fmt.Errorf("update promotion: %w", err)
 	}
 	s.changed(ctx)
-	return p, nil
+	return out, nil
 }
 
-// ListInput is the argument of promotion.list; every filter is optional.
-// id matches any of the ids (at most MaxListIDs); title is a
-// case-insensitive Go RE2 pattern matching anywhere in the title; active
-// matches the flag. limit (1..1000, default 10) and skip (>= 0) page the
-// result, in creation order; fields (CONTRACT.md section 4) reduces each
-// record to id plus the named fields.
-type ListInput struct {
-	ID     commerce.StringList `json:"id"`
-	Title  *string             `json:"title"`
-	Active *bool               `json:"active"`
-	Fields commerce.StringList `json:"fields"`
-	commerce.PageArgs
+// apply returns old with the fields of in; the rules given are parsed with
+// the stored half they go with.
+func (in UpdateInput) apply(old Promotion) (Promotion, error) {
+	p := old
+	if in.Title != nil {
+		p.Title = *in.Title
+	}
+	if in.Active != nil {
+		p.Active = *in.Active
+	}
+	if in.Priority != nil {
+		p.Priority = *in.Priority
+	}
+	if in.If == nil && in.Then == nil {
+		return p, nil
+	}
+	var ifJSON, thenJSON json.RawMessage
+	var err error
+	if in.If != nil {
+		ifJSON = *in.If
+	} else if ifJSON, err = json.Marshal(old.If); err != nil {
+		return Promotion{}, fmt.Errorf("stored if rule: %w", err)
+	}
+	if in.Then != nil {
+		thenJSON = *in.Then
+	} else if thenJSON, err = json.Marshal(old.Then); err != nil {
+		return Promotion{}, fmt.Errorf("stored then rule: %w", err)
+	}
+	rules, err := engine.Parse(ifJSON, thenJSON)
+	if err != nil {
+		return Promotion{}, err
+	}
+	p.If, p.Then = rules.If, rules.Then
+	return p, nil
 }
 
 // ListResult is the response of promotion.list: Promotions, or maps of
 // the requested fields.
 type ListResult = commerce.List
 
-// List returns the promotions matching in, in creation order. An invalid
-// pattern, paging out of range or too many ids is validation_error.
+// List returns the promotions matching in, in creation order. Paging out
+// of range or too many ids is validation_error; so is a title pattern the
+// store cannot match (see Store.Promotions).
 func (s *Service) List(ctx context.Context, in ListInput) (ListResult, error) {
-	page, err := in.PageArgs.Page()
-	var problems []string
-	if err != nil {
-		problems = append(problems, commerce.ProblemsOf(err)...)
-	}
-	f := Filter{IDs: in.ID, Active: in.Active, Limit: page.Limit, Skip: page.Skip}
+	var problems commerce.Problems
+	page, err := in.Page()
+	problems.AddErr(err)
 	if len(in.ID) > MaxListIDs {
-		problems = append(problems, fmt.Sprintf("id: at most %d ids", MaxListIDs))
+		problems.Add("id", "at most %d ids", MaxListIDs)
 	}
-	if in.Title != nil {
-		re, err := regexp.Compile("(?i)" + *in.Title)
-		if err != nil {
-			problems = append(problems, "title: invalid regular expression: "+err.Error())
-		}
-		f.Title = re
+	if err := problems.Err(); err != nil {
+		return ListResult{}, err
 	}
-	if len(problems) > 0 {
-		return ListResult{}, commerce.Invalid(problems...)
-	}
-	promos, err := s.store.Promotions(ctx, f)
+	promos, err := s.store.Promotions(ctx, Filter{IDs: in.ID, Title: in.Title, Active: in.Active, Limit: page.Limit, Skip: page.Skip})
 	if err != nil {
 		return ListResult{}, fmt.Errorf("list promotions: %w", err)
 	}
@@ -286,10 +259,4 @@ func (s *Service) List(ctx context.Context, in ListInput) (ListResult, error) {
 		return ListResult{}, fmt.Errorf("list promotions: %w", err)
 	}
 	return ListResult{Page: page, Data: data}, nil
-}
-
-// priority reads an integral JSON number that fits in an int.
-func priority(raw json.RawMessage) (int, bool) {
-	v, ok := integer(raw)
-	return int(v), ok && int64(int(v)) == v
 }

@@ -49,7 +49,7 @@ func RegisterPromotion(s *Server, svc *promotion.Service) {
 			return promotionResult{p}, nil
 		})
 	Handle(s, Op{Service: "promotion", Name: "promotion.cartPromotions", Versions: []string{"v1", "v2"}, Read: true},
-		func(ctx context.Context, a *promotion.CartRequest) (any, error) {
+		func(ctx context.Context, a *promotion.CartInput) (any, error) {
 			return svc.CartPromotions(ctx, *a)
 		})
 }

@@ -17,7 +17,7 @@ type shippingResult struct {
 // take the method's id as `id` or `shippingId`.
 func RegisterShipping(s *Server, svc *shipping.Service) {
 	Handle(s, Op{Service: "cart", Name: "shipping.create", Admin: true},
-		func(ctx context.Context, a *shipping.Input) (any, error) {
+		func(ctx context.Context, a *shipping.CreateInput) (any, error) {
 			m, err := svc.Create(ctx, *a)
 			if err != nil {
 				return nil, err
@@ -25,7 +25,7 @@ func RegisterShipping(s *Server, svc *shipping.Service) {
 			return shippingResult{m}, nil
 		})
 	Handle(s, Op{Service: "cart", Name: "shipping.info", Read: true},
-		func(ctx context.Context, a *shipping.Ref) (any, error) {
+		func(ctx context.Context, a *shipping.InfoInput) (any, error) {
 			m, err := svc.Info(ctx, *a)
 			if err != nil {
 				return nil, err
@@ -33,11 +33,11 @@ func RegisterShipping(s *Server, svc *shipping.Service) {
 			return shippingResult{m}, nil
 		})
 	Handle(s, Op{Service: "cart", Name: "shipping.list", Read: true},
-		func(ctx context.Context, a *shipping.ListRequest) (any, error) {
+		func(ctx context.Context, a *shipping.ListInput) (any, error) {
 			return svc.List(ctx, *a)
 		})
 	Handle(s, Op{Service: "cart", Name: "shipping.remove", Admin: true},
-		func(ctx context.Context, a *shipping.Ref) (any, error) {
+		func(ctx context.Context, a *shipping.RemoveInput) (any, error) {
 			m, err := svc.Remove(ctx, *a)
 			if err != nil {
 				return nil, err

@@ -10,11 +10,6 @@ type taxIDArgs struct {
 	ID string `json:"id"`
 }
 
-type taxUpdateArgs struct {
-	ID string `json:"id"`
-	tax.Patch
-}
-
 type taxResult struct {
 	Tax tax.Tax `json:"tax"`
 }
@@ -26,7 +21,7 @@ type taxResult struct {
 // tax under "tax".
 func RegisterTax(s *Server, svc *tax.Service) {
 	Handle(s, Op{Service: "tax", Name: "tax.create", Admin: true},
-		func(ctx context.Context, a *tax.Patch) (any, error) {
+		func(ctx context.Context, a *tax.CreateInput) (any, error) {
 			t, err := svc.Create(ctx, *a)
 			return taxResult{t}, err
 		})
@@ -36,8 +31,8 @@ func RegisterTax(s *Server, svc *tax.Service) {
 			return taxResult{t}, err
 		})
 	Handle(s, Op{Service: "tax", Name: "tax.update", Admin: true},
-		func(ctx context.Context, a *taxUpdateArgs) (any, error) {
-			t, err := svc.Update(ctx, a.ID, a.Patch)
+		func(ctx context.Context, a *tax.UpdateInput) (any, error) {
+			t, err := svc.Update(ctx, *a)
 			return taxResult{t}, err
 		})
 	Handle(s, Op{Service: "tax", Name: "tax.remove", Admin: true},
@@ -46,10 +41,10 @@ func RegisterTax(s *Server, svc *tax.Service) {
 			return taxResult{t}, err
 		})
 	Handle(s, Op{Service: "tax", Name: "tax.list", Read: true},
-		func(ctx context.Context, a *tax.ListRequest) (any, error) {
+		func(ctx context.Context, a *tax.ListInput) (any, error) {
 			return svc.List(ctx, *a)
 		})
-	cartTaxes := func(ctx context.Context, a *tax.CartTaxesRequest) (any, error) {
+	cartTaxes := func(ctx context.Context, a *tax.CartTaxesInput) (any, error) {
 		return svc.CartTaxes(ctx, *a)
 	}
 	Handle(s, Op{Service: "tax", Name: "tax.cartTaxes", Read: true}, cartTaxes)

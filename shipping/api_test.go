@@ -6,12 +6,15 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/internal/apitest"
 	"github.com/commercekit/commerce/internal/sample"
 	"github.com/commercekit/commerce/internal/testdb"
@@ -424,6 +427,69 @@ func TestShippingSampleData(t *testing.T) {
 		av, err := srv.App.Shipping.Available(context.Background(), "GB", "Dorset", "GBP")
 		if err != nil || len(av) != 2 || av[1].Selected.Amount != 490 || av[0].Selected.Amount != 990 {
 			t.Errorf("got %+v, %v; want Same Day 9.90 and Next Day 4.90", av, err)
+		}
+	})
+}
+
+// TestAPIEvents: shipping.create and shipping.remove each emit their event
+// on SHIPPING in their transaction (issue 9 defect 14), with the payloads
+// of CONVENTIONS.md; a rejected change emits nothing.
+func TestAPIEvents(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		srv := apitest.New(t, db)
+		m := createMethod(t, srv, sampleSameDay)
+		srv.Post(t, base+"shipping.create", srv.Admin, `{"title": "T", "rates": []}`).Expect(t, 400, commerce.EValidation)
+		srv.Post(t, base+"shipping.remove?id=nope", srv.Admin, nil).Expect(t, 404, commerce.EShippingNotFound)
+		var removed apiMethod
+		srv.Post(t, base+"shipping.remove?shippingId="+m.ID, srv.Admin, nil).Must(t).Decode(t, "shipping", &removed)
+
+		var evs []event.Event
+		srv.Get(t, "/event/v1/event.list?channel=SHIPPING", srv.Admin).Must(t).Decode(t, "data", &evs)
+		if len(evs) != 2 || evs[0].Type != event.Create || evs[1].Type != event.Remove {
+			t.Fatalf("got %d events %+v, want CREATE and REMOVE", len(evs), evs)
+		}
+		var create struct {
+			New  apiMethod      `json:"new"`
+			Data map[string]any `json:"data"`
+		}
+		var remove struct {
+			ID  string    `json:"id"`
+			Old apiMethod `json:"old"`
+		}
+		if err := json.Unmarshal(evs[0].Payload, &create); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(evs[1].Payload, &remove); err != nil {
+			t.Fatal(err)
+		}
+		var given map[string]any
+		json.Unmarshal([]byte(sampleSameDay), &given)
+		if create.New.ID != m.ID || create.New.Rates[1].ID != m.Rates[1].ID || !reflect.DeepEqual(create.Data, given) {
+			t.Errorf("CREATE payload: got %s, want {new: the method, data: the request}", evs[0].Payload)
+		}
+		if !strings.Contains(string(evs[0].Payload), `"amount":10.10`) {
+			t.Errorf("CREATE data: got %s, want the amounts as given (10.10)", evs[0].Payload)
+		}
+		if remove.ID != m.ID || remove.Old.ID != m.ID || len(remove.Old.Rates) != 2 || !slices.Equal(remove.Old.Rates[0].Rates, removed.Rates[0].Rates) {
+			t.Errorf("REMOVE payload: got %s, want {id, old: the method}", evs[1].Payload)
+		}
+	})
+}
+
+// TestAPITaxCodeNFC: a method's taxCode is stored in NFC and the taxCode
+// filter matches it typed either way (issue 9 defect 7).
+func TestAPITaxCodeNFC(t *testing.T) {
+	const nfc, nfd = "r\u00e9duit", "re\u0301duit"
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		srv := apitest.New(t, db)
+		m := createMethod(t, srv, `{"title": "Post", "taxCode": "`+nfd+`", "rates": [{"locations": [{"country": "FR"}], "rates": [{"currency": "EUR", "amount": 3}]}]}`)
+		if m.TaxCode != nfc {
+			t.Errorf("stored taxCode %q, want the NFC %q", m.TaxCode, nfc)
+		}
+		for _, code := range []string{nfc, nfd} {
+			if got := titlesOf(listMethods(t, srv, "taxCode="+url.QueryEscape(code))); !slices.Equal(got, []string{"Post"}) {
+				t.Errorf("taxCode=%q: got %q", code, got)
+			}
 		}
 	})
 }

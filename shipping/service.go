@@ -3,137 +3,218 @@ package shipping
 import (
 	"context"
 	"fmt"
-	"regexp"
+	"strings"
+	"time"
 
 	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/geo"
+	"github.com/commercekit/commerce/money"
 )
-
-// NotFound returns the shipping_not_found error of an id (data: the id).
-func NotFound(id string) *commerce.Error {
-	return &commerce.Error{Code: commerce.EShippingNotFound, Data: id, Message: fmt.Sprintf("no shipping method %q", id)}
-}
-
-// Store keeps shipping methods (implemented by package sqldb).
-type Store interface {
-	// CreateMethod stores a new method, whose ID and rate group IDs are
-	// set. It returns no error codes of its own.
-	CreateMethod(ctx context.Context, m Method) error
-	// Method returns the method with the id, or shipping_not_found (see
-	// NotFound).
-	Method(ctx context.Context, id string) (Method, error)
-	// Methods returns the methods matching f in creation order, f.Skip of
-	// them skipped and at most f.Limit. It returns no error codes of its
-	// own.
-	Methods(ctx context.Context, f Filter) ([]Method, error)
-	// RemoveMethod deletes the method with the id and returns it, or
-	// shipping_not_found (see NotFound).
-	RemoveMethod(ctx context.Context, id string) (Method, error)
-	// ActiveMethods returns, in one query and in creation order, the active
-	// methods that have a location in the country (the candidates for an
-	// address there). It returns no error codes of its own.
-	ActiveMethods(ctx context.Context, country string) ([]Method, error)
-}
-
-// Filter selects methods for Store.Methods. Empty lists and nil fields do
-// not filter.
-type Filter struct {
-	IDs []string
-	// Countries keeps the methods with a location in any of them.
-	Countries []string
-	TaxCodes  []string
-	Active    *bool
-	// Title matches anywhere in the title. It is applied in Go, not in
-	// SQL, so the syntax is exactly Go RE2 on every database (PostgreSQL's
-	// ~* is not RE2); shipping methods are a handful of configuration
-	// records, so this costs nothing.
-	Title       *regexp.Regexp
-	Limit, Skip int
-}
 
 // Service holds the shipping use cases: the shipping.* operations, and the
 // availability the cart asks for in-process (Available, Rate).
 type Service struct {
 	store Store
+	now   func() time.Time
 }
 
-// NewService returns the service over the store.
-func NewService(store Store) *Service { return &Service{store: store} }
+// NewService returns the service over the store. now is the clock of the
+// events (time.Now when nil).
+func NewService(store Store, now func() time.Time) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{store: store, now: now}
+}
 
-// Create is shipping.create: it validates the input (see Build) and
-// stores the method. Errors: validation_error.
-func (s *Service) Create(ctx context.Context, in Input) (Method, error) {
+// emit adds an event of the SHIPPING channel to the transaction.
+func (s *Service) emit(tx Tx, typ string, payload any) error {
+	e, err := event.New(event.Shipping, typ, s.now(), payload)
+	if err != nil {
+		return err
+	}
+	tx.Emit(e)
+	return nil
+}
+
+// Build validates a shipping.create input and returns the method it
+// describes, with new ids for the method and each of its rate groups.
+//
+// Rules: title is required (not blank); active defaults to true; taxCode
+// defaults to "default" when absent or null, and must not be blank when
+// given (it is stored as commerce.Key, NFC); rates needs at least one
+// group, each with at least one location and at least one rate. A
+// location's country must be an ISO 3166-1 alpha-2 code in upper case; its
+// state, when given, must be a state of that country (a code without the
+// country prefix, or its English name, as package geo accepts). A rate's
+// currency must be an ISO 4217 code, given at most once per group (a group
+// cannot have two prices in one currency), and its amount a number >= 0
+// with no more decimals than the currency has, at most money.MaxAmount.
+// Every problem is reported, each naming its field path
+// ("rates[1].locations[0].state: ..."), in one validation_error.
+func Build(in CreateInput) (Method, error) {
+	var problems commerce.Problems
+	m := Method{ID: commerce.NewID(), Active: true, TaxCode: DefaultTaxCode}
+	if in.Title == nil || strings.TrimSpace(*in.Title) == "" {
+		problems.Add("title", "required")
+	} else {
+		m.Title = *in.Title
+	}
+	if in.Active != nil {
+		m.Active = *in.Active
+	}
+	if in.TaxCode != nil {
+		if strings.TrimSpace(*in.TaxCode) == "" {
+			problems.Add("taxCode", "must not be blank (omit it for %q)", DefaultTaxCode)
+		} else {
+			m.TaxCode = commerce.Key(*in.TaxCode)
+		}
+	}
+	if len(in.Rates) == 0 {
+		problems.Add("rates", "must have at least one rate group")
+	}
+	m.Rates = make([]RateGroup, 0, len(in.Rates))
+	for i, gi := range in.Rates {
+		at := commerce.Index("rates", i)
+		g := RateGroup{ID: commerce.NewID(), Locations: make([]Location, 0, len(gi.Locations)), Rates: make([]Rate, 0, len(gi.Rates))}
+		if len(gi.Locations) == 0 {
+			problems.Add(at+".locations", "must have at least one location")
+		}
+		for j, li := range gi.Locations {
+			g.Locations = append(g.Locations, li.build(commerce.Index(at+".locations", j)+".", &problems))
+		}
+		if len(gi.Rates) == 0 {
+			problems.Add(at+".rates", "must have at least one rate")
+		}
+		seen := map[string]bool{}
+		for j, ri := range gi.Rates {
+			g.Rates = append(g.Rates, ri.build(commerce.Index(at+".rates", j)+".", seen, &problems))
+		}
+		m.Rates = append(m.Rates, g)
+	}
+	if err := problems.Err(); err != nil {
+		return Method{}, err
+	}
+	return m, nil
+}
+
+// build validates a location; at is its path with a trailing dot.
+func (li LocationInput) build(at string, problems *commerce.Problems) Location {
+	var l Location
+	countryOK := false
+	switch {
+	case li.Country == nil || *li.Country == "":
+		problems.Add(at+"country", "required")
+	case !geo.ValidCountry(*li.Country):
+		problems.Add(at+"country", "%q is not an ISO 3166-1 alpha-2 country code (upper case)", *li.Country)
+	default:
+		l.Country, countryOK = *li.Country, true
+	}
+	if li.State != nil {
+		if countryOK && !geo.ValidState(l.Country, *li.State) {
+			problems.Add(at+"state", "%q is not a state of %s", *li.State, l.Country)
+		}
+		l.State = *li.State
+	}
+	return l
+}
+
+// build validates a rate; at is its path with a trailing dot, seen the
+// currencies of the group's earlier rates.
+func (ri RateInput) build(at string, seen map[string]bool, problems *commerce.Problems) Rate {
+	var r Rate
+	precision, currencyOK := 0, false
+	switch {
+	case ri.Currency == nil || *ri.Currency == "":
+		problems.Add(at+"currency", "required")
+	case !money.ValidCurrency(*ri.Currency):
+		problems.Add(at+"currency", "%q is not an ISO 4217 currency code", *ri.Currency)
+	case seen[*ri.Currency]:
+		problems.Add(at+"currency", "%s is given twice in this rate group", *ri.Currency)
+	default:
+		r.Currency, currencyOK = *ri.Currency, true
+		seen[r.Currency] = true
+		precision, _ = money.Precision(r.Currency)
+	}
+	if ri.Amount == nil {
+		problems.Add(at+"amount", "required")
+		return r
+	}
+	d, err := ri.Amount.Decimal()
+	switch {
+	case err != nil:
+		problems.Add(at+"amount", "%s", err.Error())
+	case d.Units < 0:
+		problems.Add(at+"amount", "must not be negative")
+	case currencyOK:
+		minor, err := d.Minor(precision)
+		switch {
+		case err != nil && d.Scale > precision:
+			problems.Add(at+"amount", "%s has more than %d decimals, the precision of %s", d, precision, r.Currency)
+		case err != nil:
+			problems.Add(at+"amount", "too large")
+		case minor > money.MaxAmount:
+			problems.Add(at+"amount", "at most %s", money.FormatMinor(money.MaxAmount, precision))
+		}
+		r.Amount = minor
+	}
+	return r
+}
+
+// Create is shipping.create: it validates the input (see Build), stores
+// the method and emits CREATE on SHIPPING with {new, data} in the same
+// transaction. Errors: validation_error.
+func (s *Service) Create(ctx context.Context, in CreateInput) (Method, error) {
 	m, err := Build(in)
 	if err != nil {
 		return Method{}, err
 	}
-	if err := s.store.CreateMethod(ctx, m); err != nil {
+	err = s.store.Update(ctx, func(tx Tx) error {
+		if err := tx.CreateMethod(ctx, m); err != nil {
+			return err
+		}
+		return s.emit(tx, event.Create, map[string]any{"new": m, "data": in})
+	})
+	if err != nil {
 		return Method{}, fmt.Errorf("create shipping method: %w", err)
 	}
 	return m, nil
 }
 
-// Ref names a method in shipping.info and shipping.remove: `id`, or its
-// alias `shippingId` (CONTRACT.md section 4).
-type Ref struct {
-	ID         string `json:"id"`
-	ShippingID string `json:"shippingId"`
-}
-
-// Resolve returns the id the reference names. One of id and shippingId is
-// required; both may be given only with the same value (else
-// validation_error, rather than silently picking one).
-func (r Ref) Resolve() (string, error) {
-	switch {
-	case r.ID == "" && r.ShippingID == "":
-		return "", commerce.Invalid("id: required")
-	case r.ID != "" && r.ShippingID != "" && r.ID != r.ShippingID:
-		return "", commerce.Invalid("shippingId: differs from id (give one of them)")
-	case r.ID != "":
-		return r.ID, nil
-	}
-	return r.ShippingID, nil
-}
-
-// Info is shipping.info: the method named by r, inactive ones included.
+// Info is shipping.info: the method named by in, inactive ones included.
 // Errors: validation_error, shipping_not_found (data: the id).
-func (s *Service) Info(ctx context.Context, r Ref) (Method, error) {
-	id, err := r.Resolve()
+func (s *Service) Info(ctx context.Context, in InfoInput) (Method, error) {
+	id, err := in.Resolve()
 	if err != nil {
 		return Method{}, err
 	}
 	return s.store.Method(ctx, id)
 }
 
-// Remove is shipping.remove: it deletes the method named by r and returns
-// it (the response carries the removed record under "shipping", as
-// tax.remove does). Removing touches no cart: a cart that holds the
-// method keeps its selection until it next asks (Available no longer
-// lists the method, and Rate answers invalid_shipping_method).
+// Remove is shipping.remove: it deletes the method named by in, emits
+// REMOVE on SHIPPING with {id, old} in the same transaction and returns
+// the removed method (the response carries it under "shipping", as
+// tax.remove does). Removing touches no cart: a cart that holds the method
+// keeps its selection until it next asks (Available no longer lists the
+// method, and Rate answers invalid_shipping_method).
 // Errors: validation_error, shipping_not_found (data: the id).
-func (s *Service) Remove(ctx context.Context, r Ref) (Method, error) {
-	id, err := r.Resolve()
+func (s *Service) Remove(ctx context.Context, in RemoveInput) (Method, error) {
+	id, err := in.Resolve()
 	if err != nil {
 		return Method{}, err
 	}
-	return s.store.RemoveMethod(ctx, id)
-}
-
-// ListRequest holds the arguments of shipping.list; every filter is
-// optional. id, country and taxCode match any of their values (country:
-// the methods with a location in that country); title is a
-// case-insensitive Go RE2 pattern matching anywhere; active the flag
-// (absent: active and inactive methods alike, since this is the admin's
-// view; the cart asks Available for what a customer may use). fields
-// (comma-separated) returns id plus the named top-level fields (unknown
-// names ignored).
-type ListRequest struct {
-	ID      commerce.StringList `json:"id"`
-	Title   *string             `json:"title"`
-	Active  *bool               `json:"active"`
-	Country commerce.StringList `json:"country"`
-	TaxCode commerce.StringList `json:"taxCode"`
-	Fields  commerce.StringList `json:"fields"`
-	commerce.PageArgs
+	var old Method
+	err = s.store.Update(ctx, func(tx Tx) error {
+		if old, err = tx.RemoveMethod(ctx, id); err != nil {
+			return err
+		}
+		return s.emit(tx, event.Remove, map[string]any{"id": id, "old": old})
+	})
+	if err != nil {
+		return Method{}, fmt.Errorf("remove shipping method: %w", err)
+	}
+	return old, nil
 }
 
 // ListResult is the response of shipping.list: Methods, or maps of the
@@ -141,30 +222,23 @@ type ListRequest struct {
 type ListResult = commerce.List
 
 // List is shipping.list: the methods matching the request in creation
-// order. Bad paging or an invalid pattern is validation_error listing
-// every problem.
-func (s *Service) List(ctx context.Context, r ListRequest) (ListResult, error) {
-	var problems []string
-	page, err := r.Page()
+// order. Bad paging is validation_error; so is a title pattern the store
+// cannot match (see Store.Methods).
+func (s *Service) List(ctx context.Context, in ListInput) (ListResult, error) {
+	page, err := in.Page()
 	if err != nil {
-		problems = append(problems, commerce.ProblemsOf(err)...)
+		return ListResult{}, err
 	}
-	f := Filter{IDs: r.ID, Countries: r.Country, TaxCodes: r.TaxCode, Active: r.Active, Limit: page.Limit, Skip: page.Skip}
-	if r.Title != nil {
-		re, err := regexp.Compile("(?i)" + *r.Title)
-		if err != nil {
-			problems = append(problems, "title: invalid regular expression: "+err.Error())
-		}
-		f.Title = re
+	taxCodes := make([]string, len(in.TaxCode))
+	for i, c := range in.TaxCode {
+		taxCodes[i] = commerce.Key(c)
 	}
-	if len(problems) > 0 {
-		return ListResult{}, commerce.Invalid(problems...)
-	}
+	f := Filter{IDs: in.ID, Countries: in.Country, TaxCodes: taxCodes, Active: in.Active, Title: in.Title, Limit: page.Limit, Skip: page.Skip}
 	methods, err := s.store.Methods(ctx, f)
 	if err != nil {
 		return ListResult{}, fmt.Errorf("list shipping methods: %w", err)
 	}
-	data, err := commerce.ProjectAll(methods, r.Fields)
+	data, err := commerce.ProjectAll(methods, in.Fields)
 	if err != nil {
 		return ListResult{}, fmt.Errorf("list shipping methods: %w", err)
 	}

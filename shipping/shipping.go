@@ -16,14 +16,13 @@
 // country-wide one; among equally specific groups the first one (in the
 // order the method lists them) wins.
 //
-// The shipping area emits no events: CONTRACT.md section 11 lists none.
+// Every admin write emits its event on SHIPPING in its transaction:
+// shipping.create CREATE {new, data}, shipping.remove REMOVE {id, old}.
 package shipping
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/geo"
@@ -32,6 +31,11 @@ import (
 
 // DefaultTaxCode is the tax code of a method created without one.
 const DefaultTaxCode = "default"
+
+// NotFound returns the shipping_not_found error of an id (data: the id).
+func NotFound(id string) *commerce.Error {
+	return &commerce.Error{Code: commerce.EShippingNotFound, Data: id, Message: fmt.Sprintf("no shipping method %q", id)}
+}
 
 // Method is a shipping method: {id, title, active, taxCode, rates}.
 type Method struct {
@@ -77,172 +81,6 @@ func (r Rate) MarshalJSON() ([]byte, error) {
 		Currency string      `json:"currency"`
 		Amount   json.Number `json:"amount"`
 	}{r.Currency, money.Major(r.Amount, p)})
-}
-
-// Input is the body of shipping.create. Pointers and raw amounts tell an
-// absent (or null) field apart from a zero one and let a value of the
-// wrong type be reported against its field path.
-type Input struct {
-	Title   *string      `json:"title"`
-	Active  *bool        `json:"active"`
-	TaxCode *string      `json:"taxCode"`
-	Rates   []GroupInput `json:"rates"`
-}
-
-// GroupInput is an element of Input.Rates. Its id is generated: an "id"
-// in the input is rejected as an unknown field.
-type GroupInput struct {
-	Locations []LocationInput `json:"locations"`
-	Rates     []RateInput     `json:"rates"`
-}
-
-// LocationInput is an element of GroupInput.Locations.
-type LocationInput struct {
-	Country *string `json:"country"`
-	State   *string `json:"state"`
-}
-
-// RateInput is an element of GroupInput.Rates; Amount is a JSON number in
-// major units of Currency.
-type RateInput struct {
-	Currency *string         `json:"currency"`
-	Amount   json.RawMessage `json:"amount"`
-}
-
-// Build validates a shipping.create input and returns the method it
-// describes, with new ids for the method and each of its rate groups.
-//
-// Rules: title is required (not blank); active defaults to true; taxCode
-// defaults to "default" when absent or null, and must not be blank when
-// given; rates needs at least one group, each with at least one location
-// and at least one rate. A location's country must be an ISO 3166-1
-// alpha-2 code in upper case; its state, when given, must be a state of
-// that country (a code without the country prefix, or its English name, as
-// package geo accepts). A rate's currency must be an ISO 4217 code, given
-// at most once per group (a group cannot have two prices in one
-// currency), and its amount a number >= 0 with no more decimals than the
-// currency has. Every problem is reported, each naming its field path
-// ("rates[1].locations[0].state: ..."), in one validation_error.
-func Build(in Input) (Method, error) {
-	var problems []string
-	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
-
-	m := Method{ID: commerce.NewID(), Active: true, TaxCode: DefaultTaxCode}
-	if in.Title == nil || strings.TrimSpace(*in.Title) == "" {
-		add("title: required")
-	} else {
-		m.Title = *in.Title
-	}
-	if in.Active != nil {
-		m.Active = *in.Active
-	}
-	if in.TaxCode != nil {
-		if strings.TrimSpace(*in.TaxCode) == "" {
-			add("taxCode: must not be blank (omit it for %q)", DefaultTaxCode)
-		} else {
-			m.TaxCode = *in.TaxCode
-		}
-	}
-	if len(in.Rates) == 0 {
-		add("rates: must have at least one rate group")
-	}
-	m.Rates = make([]RateGroup, 0, len(in.Rates))
-	for i, gi := range in.Rates {
-		g := RateGroup{ID: commerce.NewID(), Locations: make([]Location, 0, len(gi.Locations)), Rates: make([]Rate, 0, len(gi.Rates))}
-		if len(gi.Locations) == 0 {
-			add("rates[%d].locations: must have at least one location", i)
-		}
-		for j, li := range gi.Locations {
-			at := fmt.Sprintf("rates[%d].locations[%d].", i, j)
-			var l Location
-			countryOK := false
-			switch {
-			case li.Country == nil || *li.Country == "":
-				add("%scountry: required", at)
-			case !geo.ValidCountry(*li.Country):
-				add("%scountry: %q is not an ISO 3166-1 alpha-2 country code (upper case)", at, *li.Country)
-			default:
-				l.Country, countryOK = *li.Country, true
-			}
-			if li.State != nil {
-				if countryOK && !geo.ValidState(l.Country, *li.State) {
-					add("%sstate: %q is not a state of %s", at, *li.State, l.Country)
-				}
-				l.State = *li.State
-			}
-			g.Locations = append(g.Locations, l)
-		}
-		if len(gi.Rates) == 0 {
-			add("rates[%d].rates: must have at least one rate", i)
-		}
-		seen := map[string]bool{}
-		for j, ri := range gi.Rates {
-			at := fmt.Sprintf("rates[%d].rates[%d].", i, j)
-			var r Rate
-			precision, currencyOK := 0, false
-			switch {
-			case ri.Currency == nil || *ri.Currency == "":
-				add("%scurrency: required", at)
-			case !money.ValidCurrency(*ri.Currency):
-				add("%scurrency: %q is not an ISO 4217 currency code", at, *ri.Currency)
-			case seen[*ri.Currency]:
-				add("%scurrency: %s is given twice in this rate group", at, *ri.Currency)
-			default:
-				r.Currency, currencyOK = *ri.Currency, true
-				seen[r.Currency] = true
-				precision, _ = money.Precision(r.Currency)
-			}
-			d, present, problem := amount(ri.Amount)
-			switch {
-			case problem != "":
-				add("%samount: %s", at, problem)
-			case !present:
-				add("%samount: required", at)
-			case d.Units < 0:
-				add("%samount: must not be negative", at)
-			case currencyOK:
-				minor, err := d.Minor(precision)
-				if err == nil && minor > money.MaxAmount {
-					add("%samount: at most %s", at, money.FormatMinor(money.MaxAmount, precision))
-				}
-				if err != nil {
-					if d.Scale > precision {
-						add("%samount: %s has more than %d decimals, the precision of %s", at, d, precision, r.Currency)
-					} else {
-						add("%samount: too large", at)
-					}
-				}
-				r.Amount = minor
-			}
-			g.Rates = append(g.Rates, r)
-		}
-		m.Rates = append(m.Rates, g)
-	}
-	if len(problems) > 0 {
-		return Method{}, commerce.Invalid(problems...)
-	}
-	return m, nil
-}
-
-// amount reads a raw JSON amount exactly: present is false for an absent
-// or null one, and problem says what is wrong with one that is not a
-// usable number.
-func amount(raw json.RawMessage) (d money.Decimal, present bool, problem string) {
-	s := strings.TrimSpace(string(raw))
-	if s == "" || s == "null" {
-		return money.Decimal{}, false, ""
-	}
-	if !(s[0] == '-' || (s[0] >= '0' && s[0] <= '9')) {
-		return money.Decimal{}, true, "must be a number"
-	}
-	d, err := money.ParseDecimal(s)
-	if errors.Is(err, money.ErrRange) {
-		return money.Decimal{}, true, "too large or too precise"
-	}
-	if err != nil {
-		return money.Decimal{}, true, "must be a number"
-	}
-	return d, true, ""
 }
 
 // Available is a method available for an address and currency, in the

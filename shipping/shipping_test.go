@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/shipping"
+	"github.com/commercekit/commerce/sqldb"
 )
 
 // The two methods of the sample's dataShipping.jsonl.
@@ -19,9 +21,9 @@ const (
 
 // decodeInput reads a create body as the transport does (unknown fields
 // rejected).
-func decodeInput(t *testing.T, body string) shipping.Input {
+func decodeInput(t *testing.T, body string) shipping.CreateInput {
 	t.Helper()
-	var in shipping.Input
+	var in shipping.CreateInput
 	dec := json.NewDecoder(strings.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
@@ -297,46 +299,29 @@ func TestAvailableJSON(t *testing.T) {
 	}
 }
 
-// fakeStore serves fixed methods.
-type fakeStore struct {
-	methods []shipping.Method
-	country string // the country ActiveMethods was asked for
-}
-
-func (f *fakeStore) CreateMethod(context.Context, shipping.Method) error { return nil }
-
-func (f *fakeStore) Method(_ context.Context, id string) (shipping.Method, error) {
-	for _, m := range f.methods {
-		if m.ID == id {
-			return m, nil
+// newService returns a service over a store of db holding the methods
+// the bodies describe, created through the service.
+func newService(t *testing.T, db *sqldb.DB, bodies ...string) (*shipping.Service, []shipping.Method) {
+	t.Helper()
+	svc := shipping.NewService(sqldb.NewShippingStore(db), nil)
+	var ms []shipping.Method
+	for _, b := range bodies {
+		m, err := svc.Create(context.Background(), decodeInput(t, b))
+		if err != nil {
+			t.Fatalf("create %s: %v", b, err)
 		}
+		ms = append(ms, m)
 	}
-	return shipping.Method{}, shipping.NotFound(id)
-}
-
-func (f *fakeStore) Methods(context.Context, shipping.Filter) ([]shipping.Method, error) {
-	return f.methods, nil
-}
-
-func (f *fakeStore) RemoveMethod(ctx context.Context, id string) (shipping.Method, error) {
-	return f.Method(ctx, id)
-}
-
-func (f *fakeStore) ActiveMethods(_ context.Context, country string) ([]shipping.Method, error) {
-	f.country = country
-	var out []shipping.Method
-	for _, m := range f.methods {
-		if m.Active {
-			out = append(out, m)
-		}
-	}
-	return out, nil
+	return svc, ms
 }
 
 func TestServiceRate(t *testing.T) {
-	sameDay := build(t, sampleSameDay)
-	off := build(t, `{"title": "Off", "active": false, "rates": [{"locations": [{"country": "US"}], "rates": [{"currency": "USD", "amount": 1}]}]}`)
-	svc := shipping.NewService(&fakeStore{methods: []shipping.Method{sameDay, off}})
+	testdb.Each(t, testServiceRate)
+}
+
+func testServiceRate(t *testing.T, db *sqldb.DB) {
+	svc, ms := newService(t, db, sampleSameDay, `{"title": "Off", "active": false, "rates": [{"locations": [{"country": "US"}], "rates": [{"currency": "USD", "amount": 1}]}]}`)
+	sameDay, off := ms[0], ms[1]
 	tests := []struct {
 		name                               string
 		id, country, state, currency, code string
@@ -371,34 +356,35 @@ func TestServiceRate(t *testing.T) {
 }
 
 func TestServiceAvailable(t *testing.T) {
-	store := &fakeStore{methods: []shipping.Method{build(t, sampleSameDay), build(t, sampleNextDay)}}
-	svc := shipping.NewService(store)
-	got, err := svc.Available(context.Background(), "GB", "Kent", "GBP")
-	if err != nil || len(got) != 2 || store.country != "GB" {
-		t.Fatalf("got %+v, %v (asked the store for %q), want 2 methods for GB", got, err, store.country)
-	}
-	got, err = svc.Available(context.Background(), "", "", "GBP")
-	if err != nil || got == nil || len(got) != 0 {
-		t.Errorf("no country: got %+v, %v; want an empty list", got, err)
-	}
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		svc, ms := newService(t, db, sampleSameDay, sampleNextDay)
+		got, err := svc.Available(context.Background(), "GB", "Kent", "GBP")
+		if err != nil || len(got) != 2 || got[0].ID != ms[0].ID || got[1].ID != ms[1].ID {
+			t.Fatalf("got %+v, %v; want the 2 methods for GB in creation order", got, err)
+		}
+		got, err = svc.Available(context.Background(), "", "", "GBP")
+		if err != nil || got == nil || len(got) != 0 {
+			t.Errorf("no country: got %+v, %v; want an empty list", got, err)
+		}
+	})
 }
 
-func TestRefResolve(t *testing.T) {
+func TestInfoInputResolve(t *testing.T) {
 	tests := []struct {
 		name   string
-		ref    shipping.Ref
+		in     shipping.InfoInput
 		want   string
 		failed bool
 	}{
-		{"id", shipping.Ref{ID: "a"}, "a", false},
-		{"shippingId", shipping.Ref{ShippingID: "b"}, "b", false},
-		{"both the same", shipping.Ref{ID: "a", ShippingID: "a"}, "a", false},
-		{"both different", shipping.Ref{ID: "a", ShippingID: "b"}, "", true},
-		{"neither", shipping.Ref{}, "", true},
+		{"id", shipping.InfoInput{ID: "a"}, "a", false},
+		{"shippingId", shipping.InfoInput{ShippingID: "b"}, "b", false},
+		{"both the same", shipping.InfoInput{ID: "a", ShippingID: "a"}, "a", false},
+		{"both different", shipping.InfoInput{ID: "a", ShippingID: "b"}, "", true},
+		{"neither", shipping.InfoInput{}, "", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := tc.ref.Resolve()
+			got, err := tc.in.Resolve()
 			if got != tc.want || (err != nil) != tc.failed {
 				t.Fatalf("got %q, %v; want %q, failed %v", got, err, tc.want, tc.failed)
 			}

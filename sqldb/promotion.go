@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/event"
@@ -15,11 +14,11 @@ import (
 
 // PromotionStore keeps the promotions (promotion.Store).
 //
-// Every change bumps the single row of promotions_version in its own
-// transaction. On PostgreSQL that UPDATE also serialises the changes of
-// promotions (they are rare) and makes the version follow commit order, so
-// a process that reads version v and then the active promotions has every
-// change up to v.
+// Every write of a promotion (promotion.Tx) bumps the single row of
+// promotions_version in its transaction. On PostgreSQL that UPDATE also
+// serialises the changes of promotions (they are rare) and makes the
+// version follow commit order, so a process that reads version v and then
+// the active promotions has every change up to v.
 type PromotionStore struct{ db *DB }
 
 // NewPromotionStore returns the promotion store of db.
@@ -29,28 +28,9 @@ var _ promotion.Store = (*PromotionStore)(nil)
 
 const promotionColumns = `seq, id, title, class, active, priority, if_rule, then_rule`
 
-// CreatePromotion implements promotion.Store.
-func (s *PromotionStore) CreatePromotion(ctx context.Context, p promotion.Promotion, events []event.Event) (promotion.Promotion, error) {
-	ifJSON, thenJSON, err := ruleJSON(p)
-	if err != nil {
-		return promotion.Promotion{}, err
-	}
-	err = s.db.Update(ctx, func(tx *Tx) error {
-		err := tx.QueryRow(ctx, `INSERT INTO promotions (id, title, class, active, priority, if_rule, then_rule)
-			VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
-			p.ID, p.Title, p.Class, p.Active, p.Priority, ifJSON, thenJSON).Scan(&p.Seq)
-		if err != nil {
-			return fmt.Errorf("insert promotion: %w", err)
-		}
-		for _, e := range events {
-			tx.Emit(e)
-		}
-		return bumpPromotions(ctx, tx)
-	})
-	if err != nil {
-		return promotion.Promotion{}, err
-	}
-	return p, nil
+// Update implements promotion.Store.
+func (s *PromotionStore) Update(ctx context.Context, fn func(tx promotion.Tx) error) error {
+	return s.db.Update(ctx, func(tx *Tx) error { return fn(promotionTx{tx}) })
 }
 
 // Promotion implements promotion.Store.
@@ -62,95 +42,69 @@ func (s *PromotionStore) Promotion(ctx context.Context, id string) (promotion.Pr
 	return p, nil
 }
 
-// UpdatePromotion implements promotion.Store: the row is read with
-// SELECT ... FOR UPDATE on PostgreSQL (SQLite serialises writers), so two
-// concurrent updates of one promotion run one after the other.
-func (s *PromotionStore) UpdatePromotion(ctx context.Context, id string, change func(old promotion.Promotion) (promotion.Promotion, []event.Event, error)) (promotion.Promotion, error) {
-	var out promotion.Promotion
-	err := s.db.Update(ctx, func(tx *Tx) error {
-		old, err := scanPromotion(tx.QueryRow(ctx, `SELECT `+promotionColumns+` FROM promotions WHERE id = ?`+s.db.ForUpdate(), id))
-		if err != nil {
-			return s.db.NotFound(err, promotion.NotFound(id))
-		}
-		p, events, err := change(old)
-		if err != nil {
-			return err
-		}
-		p.ID, p.Seq = old.ID, old.Seq
-		ifJSON, thenJSON, err := ruleJSON(p)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `UPDATE promotions SET title = ?, class = ?, active = ?, priority = ?, if_rule = ?, then_rule = ?
-			WHERE seq = ?`, p.Title, p.Class, p.Active, p.Priority, ifJSON, thenJSON, p.Seq); err != nil {
-			return fmt.Errorf("update promotion: %w", err)
-		}
-		for _, e := range events {
-			tx.Emit(e)
-		}
-		out = p
-		return bumpPromotions(ctx, tx)
-	})
+// promotionTx implements promotion.Tx over a transaction.
+type promotionTx struct{ tx *Tx }
+
+// Emit implements promotion.Tx.
+func (t promotionTx) Emit(e event.Event) { t.tx.Emit(e) }
+
+// Promotion implements promotion.Tx: SELECT ... FOR UPDATE on PostgreSQL
+// (SQLite serialises its writers), so two concurrent changes of one
+// promotion run one after the other.
+func (t promotionTx) Promotion(ctx context.Context, id string) (promotion.Promotion, error) {
+	p, err := scanPromotion(t.tx.QueryRow(ctx, `SELECT `+promotionColumns+` FROM promotions WHERE id = ?`+t.tx.ForUpdate(), id))
 	if err != nil {
-		return promotion.Promotion{}, err
+		return promotion.Promotion{}, t.tx.DB().NotFound(err, promotion.NotFound(id))
 	}
-	return out, nil
+	return p, nil
 }
 
-// Promotions implements promotion.Store. The id and active filters and the
-// paging run in SQL; a title pattern, when given, runs in Go on the rows
-// the other filters leave (exact RE2 semantics on both databases), and
-// then the paging too, stopping at the page's end.
+// CreatePromotion implements promotion.Tx.
+func (t promotionTx) CreatePromotion(ctx context.Context, p *promotion.Promotion) error {
+	ifJSON, thenJSON, err := ruleJSON(*p)
+	if err != nil {
+		return err
+	}
+	err = t.tx.QueryRow(ctx, `INSERT INTO promotions (id, title, class, active, priority, if_rule, then_rule)
+		VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+		p.ID, p.Title, p.Class, p.Active, p.Priority, ifJSON, thenJSON).Scan(&p.Seq)
+	if err != nil {
+		return fmt.Errorf("insert promotion: %w", t.tx.Translate(err))
+	}
+	return bumpPromotions(ctx, t.tx)
+}
+
+// UpdatePromotion implements promotion.Tx.
+func (t promotionTx) UpdatePromotion(ctx context.Context, p promotion.Promotion) error {
+	ifJSON, thenJSON, err := ruleJSON(p)
+	if err != nil {
+		return err
+	}
+	res, err := t.tx.Exec(ctx, `UPDATE promotions SET title = ?, class = ?, active = ?, priority = ?, if_rule = ?, then_rule = ?
+		WHERE id = ?`, p.Title, p.Class, p.Active, p.Priority, ifJSON, thenJSON, p.ID)
+	if err != nil {
+		return fmt.Errorf("update promotion: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("update promotion: %w", t.tx.Translate(err))
+	} else if n == 0 {
+		return promotion.NotFound(p.ID)
+	}
+	return bumpPromotions(ctx, t.tx)
+}
+
+// Promotions implements promotion.Store: every filter, the title pattern
+// included, and the paging run in SQL.
 func (s *PromotionStore) Promotions(ctx context.Context, f promotion.Filter) ([]promotion.Promotion, error) {
-	var where []string
-	var args []any
-	if len(f.IDs) > 0 {
-		where = append(where, `id IN (`+Placeholders(len(f.IDs))+`)`)
-		for _, id := range f.IDs {
-			args = append(args, id)
-		}
-	}
+	var w where
+	w.in(`id`, f.IDs)
 	if f.Active != nil {
-		where = append(where, `active = ?`)
-		args = append(args, *f.Active)
+		w.add(`active = ?`, *f.Active)
 	}
-	q := `SELECT ` + promotionColumns + ` FROM promotions`
-	if len(where) > 0 {
-		q += ` WHERE ` + strings.Join(where, ` AND `)
-	}
-	q += ` ORDER BY seq`
-	if f.Title == nil {
-		q += ` LIMIT ? OFFSET ?`
-		args = append(args, f.Limit, f.Skip)
-	}
-	rows, err := s.db.Query(ctx, q, args...)
+	out, err := listPage(ctx, s.db, `SELECT `+promotionColumns+` FROM promotions`, `ORDER BY seq`, &w,
+		[]regexFilter{{col: `title`, field: `title`, pattern: patternOf(f.Title)}}, f.Limit, f.Skip, scanPromotion)
 	if err != nil {
 		return nil, fmt.Errorf("list promotions: %w", err)
-	}
-	defer rows.Close()
-	out := []promotion.Promotion{}
-	skip := f.Skip
-	for rows.Next() {
-		if f.Title != nil && len(out) >= f.Limit {
-			break
-		}
-		p, err := scanPromotion(rows)
-		if err != nil {
-			return nil, s.db.translate(err)
-		}
-		if f.Title != nil {
-			if !f.Title.MatchString(p.Title) {
-				continue
-			}
-			if skip > 0 {
-				skip--
-				continue
-			}
-		}
-		out = append(out, p)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, s.db.translate(fmt.Errorf("list promotions: %w", err))
 	}
 	return out, nil
 }
@@ -220,7 +174,7 @@ func ruleJSON(p promotion.Promotion) (string, string, error) {
 
 // scanPromotion reads a row of promotionColumns; sql.ErrNoRows is returned
 // as is for NotFound.
-func scanPromotion(row interface{ Scan(...any) error }) (promotion.Promotion, error) {
+func scanPromotion(row rowScanner) (promotion.Promotion, error) {
 	var p promotion.Promotion
 	var ifJSON, thenJSON string
 	var prio int64

@@ -2,7 +2,12 @@ package sqldb
 
 import (
 	"context"
+	"database/sql"
+	"errors"
+	"slices"
 	"strings"
+
+	"github.com/commercekit/commerce"
 )
 
 // where collects the conditions of a list query and their arguments.
@@ -41,40 +46,114 @@ func (w *where) String() string {
 // rowScanner is a *sql.Row or *sql.Rows.
 type rowScanner interface{ Scan(...any) error }
 
-// listPage runs the ordered query q and returns a page of its rows. With
-// match nil, paging runs in SQL; otherwise match (a Go-side filter, such
-// as an exact RE2 regex on a small table) selects the rows and the page is
-// taken among those.
-func listPage[T any](ctx context.Context, db *DB, q string, args []any, limit, skip int,
-	scan func(rowScanner) (T, error), match func(T) bool) ([]T, error) {
-	if match == nil {
-		q += ` LIMIT ? OFFSET ?`
-		args = append(args, limit, skip)
+// regexFilter is a regex filter of a list query: the column it matches,
+// the request field it comes from (errors name it) and its pattern (""
+// when not given).
+type regexFilter struct{ col, field, pattern string }
+
+// patternOf returns the pattern of an optional filter argument ("" when
+// absent).
+func patternOf(p *commerce.Pattern) string {
+	if p == nil {
+		return ""
 	}
-	rows, err := db.Query(ctx, q, args...)
+	return string(*p)
+}
+
+// regexes adds the condition matching each given pattern to w (DB.Regex).
+// A pattern the database cannot match as RE2 does is a validation_error
+// naming the field, as is one that commerce.Pattern refuses (the
+// transport has checked it already; a caller in the process may not
+// have). It reports whether any pattern was given.
+func (w *where) regexes(db *DB, res []regexFilter) (bool, error) {
+	var problems commerce.Problems
+	given := false
+	for _, re := range res {
+		if re.pattern == "" {
+			continue
+		}
+		if msg := commerce.Pattern(re.pattern).Check(); msg != "" {
+			problems.Add(re.field, "%s", msg)
+			continue
+		}
+		cond, arg, err := db.Regex(re.col, re.pattern)
+		if err != nil {
+			problems.Add(re.field, "%s", err.Error())
+			continue
+		}
+		w.add(cond, arg)
+		given = true
+	}
+	return given, problems.Err()
+}
+
+// regexFieldsError turns the error of a read with regex conditions that
+// the patterns are to blame for (stopped at the time limit,
+// ErrPatternTimeout; refused by the database, ErrPatternRejected) into a
+// validation_error naming every regex field given, since the store cannot
+// tell which one was; the database's message stays in the error's chain
+// for the log. Other errors are returned as they are.
+func regexFieldsError(err error, res []regexFilter) error {
+	var msg string
+	switch {
+	case errors.Is(err, ErrPatternTimeout):
+		msg = ErrPatternTimeout.Error()
+	case errors.Is(err, ErrPatternRejected):
+		msg = "the regular expression is too complex for this database"
+	default:
+		return err
+	}
+	var problems commerce.Problems
+	for _, re := range res {
+		if re.pattern != "" {
+			problems.Add(re.field, "%s", msg)
+		}
+	}
+	if problems.Empty() {
+		return err
+	}
+	e := commerce.Invalid(problems...)
+	e.Message, e.Err = err.Error(), err
+	return e
+}
+
+// listPage runs `selectFrom WHERE <w> orderBy` and returns the page of
+// its rows that limit and skip select. With regex filters (res) their
+// conditions are added to w and the query runs in RegexView, under the
+// store's time limit on connections of its own; a pattern to blame is a
+// validation_error naming the fields (regexFieldsError).
+func listPage[T any](ctx context.Context, db *DB, selectFrom, orderBy string, w *where, res []regexFilter, limit, skip int,
+	scan func(rowScanner) (T, error)) ([]T, error) {
+	regex, err := w.regexes(db, res)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := []T{}
-	for rows.Next() {
-		v, err := scan(rows)
+	q := selectFrom + w.String() + ` ` + orderBy + ` LIMIT ? OFFSET ?`
+	args := append(slices.Clip(w.args), limit, skip)
+	var out []T
+	read := func(ctx context.Context, query func(ctx context.Context, q string, args ...any) (*sql.Rows, error)) error {
+		rows, err := query(ctx, q, args...)
 		if err != nil {
-			return nil, db.translate(err)
+			return err
 		}
-		if match != nil {
-			if !match(v) {
-				continue
+		defer rows.Close()
+		out = []T{}
+		for rows.Next() {
+			v, err := scan(rows)
+			if err != nil {
+				return db.translate(err)
 			}
-			if skip > 0 {
-				skip--
-				continue
-			}
-			if len(out) >= limit {
-				break
-			}
+			out = append(out, v)
 		}
-		out = append(out, v)
+		return db.translate(rows.Err())
 	}
-	return out, db.translate(rows.Err())
+	if !regex {
+		err = read(ctx, db.Query)
+	} else {
+		err = regexFieldsError(db.RegexView(ctx, func(tx *Tx) error { return read(ctx, tx.Query) }), res)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }

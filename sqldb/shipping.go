@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/shipping"
 )
 
@@ -38,8 +39,30 @@ type storedRate struct {
 	Amount   int64  `json:"amount"`
 }
 
-// CreateMethod implements shipping.Store.
-func (s *ShippingStore) CreateMethod(ctx context.Context, m shipping.Method) error {
+var _ shipping.Store = (*ShippingStore)(nil)
+
+// Update implements shipping.Store.
+func (s *ShippingStore) Update(ctx context.Context, fn func(tx shipping.Tx) error) error {
+	return s.db.Update(ctx, func(tx *Tx) error { return fn(shippingTx{tx}) })
+}
+
+// Method implements shipping.Store.
+func (s *ShippingStore) Method(ctx context.Context, id string) (shipping.Method, error) {
+	m, err := scanMethod(s.db.QueryRow(ctx, `SELECT `+shippingColumns+` FROM shipping_methods WHERE id = ?`, id))
+	if err != nil {
+		return shipping.Method{}, fmt.Errorf("get shipping method: %w", s.db.NotFound(err, shipping.NotFound(id)))
+	}
+	return m, nil
+}
+
+// shippingTx implements shipping.Tx over a transaction.
+type shippingTx struct{ tx *Tx }
+
+// Emit implements shipping.Tx.
+func (t shippingTx) Emit(e event.Event) { t.tx.Emit(e) }
+
+// CreateMethod implements shipping.Tx.
+func (t shippingTx) CreateMethod(ctx context.Context, m shipping.Method) error {
 	groups := make([]storedGroup, len(m.Rates))
 	var countries []string
 	for i, g := range m.Rates {
@@ -58,55 +81,37 @@ func (s *ShippingStore) CreateMethod(ctx context.Context, m shipping.Method) err
 	if err != nil {
 		return fmt.Errorf("create shipping method: %w", err)
 	}
-	err = s.db.Update(ctx, func(tx *Tx) error {
-		if _, err := tx.Exec(ctx, `INSERT INTO shipping_methods (`+shippingColumns+`) VALUES (?, ?, ?, ?, ?)`,
-			m.ID, m.Title, m.Active, m.TaxCode, string(rates)); err != nil {
-			return err
-		}
-		if len(countries) == 0 {
-			return nil
-		}
-		args := make([]any, 0, 2*len(countries))
-		values := make([]string, len(countries))
-		for i, c := range countries {
-			values[i] = `(?, ?)`
-			args = append(args, c, m.ID)
-		}
-		_, err := tx.Exec(ctx, `INSERT INTO shipping_method_countries (country, method_id) VALUES `+strings.Join(values, `, `), args...)
-		return err
-	})
-	if err != nil {
+	if _, err := t.tx.Exec(ctx, `INSERT INTO shipping_methods (`+shippingColumns+`) VALUES (?, ?, ?, ?, ?)`,
+		m.ID, m.Title, m.Active, m.TaxCode, string(rates)); err != nil {
+		return fmt.Errorf("create shipping method: %w", err)
+	}
+	if len(countries) == 0 {
+		return nil
+	}
+	args := make([]any, 0, 2*len(countries))
+	values := make([]string, len(countries))
+	for i, c := range countries {
+		values[i] = `(?, ?)`
+		args = append(args, c, m.ID)
+	}
+	if _, err := t.tx.Exec(ctx, `INSERT INTO shipping_method_countries (country, method_id) VALUES `+strings.Join(values, `, `), args...); err != nil {
 		return fmt.Errorf("create shipping method: %w", err)
 	}
 	return nil
 }
 
-// Method implements shipping.Store.
-func (s *ShippingStore) Method(ctx context.Context, id string) (shipping.Method, error) {
-	m, err := scanMethod(s.db.QueryRow(ctx, `SELECT `+shippingColumns+` FROM shipping_methods WHERE id = ?`, id))
+// RemoveMethod implements shipping.Tx. Its countries go with it (ON DELETE
+// CASCADE).
+func (t shippingTx) RemoveMethod(ctx context.Context, id string) (shipping.Method, error) {
+	m, err := scanMethod(t.tx.QueryRow(ctx, `DELETE FROM shipping_methods WHERE id = ? RETURNING `+shippingColumns, id))
 	if err != nil {
-		return shipping.Method{}, fmt.Errorf("get shipping method: %w", s.db.NotFound(err, shipping.NotFound(id)))
+		return shipping.Method{}, fmt.Errorf("remove shipping method: %w", t.tx.DB().NotFound(err, shipping.NotFound(id)))
 	}
 	return m, nil
 }
 
-// RemoveMethod implements shipping.Store. Its countries go with it (ON
-// DELETE CASCADE).
-func (s *ShippingStore) RemoveMethod(ctx context.Context, id string) (shipping.Method, error) {
-	var m shipping.Method
-	err := s.db.Update(ctx, func(tx *Tx) error {
-		var err error
-		m, err = scanMethod(tx.QueryRow(ctx, `DELETE FROM shipping_methods WHERE id = ? RETURNING `+shippingColumns, id))
-		return s.db.NotFound(err, shipping.NotFound(id))
-	})
-	if err != nil {
-		return shipping.Method{}, fmt.Errorf("remove shipping method: %w", err)
-	}
-	return m, nil
-}
-
-// Methods implements shipping.Store. The title pattern is applied in Go
-// (see shipping.Filter), paging with it.
+// Methods implements shipping.Store: every filter, the title pattern
+// included, and the paging run in SQL.
 func (s *ShippingStore) Methods(ctx context.Context, f shipping.Filter) ([]shipping.Method, error) {
 	var w where
 	w.in(`id`, f.IDs)
@@ -119,12 +124,8 @@ func (s *ShippingStore) Methods(ctx context.Context, f shipping.Filter) ([]shipp
 	if f.Active != nil {
 		w.add(`active = ?`, *f.Active)
 	}
-	var match func(shipping.Method) bool
-	if f.Title != nil {
-		match = func(m shipping.Method) bool { return f.Title.MatchString(m.Title) }
-	}
-	out, err := listPage(ctx, s.db, `SELECT `+shippingColumns+` FROM shipping_methods`+w.String()+` ORDER BY seq`,
-		w.args, f.Limit, f.Skip, scanMethod, match)
+	out, err := listPage(ctx, s.db, `SELECT `+shippingColumns+` FROM shipping_methods`, `ORDER BY seq`, &w,
+		[]regexFilter{{col: `title`, field: `title`, pattern: patternOf(f.Title)}}, f.Limit, f.Skip, scanMethod)
 	if err != nil {
 		return nil, fmt.Errorf("list shipping methods: %w", err)
 	}

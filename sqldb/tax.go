@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/money"
 	"github.com/commercekit/commerce/tax"
 )
@@ -23,75 +23,72 @@ var _ tax.Store = (*TaxStore)(nil)
 
 const taxColumns = `id, code, class, title, description, rate, is_percentage`
 
-// CreateTax stores a new tax.
-func (s *TaxStore) CreateTax(ctx context.Context, t tax.Tax) error {
-	return s.db.Update(ctx, func(tx *Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO taxes (`+taxColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			t.ID, t.Code, t.Class, t.Title, t.Description, t.Rate.String(), t.IsPercentage)
-		if err != nil {
-			return fmt.Errorf("insert tax: %w", err)
-		}
-		return nil
-	})
+// Update implements tax.Store.
+func (s *TaxStore) Update(ctx context.Context, fn func(tx tax.Tx) error) error {
+	return s.db.Update(ctx, func(tx *Tx) error { return fn(taxTx{tx}) })
 }
 
-// Tax returns the tax with the id, or tax_not_found.
+// Tax implements tax.Store.
 func (s *TaxStore) Tax(ctx context.Context, id string) (tax.Tax, error) {
 	t, err := scanTax(s.db.QueryRow(ctx, `SELECT `+taxColumns+` FROM taxes WHERE id = ?`, id))
 	if err != nil {
-		return tax.Tax{}, s.db.NotFound(err, commerce.NewError(commerce.ETaxNotFound, id))
+		return tax.Tax{}, s.db.NotFound(err, tax.NotFound(id))
 	}
 	return t, nil
 }
 
-// UpdateTax reads the tax locked, applies change and stores it, in one
-// transaction.
-func (s *TaxStore) UpdateTax(ctx context.Context, id string, change func(t *tax.Tax) error) (tax.Tax, error) {
-	var out tax.Tax
-	err := s.db.Update(ctx, func(tx *Tx) error {
-		t, err := scanTax(tx.QueryRow(ctx, `SELECT `+taxColumns+` FROM taxes WHERE id = ?`+s.db.ForUpdate(), id))
-		if err != nil {
-			return s.db.NotFound(err, commerce.NewError(commerce.ETaxNotFound, id))
-		}
-		if err := change(&t); err != nil {
-			return err
-		}
-		t.ID = id
-		_, err = tx.Exec(ctx, `UPDATE taxes SET code = ?, class = ?, title = ?, description = ?, rate = ?, is_percentage = ? WHERE id = ?`,
-			t.Code, t.Class, t.Title, t.Description, t.Rate.String(), t.IsPercentage, id)
-		if err != nil {
-			return fmt.Errorf("update tax: %w", err)
-		}
-		out = t
-		return nil
-	})
+// taxTx implements tax.Tx over a transaction.
+type taxTx struct{ tx *Tx }
+
+// Emit implements tax.Tx.
+func (t taxTx) Emit(e event.Event) { t.tx.Emit(e) }
+
+// Tax implements tax.Tx: SELECT ... FOR UPDATE on PostgreSQL (SQLite
+// serialises its writers).
+func (t taxTx) Tax(ctx context.Context, id string) (tax.Tax, error) {
+	v, err := scanTax(t.tx.QueryRow(ctx, `SELECT `+taxColumns+` FROM taxes WHERE id = ?`+t.tx.ForUpdate(), id))
 	if err != nil {
-		return tax.Tax{}, err
+		return tax.Tax{}, t.tx.DB().NotFound(err, tax.NotFound(id))
 	}
-	return out, nil
+	return v, nil
 }
 
-// RemoveTax deletes the tax and returns it, or tax_not_found.
-func (s *TaxStore) RemoveTax(ctx context.Context, id string) (tax.Tax, error) {
-	var out tax.Tax
-	err := s.db.Update(ctx, func(tx *Tx) error {
-		t, err := scanTax(tx.QueryRow(ctx, `DELETE FROM taxes WHERE id = ? RETURNING `+taxColumns, id))
-		if err != nil {
-			return s.db.NotFound(err, commerce.NewError(commerce.ETaxNotFound, id))
-		}
-		out = t
-		return nil
-	})
+// CreateTax implements tax.Tx.
+func (t taxTx) CreateTax(ctx context.Context, v tax.Tax) error {
+	_, err := t.tx.Exec(ctx, `INSERT INTO taxes (`+taxColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		v.ID, v.Code, v.Class, v.Title, v.Description, v.Rate.String(), v.IsPercentage)
 	if err != nil {
-		return tax.Tax{}, err
+		return fmt.Errorf("insert tax: %w", err)
 	}
-	return out, nil
+	return nil
 }
 
-// Taxes returns the taxes matching f in creation order. The list filters
-// and paging run in SQL; the regex filters, when given, run in Go on the
-// rows the other filters leave (exact RE2 semantics on both databases),
-// and then the paging too.
+// UpdateTax implements tax.Tx.
+func (t taxTx) UpdateTax(ctx context.Context, v tax.Tax) error {
+	res, err := t.tx.Exec(ctx, `UPDATE taxes SET code = ?, class = ?, title = ?, description = ?, rate = ?, is_percentage = ? WHERE id = ?`,
+		v.Code, v.Class, v.Title, v.Description, v.Rate.String(), v.IsPercentage, v.ID)
+	if err != nil {
+		return fmt.Errorf("update tax: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("update tax: %w", t.tx.Translate(err))
+	} else if n == 0 {
+		return tax.NotFound(v.ID)
+	}
+	return nil
+}
+
+// RemoveTax implements tax.Tx.
+func (t taxTx) RemoveTax(ctx context.Context, id string) (tax.Tax, error) {
+	v, err := scanTax(t.tx.QueryRow(ctx, `DELETE FROM taxes WHERE id = ? RETURNING `+taxColumns, id))
+	if err != nil {
+		return tax.Tax{}, t.tx.DB().NotFound(err, tax.NotFound(id))
+	}
+	return v, nil
+}
+
+// Taxes implements tax.Store: every filter, the regex ones included, and
+// the paging run in SQL.
 func (s *TaxStore) Taxes(ctx context.Context, f tax.Filter) ([]tax.Tax, error) {
 	var w where
 	w.in("id", f.IDs)
@@ -103,14 +100,10 @@ func (s *TaxStore) Taxes(ctx context.Context, f tax.Filter) ([]tax.Tax, error) {
 	if f.IsPercentage != nil {
 		w.add(`is_percentage = ?`, *f.IsPercentage)
 	}
-	var match func(tax.Tax) bool
-	if f.Title != nil || f.Description != nil {
-		match = func(t tax.Tax) bool {
-			return (f.Title == nil || f.Title.MatchString(t.Title)) && (f.Description == nil || f.Description.MatchString(t.Description))
-		}
-	}
-	out, err := listPage(ctx, s.db, `SELECT `+taxColumns+` FROM taxes`+w.String()+` ORDER BY seq`,
-		w.args, f.Limit, f.Skip, scanTax, match)
+	out, err := listPage(ctx, s.db, `SELECT `+taxColumns+` FROM taxes`, `ORDER BY seq`, &w, []regexFilter{
+		{col: `title`, field: `title`, pattern: patternOf(f.Title)},
+		{col: `description`, field: `description`, pattern: patternOf(f.Description)},
+	}, f.Limit, f.Skip, scanTax)
 	if err != nil {
 		return nil, fmt.Errorf("list taxes: %w", err)
 	}

@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/internal/apitest"
 	"github.com/commercekit/commerce/internal/sample"
 	"github.com/commercekit/commerce/internal/testdb"
@@ -578,5 +580,94 @@ func TestCartTaxes(t *testing.T) {
 			})
 		}
 		srv.Post(t, "/catalog/v1/tax.cartTaxes", "", body).Expect(t, 401, "invalid_token")
+	})
+}
+
+// channelEvents returns the events of a channel, oldest first.
+func channelEvents(t *testing.T, srv *apitest.Server, channel string) []event.Event {
+	t.Helper()
+	var evs []event.Event
+	srv.Get(t, "/event/v1/event.list?limit=1000&channel="+channel, srv.Admin).Must(t).Decode(t, "data", &evs)
+	return evs
+}
+
+// sameJSON compares JSON texts whatever their key order and spacing.
+func sameJSON(t *testing.T, got json.RawMessage, want any) bool {
+	t.Helper()
+	var g, w any
+	wb, _ := json.Marshal(want)
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("bad JSON %s: %v", got, err)
+	}
+	json.Unmarshal(wb, &w)
+	return reflect.DeepEqual(g, w)
+}
+
+// TestTaxEvents: tax.create, tax.update and tax.remove each emit their
+// event on TAXES in their transaction (issue 9 defect 14), with the
+// payloads of CONVENTIONS.md; a rejected change emits nothing.
+func TestTaxEvents(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		srv := apitest.New(t, db)
+		const createBody = `{"code": "vat", "class": "default", "title": "VAT", "rate": 21.0}`
+		var created, updated, removed apiTax
+		srv.Post(t, "/tax/v1/tax.create", srv.Admin, createBody).Must(t).Decode(t, "tax", &created)
+		srv.Post(t, "/tax/v1/tax.update", srv.Admin, map[string]any{"id": created.ID, "rate": 10, "description": "reduced"}).Must(t).Decode(t, "tax", &updated)
+		srv.Post(t, "/tax/v1/tax.update", srv.Admin, map[string]any{"id": created.ID, "rate": -1}).Expect(t, 400, "validation_error")
+		srv.Post(t, "/tax/v1/tax.create", srv.Admin, map[string]any{"code": "x", "class": "nope", "title": "X", "rate": 1}).Expect(t, 400, "validation_error")
+		srv.Post(t, "/tax/v1/tax.remove", srv.Admin, map[string]any{"id": "nope"}).Expect(t, 404, "tax_not_found")
+		srv.Post(t, "/tax/v1/tax.remove", srv.Admin, map[string]any{"id": created.ID}).Must(t).Decode(t, "tax", &removed)
+
+		evs := channelEvents(t, srv, event.Taxes)
+		var types []string
+		for _, e := range evs {
+			types = append(types, e.Type)
+		}
+		if want := []string{event.Create, event.Update, event.Remove}; !slices.Equal(types, want) {
+			t.Fatalf("got events %q, want %q", types, want)
+		}
+		var create, update, remove map[string]json.RawMessage
+		for e, p := range map[int]*map[string]json.RawMessage{0: &create, 1: &update, 2: &remove} {
+			if err := json.Unmarshal(evs[e].Payload, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !sameJSON(t, create["new"], created) || !sameJSON(t, create["data"], json.RawMessage(createBody)) || len(create) != 2 {
+			t.Errorf("CREATE payload: got %s", evs[0].Payload)
+		}
+		if !strings.Contains(string(create["data"]), `"rate":21.0`) {
+			t.Errorf("CREATE data: got %s, want the rate as given (21.0)", create["data"])
+		}
+		if !sameJSON(t, update["old"], created) || !sameJSON(t, update["new"], updated) || len(update) != 3 ||
+			!sameJSON(t, update["data"], map[string]any{"id": created.ID, "rate": 10, "description": "reduced"}) {
+			t.Errorf("UPDATE payload: got %s", evs[1].Payload)
+		}
+		if !sameJSON(t, remove["id"], created.ID) || !sameJSON(t, remove["old"], removed) || len(remove) != 2 || removed != updated {
+			t.Errorf("REMOVE payload: got %s, want {id, old: %+v}", evs[2].Payload, updated)
+		}
+	})
+}
+
+// TestTaxCodeNFC: a code typed precomposed or decomposed is one code
+// (issue 9 defect 7): stored in NFC, matched by the list filter and by
+// products naming it either way.
+func TestTaxCodeNFC(t *testing.T) {
+	const nfc, nfd = "caf\u00e9", "cafe\u0301"
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		srv := apitest.New(t, db)
+		tx := createTax(t, srv, map[string]any{"code": nfd, "class": "default", "title": "Cafe 10%", "rate": 10})
+		if tx.Code != nfc {
+			t.Errorf("stored code %q, want the NFC %q", tx.Code, nfc)
+		}
+		for _, code := range []string{nfc, nfd} {
+			if got := titles(listTaxes(t, srv, "code="+url.QueryEscape(code))); !slices.Equal(got, []string{"Cafe 10%"}) {
+				t.Errorf("code=%q: got %q", code, got)
+			}
+		}
+		p := createProduct(t, srv, "CAFE", map[string]any{"taxCode": nfd, "isNetPrice": true})
+		r := srv.Post(t, "/tax/v1/tax.cartTaxes", srv.API, map[string]any{"cartId": "c", "items": []map[string]any{{"id": "e", "productId": p, "price": 100}}}).Must(t)
+		if !strings.Contains(string(r.Body["cart"]), `"tax":10,"taxDetail":"Cafe 10%"`) {
+			t.Errorf("got %s, want the tax of the code", r.Body["cart"])
+		}
 	})
 }

@@ -8,11 +8,15 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/money"
 	"github.com/commercekit/commerce/sqldb"
 	"github.com/commercekit/commerce/tax"
 )
 
 func ptr[T any](v T) *T { return &v }
+
+// num is a number argument as the transport decodes the JSON literal.
+func num(literal string) *money.Number { return ptr(money.NewNumber(literal)) }
 
 // newService returns a service over db whose catalog holds products, and
 // a pointer to the batches of ids it was asked for.
@@ -28,14 +32,14 @@ func newService(t *testing.T, db *sqldb.DB, products map[string]tax.ProductTax) 
 			}
 		}
 		return out, nil
-	}))
+	}), nil)
 	ctx := context.Background()
-	for _, p := range []tax.Patch{
-		{Code: ptr("vat"), Class: ptr("default"), Title: ptr("VAT 21%"), Rate: json.RawMessage("21")},
-		{Code: ptr("vat"), Class: ptr("default"), Title: ptr("Surcharge 10%"), Rate: json.RawMessage("10")},
-		{Code: ptr("reduced"), Class: ptr("default"), Title: ptr("Reduced 10%"), Rate: json.RawMessage("10")},
-		{Code: ptr("eco"), Class: ptr("default"), Title: ptr("Eco fee"), Rate: json.RawMessage("0.5"), IsPercentage: ptr(false)},
-		{Code: ptr("default"), Class: ptr("default"), Title: ptr("IVA 21%"), Rate: json.RawMessage("21")},
+	for _, p := range []tax.CreateInput{
+		{Code: ptr("vat"), Class: ptr("default"), Title: ptr("VAT 21%"), Rate: num("21")},
+		{Code: ptr("vat"), Class: ptr("default"), Title: ptr("Surcharge 10%"), Rate: num("10")},
+		{Code: ptr("reduced"), Class: ptr("default"), Title: ptr("Reduced 10%"), Rate: num("10")},
+		{Code: ptr("eco"), Class: ptr("default"), Title: ptr("Eco fee"), Rate: num("0.5"), IsPercentage: ptr(false)},
+		{Code: ptr("default"), Class: ptr("default"), Title: ptr("IVA 21%"), Rate: num("21")},
 	} {
 		if _, err := svc.Create(ctx, p); err != nil {
 			t.Fatalf("create %s: %v", *p.Title, err)
@@ -62,32 +66,32 @@ func TestServiceCartTaxes(t *testing.T) {
 			item     tax.CartTaxesItem
 			want     string // the item of the response
 		}{
-			{"net price", nil, tax.CartTaxesItem{ID: "e", ProductID: "net-reduced", Price: json.RawMessage("100")},
+			{"net price", nil, tax.CartTaxesItem{ID: "e", ProductID: "net-reduced", Price: num("100")},
 				`{"id":"e","productId":"net-reduced","quantity":1,"price":100,"taxes":[{"beforeTax":100,"tax":10,"taxDetail":"Reduced 10%"}]}`},
-			{"gross price", nil, tax.CartTaxesItem{ID: "e", ProductID: "gross-reduced", Quantity: ptr(2), Price: json.RawMessage("110")},
+			{"gross price", nil, tax.CartTaxesItem{ID: "e", ProductID: "gross-reduced", Quantity: ptr(2), Price: num("110")},
 				`{"id":"e","productId":"gross-reduced","quantity":2,"price":110,"taxes":[{"beforeTax":100,"tax":10,"taxDetail":"Reduced 10%"}]}`},
-			{"two taxes on a gross price", nil, tax.CartTaxesItem{ID: "e", ProductID: "gross-vat", Price: json.RawMessage("131")},
+			{"two taxes on a gross price", nil, tax.CartTaxesItem{ID: "e", ProductID: "gross-vat", Price: num("131")},
 				`{"id":"e","productId":"gross-vat","quantity":1,"price":131,"taxes":[{"beforeTax":100,"tax":21,"taxDetail":"VAT 21%"},{"beforeTax":100,"tax":10,"taxDetail":"Surcharge 10%"}]}`},
-			{"two taxes on a net price", nil, tax.CartTaxesItem{ID: "e", ProductID: "net-vat", Price: json.RawMessage("577.65")},
+			{"two taxes on a net price", nil, tax.CartTaxesItem{ID: "e", ProductID: "net-vat", Price: num("577.65")},
 				`{"id":"e","productId":"net-vat","quantity":1,"price":577.65,"taxes":[{"beforeTax":577.65,"tax":121.31,"taxDetail":"VAT 21%"},{"beforeTax":577.65,"tax":57.77,"taxDetail":"Surcharge 10%"}]}`},
-			{"no tax for the code", nil, tax.CartTaxesItem{ID: "e", ProductID: "books", Price: json.RawMessage("12.5")},
+			{"no tax for the code", nil, tax.CartTaxesItem{ID: "e", ProductID: "books", Price: num("12.5")},
 				`{"id":"e","productId":"books","quantity":1,"price":12.5,"taxes":[{"beforeTax":12.5,"tax":0,"taxDetail":"no tax for code books"}]}`},
-			{"fixed tax times quantity", nil, tax.CartTaxesItem{ID: "e", ProductID: "eco", Quantity: ptr(3), Price: json.RawMessage("30")},
+			{"fixed tax times quantity", nil, tax.CartTaxesItem{ID: "e", ProductID: "eco", Quantity: ptr(3), Price: num("30")},
 				`{"id":"e","productId":"eco","quantity":3,"price":30,"taxes":[{"beforeTax":30,"tax":1.5,"taxDetail":"Eco fee"}]}`},
-			{"fixed tax, quantity defaults to 1", nil, tax.CartTaxesItem{ID: "e", ProductID: "eco", Price: json.RawMessage("10")},
+			{"fixed tax, quantity defaults to 1", nil, tax.CartTaxesItem{ID: "e", ProductID: "eco", Price: num("10")},
 				`{"id":"e","productId":"eco","quantity":1,"price":10,"taxes":[{"beforeTax":10,"tax":0.5,"taxDetail":"Eco fee"}]}`},
-			{"no taxCode means default", nil, tax.CartTaxesItem{ID: "e", ProductID: "plain", Price: json.RawMessage("121")},
+			{"no taxCode means default", nil, tax.CartTaxesItem{ID: "e", ProductID: "plain", Price: num("121")},
 				`{"id":"e","productId":"plain","quantity":1,"price":121,"taxes":[{"beforeTax":100,"tax":21,"taxDetail":"IVA 21%"}]}`},
-			{"JPY", ptr("JPY"), tax.CartTaxesItem{ID: "e", ProductID: "gross-reduced", Price: json.RawMessage("1000")},
+			{"JPY", ptr("JPY"), tax.CartTaxesItem{ID: "e", ProductID: "gross-reduced", Price: num("1000")},
 				`{"id":"e","productId":"gross-reduced","quantity":1,"price":1000,"taxes":[{"beforeTax":909,"tax":91,"taxDetail":"Reduced 10%"}]}`},
-			{"JOD", ptr("JOD"), tax.CartTaxesItem{ID: "e", ProductID: "net-reduced", Price: json.RawMessage("1.005")},
+			{"JOD", ptr("JOD"), tax.CartTaxesItem{ID: "e", ProductID: "net-reduced", Price: num("1.005")},
 				`{"id":"e","productId":"net-reduced","quantity":1,"price":1.005,"taxes":[{"beforeTax":1.005,"tax":0.101,"taxDetail":"Reduced 10%"}]}`},
-			{"zero price", nil, tax.CartTaxesItem{ID: "e", ProductID: "gross-vat", Price: json.RawMessage("0")},
+			{"zero price", nil, tax.CartTaxesItem{ID: "e", ProductID: "gross-vat", Price: num("0")},
 				`{"id":"e","productId":"gross-vat","quantity":1,"price":0,"taxes":[{"beforeTax":0,"tax":0,"taxDetail":"VAT 21%"},{"beforeTax":0,"tax":0,"taxDetail":"Surcharge 10%"}]}`},
 		}
 		for _, tc := range tests {
 			t.Run(tc.name, func(t *testing.T) {
-				res, err := svc.CartTaxes(context.Background(), tax.CartTaxesRequest{CartID: "c1", Currency: tc.currency, Items: []tax.CartTaxesItem{tc.item}})
+				res, err := svc.CartTaxes(context.Background(), tax.CartTaxesInput{CartID: "c1", Currency: tc.currency, Items: []tax.CartTaxesItem{tc.item}})
 				if err != nil {
 					t.Fatalf("CartTaxes: %v", err)
 				}
@@ -102,34 +106,34 @@ func TestServiceCartTaxes(t *testing.T) {
 
 func TestServiceCartTaxesErrors(t *testing.T) {
 	item := func(change func(*tax.CartTaxesItem)) []tax.CartTaxesItem {
-		it := tax.CartTaxesItem{ID: "e", ProductID: "p", Price: json.RawMessage("10")}
+		it := tax.CartTaxesItem{ID: "e", ProductID: "p", Price: num("10")}
 		change(&it)
 		return []tax.CartTaxesItem{it}
 	}
 	same := func(*tax.CartTaxesItem) {}
 	tests := []struct {
 		name  string
-		req   tax.CartTaxesRequest
+		req   tax.CartTaxesInput
 		code  string
 		data  any    // for product_not_found
 		field string // for validation_error: a problem names it
 	}{
-		{"missing cartId", tax.CartTaxesRequest{Items: item(same)}, commerce.EValidation, nil, "cartId"},
-		{"missing items", tax.CartTaxesRequest{CartID: "c"}, commerce.EValidation, nil, "items"},
-		{"unknown currency", tax.CartTaxesRequest{CartID: "c", Currency: ptr("XXY"), Items: item(same)}, commerce.EValidation, nil, "currency"},
-		{"lower-case currency", tax.CartTaxesRequest{CartID: "c", Currency: ptr("usd"), Items: item(same)}, commerce.EValidation, nil, "currency"},
-		{"missing item id", tax.CartTaxesRequest{CartID: "c", Items: item(func(i *tax.CartTaxesItem) { i.ID = "" })}, commerce.EValidation, nil, "items[0].id"},
-		{"missing productId", tax.CartTaxesRequest{CartID: "c", Items: item(func(i *tax.CartTaxesItem) { i.ProductID = "" })}, commerce.EValidation, nil, "items[0].productId"},
-		{"missing price", tax.CartTaxesRequest{CartID: "c", Items: item(func(i *tax.CartTaxesItem) { i.Price = nil })}, commerce.EValidation, nil, "items[0].price"},
-		{"price as a string", tax.CartTaxesRequest{CartID: "c", Items: item(func(i *tax.CartTaxesItem) { i.Price = json.RawMessage(`"10"`) })}, commerce.EValidation, nil, "items[0].price"},
-		{"negative price", tax.CartTaxesRequest{CartID: "c", Items: item(func(i *tax.CartTaxesItem) { i.Price = json.RawMessage(`-1`) })}, commerce.EValidation, nil, "items[0].price"},
-		{"too many decimals for USD", tax.CartTaxesRequest{CartID: "c", Items: item(func(i *tax.CartTaxesItem) { i.Price = json.RawMessage(`1.001`) })}, commerce.EValidation, nil, "items[0].price"},
-		{"decimals for JPY", tax.CartTaxesRequest{CartID: "c", Currency: ptr("JPY"), Items: item(func(i *tax.CartTaxesItem) { i.Price = json.RawMessage(`1.5`) })}, commerce.EValidation, nil, "items[0].price"},
-		{"zero quantity", tax.CartTaxesRequest{CartID: "c", Items: item(func(i *tax.CartTaxesItem) { i.Quantity = ptr(0) })}, commerce.EValidation, nil, "items[0].quantity"},
-		{"huge amounts", tax.CartTaxesRequest{CartID: "c", Items: item(func(i *tax.CartTaxesItem) {
-			i.ProductID, i.Quantity, i.Price = "eco", ptr(1<<62), json.RawMessage("1")
+		{"missing cartId", tax.CartTaxesInput{Items: item(same)}, commerce.EValidation, nil, "cartId"},
+		{"missing items", tax.CartTaxesInput{CartID: "c"}, commerce.EValidation, nil, "items"},
+		{"unknown currency", tax.CartTaxesInput{CartID: "c", Currency: ptr("XXY"), Items: item(same)}, commerce.EValidation, nil, "currency"},
+		{"lower-case currency", tax.CartTaxesInput{CartID: "c", Currency: ptr("usd"), Items: item(same)}, commerce.EValidation, nil, "currency"},
+		{"missing item id", tax.CartTaxesInput{CartID: "c", Items: item(func(i *tax.CartTaxesItem) { i.ID = "" })}, commerce.EValidation, nil, "items[0].id"},
+		{"missing productId", tax.CartTaxesInput{CartID: "c", Items: item(func(i *tax.CartTaxesItem) { i.ProductID = "" })}, commerce.EValidation, nil, "items[0].productId"},
+		{"missing price", tax.CartTaxesInput{CartID: "c", Items: item(func(i *tax.CartTaxesItem) { i.Price = nil })}, commerce.EValidation, nil, "items[0].price"},
+		{"price as a string", tax.CartTaxesInput{CartID: "c", Items: item(func(i *tax.CartTaxesItem) { i.Price = num(`"10"`) })}, commerce.EValidation, nil, "items[0].price"},
+		{"negative price", tax.CartTaxesInput{CartID: "c", Items: item(func(i *tax.CartTaxesItem) { i.Price = num(`-1`) })}, commerce.EValidation, nil, "items[0].price"},
+		{"too many decimals for USD", tax.CartTaxesInput{CartID: "c", Items: item(func(i *tax.CartTaxesItem) { i.Price = num(`1.001`) })}, commerce.EValidation, nil, "items[0].price"},
+		{"decimals for JPY", tax.CartTaxesInput{CartID: "c", Currency: ptr("JPY"), Items: item(func(i *tax.CartTaxesItem) { i.Price = num(`1.5`) })}, commerce.EValidation, nil, "items[0].price"},
+		{"zero quantity", tax.CartTaxesInput{CartID: "c", Items: item(func(i *tax.CartTaxesItem) { i.Quantity = ptr(0) })}, commerce.EValidation, nil, "items[0].quantity"},
+		{"huge amounts", tax.CartTaxesInput{CartID: "c", Items: item(func(i *tax.CartTaxesItem) {
+			i.ProductID, i.Quantity, i.Price = "eco", ptr(1<<62), num("1")
 		})}, commerce.EValidation, nil, "items[0]"},
-		{"unknown product", tax.CartTaxesRequest{CartID: "c", Items: item(func(i *tax.CartTaxesItem) { i.ProductID = "nope" })}, commerce.EProductNotFound, "nope", ""},
+		{"unknown product", tax.CartTaxesInput{CartID: "c", Items: item(func(i *tax.CartTaxesItem) { i.ProductID = "nope" })}, commerce.EProductNotFound, "nope", ""},
 	}
 	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
 		svc, _ := newService(t, db, map[string]tax.ProductTax{"p": {TaxCode: "vat"}, "eco": {TaxCode: "eco"}})
@@ -157,11 +161,11 @@ func TestServiceCartTaxesBatches(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
 		svc, calls := newService(t, db, map[string]tax.ProductTax{"a": {TaxCode: "vat"}, "b": {TaxCode: "eco"}})
 		items := []tax.CartTaxesItem{
-			{ID: "1", ProductID: "a", Price: json.RawMessage("1")},
-			{ID: "2", ProductID: "b", Price: json.RawMessage("1")},
-			{ID: "3", ProductID: "a", Price: json.RawMessage("2")},
+			{ID: "1", ProductID: "a", Price: num("1")},
+			{ID: "2", ProductID: "b", Price: num("1")},
+			{ID: "3", ProductID: "a", Price: num("2")},
 		}
-		res, err := svc.CartTaxes(context.Background(), tax.CartTaxesRequest{CartID: "c", Items: items})
+		res, err := svc.CartTaxes(context.Background(), tax.CartTaxesInput{CartID: "c", Items: items})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,7 +179,7 @@ func TestServiceCartTaxesBatches(t *testing.T) {
 		if !slices.Equal(ids, []string{"1", "2", "3"}) {
 			t.Errorf("items: got %q, want in request order", ids)
 		}
-		empty, err := svc.CartTaxes(context.Background(), tax.CartTaxesRequest{CartID: "c", Items: []tax.CartTaxesItem{}})
+		empty, err := svc.CartTaxes(context.Background(), tax.CartTaxesInput{CartID: "c", Items: []tax.CartTaxesItem{}})
 		if err != nil || len(empty.Cart.Items) != 0 || len(*calls) != 1 {
 			t.Errorf("empty items: got %+v, %v, %d catalog calls; want no items, no error, no call", empty, err, len(*calls))
 		}
