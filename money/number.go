@@ -63,6 +63,22 @@ func (n Number) MarshalJSON() ([]byte, error) {
 // Check returns what is wrong with the value ("" when it is a number).
 func (n Number) Check() string { return n.problem }
 
+// NonNegative returns the value of an argument that is required and must
+// not be negative (a price, a rate), or what is wrong with it: "required"
+// when n is nil (absent or null), the problem Check reports, or "must not
+// be negative".
+func (n *Number) NonNegative() (Decimal, string) {
+	switch {
+	case n == nil:
+		return Decimal{}, "required"
+	case n.problem != "":
+		return Decimal{}, n.problem
+	case n.d.Units < 0:
+		return Decimal{}, "must not be negative"
+	}
+	return n.d, ""
+}
+
 // Decimal returns the number, or the problem of a value that is not one
 // (see Check) as an error whose text is the problem.
 func (n Number) Decimal() (Decimal, error) {

@@ -69,3 +69,23 @@ func TestNumberField(t *testing.T) {
 		t.Errorf("zero Number: got %s, want 0", b)
 	}
 }
+
+func TestNumberNonNegative(t *testing.T) {
+	num := func(s string) *Number { n := NewNumber(s); return &n }
+	for _, tc := range []struct {
+		name    string
+		n       *Number
+		want    Decimal
+		problem string
+	}{
+		{"absent", nil, Decimal{}, "required"},
+		{"zero", num("0"), Decimal{}, ""},
+		{"positive", num("9.90"), Decimal{99, 1}, ""},
+		{"negative", num("-0.01"), Decimal{}, "must not be negative"},
+		{"not a number", num(`"5"`), Decimal{}, "must be a number"},
+	} {
+		if d, problem := tc.n.NonNegative(); d != tc.want || problem != tc.problem {
+			t.Errorf("%s: got %v, %q; want %v, %q", tc.name, d, problem, tc.want, tc.problem)
+		}
+	}
+}

@@ -50,16 +50,6 @@ func NewService(store Store, catalog Catalog, now func() time.Time) *Service {
 	return s
 }
 
-// emit adds an event of the PROMOTIONS channel to the transaction.
-func (s *Service) emit(tx Tx, typ string, payload any) error {
-	e, err := event.New(event.Promotions, typ, s.now(), payload)
-	if err != nil {
-		return err
-	}
-	tx.Emit(e)
-	return nil
-}
-
 // placeholder rules stand in for the half of a promotion's rules that an
 // update does not give, to validate the given half alone.
 var (
@@ -123,7 +113,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (Promotion, error)
 		if err := tx.CreatePromotion(ctx, &out); err != nil {
 			return err
 		}
-		return s.emit(tx, event.Create, map[string]any{"new": out, "data": in})
+		return event.Emit(tx, event.Promotions, event.Create, s.now(), map[string]any{"new": out, "data": in})
 	})
 	if err != nil {
 		return Promotion{}, fmt.Errorf("create promotion: %w", err)
@@ -188,7 +178,7 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (Promotion, error)
 			return err
 		}
 		out = p
-		return s.emit(tx, event.Update, map[string]any{"data": in, "old": old, "new": p})
+		return event.Emit(tx, event.Promotions, event.Update, s.now(), map[string]any{"data": in, "old": old, "new": p})
 	})
 	if err != nil {
 		return Promotion{}, fmt.Errorf("update promotion: %w", err)

@@ -28,16 +28,6 @@ func NewService(store Store, now func() time.Time) *Service {
 	return &Service{store: store, now: now}
 }
 
-// emit adds an event of the SHIPPING channel to the transaction.
-func (s *Service) emit(tx Tx, typ string, payload any) error {
-	e, err := event.New(event.Shipping, typ, s.now(), payload)
-	if err != nil {
-		return err
-	}
-	tx.Emit(e)
-	return nil
-}
-
 // Build validates a shipping.create input and returns the method it
 // describes, with new ids for the method and each of its rate groups.
 //
@@ -137,16 +127,10 @@ func (ri RateInput) build(at string, seen map[string]bool, problems *commerce.Pr
 		seen[r.Currency] = true
 		precision, _ = money.Precision(r.Currency)
 	}
-	if ri.Amount == nil {
-		problems.Add(at+"amount", "required")
-		return r
-	}
-	d, err := ri.Amount.Decimal()
+	d, problem := ri.Amount.NonNegative()
 	switch {
-	case err != nil:
-		problems.Add(at+"amount", "%s", err.Error())
-	case d.Units < 0:
-		problems.Add(at+"amount", "must not be negative")
+	case problem != "":
+		problems.Add(at+"amount", "%s", problem)
 	case currencyOK:
 		minor, err := d.Minor(precision)
 		switch {
@@ -174,7 +158,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (Method, error) {
 		if err := tx.CreateMethod(ctx, m); err != nil {
 			return err
 		}
-		return s.emit(tx, event.Create, map[string]any{"new": m, "data": in})
+		return event.Emit(tx, event.Shipping, event.Create, s.now(), map[string]any{"new": m, "data": in})
 	})
 	if err != nil {
 		return Method{}, fmt.Errorf("create shipping method: %w", err)
@@ -209,7 +193,7 @@ func (s *Service) Remove(ctx context.Context, in RemoveInput) (Method, error) {
 		if old, err = tx.RemoveMethod(ctx, id); err != nil {
 			return err
 		}
-		return s.emit(tx, event.Remove, map[string]any{"id": id, "old": old})
+		return event.Emit(tx, event.Shipping, event.Remove, s.now(), map[string]any{"id": id, "old": old})
 	})
 	if err != nil {
 		return Method{}, fmt.Errorf("remove shipping method: %w", err)

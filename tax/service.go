@@ -29,16 +29,6 @@ func NewService(store Store, products Products, now func() time.Time) *Service {
 	return &Service{store: store, products: products, now: now}
 }
 
-// emit adds an event of the TAXES channel to the transaction.
-func (s *Service) emit(tx Tx, typ string, payload any) error {
-	e, err := event.New(event.Taxes, typ, s.now(), payload)
-	if err != nil {
-		return err
-	}
-	tx.Emit(e)
-	return nil
-}
-
 // apply sets the fields present in f on t (the code as commerce.Key, the
 // rate in normal form), and records what is wrong with a rate that is not
 // a usable number.
@@ -96,7 +86,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (Tax, error) {
 		if err := tx.CreateTax(ctx, t); err != nil {
 			return err
 		}
-		return s.emit(tx, event.Create, map[string]any{"new": t, "data": in})
+		return event.Emit(tx, event.Taxes, event.Create, s.now(), map[string]any{"new": t, "data": in})
 	})
 	if err != nil {
 		return Tax{}, fmt.Errorf("create tax: %w", err)
@@ -143,7 +133,7 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (Tax, error) {
 			return err
 		}
 		out = t
-		return s.emit(tx, event.Update, map[string]any{"data": in, "old": old, "new": t})
+		return event.Emit(tx, event.Taxes, event.Update, s.now(), map[string]any{"data": in, "old": old, "new": t})
 	})
 	if err != nil {
 		return Tax{}, fmt.Errorf("update tax: %w", err)
@@ -165,7 +155,7 @@ func (s *Service) Remove(ctx context.Context, id string) (Tax, error) {
 		if old, err = tx.RemoveTax(ctx, id); err != nil {
 			return err
 		}
-		return s.emit(tx, event.Remove, map[string]any{"id": id, "old": old})
+		return event.Emit(tx, event.Taxes, event.Remove, s.now(), map[string]any{"id": id, "old": old})
 	})
 	if err != nil {
 		return Tax{}, fmt.Errorf("remove tax: %w", err)

@@ -120,16 +120,10 @@ func cartEntries(in CartTaxesInput) ([]Entry, int, error) {
 			}
 		}
 		entries[i] = Entry{ID: it.ID, ProductID: it.ProductID, Quantity: q}
-		if it.Price == nil {
-			problems.Add(at+"price", "required")
-			continue
-		}
-		d, err := it.Price.Decimal()
+		d, problem := it.Price.NonNegative()
 		switch {
-		case err != nil:
-			problems.Add(at+"price", "%s", err.Error())
-		case d.Units < 0:
-			problems.Add(at+"price", "must not be negative")
+		case problem != "":
+			problems.Add(at+"price", "%s", problem)
 		case cerr == nil:
 			amount, err := d.Minor(precision)
 			if err != nil {

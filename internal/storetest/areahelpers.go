@@ -3,8 +3,10 @@ package storetest
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -76,3 +78,58 @@ const slowRows = 200
 
 // slowLimit is the regex time limit of those tests.
 const slowLimit = 300 * time.Millisecond
+
+// concurrently runs fn n times at once and fails the test for each error.
+func concurrently(t *testing.T, n int, fn func() error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			if err := fn(); err != nil {
+				t.Errorf("concurrent change: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// wantList fails the test unless got, a list's answer, holds the records
+// of all at the indexes want, in that order.
+func wantList[T any](t *testing.T, got []T, err error, all []T, want []int) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	records := []T{}
+	for _, i := range want {
+		records = append(records, all[i])
+	}
+	if !reflect.DeepEqual(got, records) {
+		t.Errorf("got %+v, want %+v", got, records)
+	}
+}
+
+// wantPatternErrors checks the regex filters of a list: with an invalid
+// pattern, and with a pattern past the time limit over rows of slowTitle
+// (fill creates n of them), the list is validation_error naming each
+// field. list runs the list with the pattern in every one of fields.
+func wantPatternErrors(t *testing.T, db *sqldb.DB, fill func(n int), list func(p *commerce.Pattern) error, fields ...string) {
+	t.Helper()
+	bad := commerce.Pattern("(")
+	err := list(&bad)
+	wantCode(t, "an invalid pattern", err, commerce.EValidation, nil)
+	got, _ := commerce.ErrorData(err).([]string)
+	for i, f := range fields {
+		if len(got) != len(fields) || !strings.HasPrefix(got[i], f+": must be a valid regular expression") {
+			t.Errorf("an invalid pattern: got problems %q, want one for each of %q", got, fields)
+		}
+	}
+	fill(slowRows)
+	db.SetRegexTimeout(slowLimit)
+	slow := commerce.Pattern(slowPattern)
+	var timeouts []string
+	for _, f := range fields {
+		timeouts = append(timeouts, f+": pattern took too long to match")
+	}
+	wantProblems(t, "a pattern past the time limit", list(&slow), timeouts...)
+}

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/commercekit/commerce"
@@ -223,19 +221,7 @@ func promotionList(t *testing.T, db *sqldb.DB) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := s.Promotions(ctx, tc.f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got == nil {
-				t.Error("got nil, want a list")
-			}
-			want := make([]promotion.Promotion, len(tc.want))
-			for i, j := range tc.want {
-				want[i] = ps[j]
-			}
-			if len(got) != len(want) || (len(got) > 0 && !reflect.DeepEqual(got, want)) {
-				t.Errorf("got %d promotions %+v, want %+v", len(got), got, want)
-			}
+			wantList(t, got, err, ps, tc.want)
 		})
 	}
 }
@@ -243,28 +229,17 @@ func promotionList(t *testing.T, db *sqldb.DB) {
 func promotionPatterns(t *testing.T, db *sqldb.DB) {
 	ctx := context.Background()
 	s := sqldb.NewPromotionStore(db)
-	bad := commerce.Pattern("(")
-	_, err := s.Promotions(ctx, promotion.Filter{Title: &bad, Limit: 10})
-	wantCode(t, "an invalid pattern", err, commerce.EValidation, nil)
-	if ps, _ := commerce.ErrorData(err).([]string); len(ps) != 1 || !strings.HasPrefix(ps[0], "title: ") {
-		t.Errorf("got problems %q, want one naming title", ps)
-	}
-	err = s.Update(ctx, func(tx promotion.Tx) error {
-		for i := range slowRows {
-			p := fixturePromotion(t, fmt.Sprint(i, slowTitle), true, 0, "p")
-			if err := tx.CreatePromotion(ctx, &p); err != nil {
-				return err
-			}
+	fill := func(n int) {
+		ps := make([]promotion.Promotion, n)
+		for i := range ps {
+			ps[i] = fixturePromotion(t, fmt.Sprint(i, slowTitle), true, 0, "p")
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+		createPromotions(t, s, ps...)
 	}
-	db.SetRegexTimeout(slowLimit)
-	slow := commerce.Pattern(slowPattern)
-	_, err = s.Promotions(ctx, promotion.Filter{Title: &slow, Limit: 10})
-	wantProblems(t, "a pattern past the time limit", err, "title: pattern took too long to match")
+	wantPatternErrors(t, db, fill, func(p *commerce.Pattern) error {
+		_, err := s.Promotions(ctx, promotion.Filter{Title: p, Limit: 10})
+		return err
+	}, "title")
 }
 
 func promotionConcurrent(t *testing.T, db *sqldb.DB) {
@@ -272,23 +247,16 @@ func promotionConcurrent(t *testing.T, db *sqldb.DB) {
 	s := sqldb.NewPromotionStore(db)
 	p := createPromotions(t, s, fixturePromotion(t, "counter", true, 0, "p"))[0]
 	const n = 20
-	var wg sync.WaitGroup
-	for range n {
-		wg.Go(func() {
-			err := s.Update(ctx, func(tx promotion.Tx) error {
-				cur, err := tx.Promotion(ctx, p.ID)
-				if err != nil {
-					return err
-				}
-				cur.Priority++
-				return tx.UpdatePromotion(ctx, cur)
-			})
+	concurrently(t, n, func() error {
+		return s.Update(ctx, func(tx promotion.Tx) error {
+			cur, err := tx.Promotion(ctx, p.ID)
 			if err != nil {
-				t.Errorf("update: %v", err)
+				return err
 			}
+			cur.Priority++
+			return tx.UpdatePromotion(ctx, cur)
 		})
-	}
-	wg.Wait()
+	})
 	if got, _ := s.Promotion(ctx, p.ID); got.Priority != n {
 		t.Errorf("priority %d after %d concurrent increments, want %d (no lost update)", got.Priority, n, n)
 	}

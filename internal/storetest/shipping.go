@@ -152,16 +152,7 @@ func shippingList(t *testing.T, db *sqldb.DB) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := s.Methods(ctx, tc.f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := []shipping.Method{}
-			for _, i := range tc.want {
-				want = append(want, ms[i])
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("got %+v, want %+v", got, want)
-			}
+			wantList(t, got, err, ms, tc.want)
 		})
 	}
 }
@@ -169,21 +160,17 @@ func shippingList(t *testing.T, db *sqldb.DB) {
 func shippingPatterns(t *testing.T, db *sqldb.DB) {
 	ctx := context.Background()
 	s := sqldb.NewShippingStore(db)
-	bad := commerce.Pattern("(")
-	_, err := s.Methods(ctx, shipping.Filter{Title: &bad, Limit: 10})
-	wantCode(t, "an invalid pattern", err, commerce.EValidation, nil)
-	if ps, _ := commerce.ErrorData(err).([]string); len(ps) != 1 || !strings.HasPrefix(ps[0], "title: ") {
-		t.Errorf("got problems %q, want one naming title", ps)
+	fill := func(n int) {
+		ms := make([]shipping.Method, n)
+		for i := range ms {
+			ms[i] = fixtureMethod(fmt.Sprint(i, slowTitle), true, "default", 1, "GB")
+		}
+		createMethods(t, s, ms...)
 	}
-	var many []shipping.Method
-	for i := range slowRows {
-		many = append(many, fixtureMethod(fmt.Sprint(i, slowTitle), true, "default", 1, "GB"))
-	}
-	createMethods(t, s, many...)
-	db.SetRegexTimeout(slowLimit)
-	slow := commerce.Pattern(slowPattern)
-	_, err = s.Methods(ctx, shipping.Filter{Title: &slow, Limit: 10})
-	wantProblems(t, "a pattern past the time limit", err, "title: pattern took too long to match")
+	wantPatternErrors(t, db, fill, func(p *commerce.Pattern) error {
+		_, err := s.Methods(ctx, shipping.Filter{Title: p, Limit: 10})
+		return err
+	}, "title")
 }
 
 func shippingActive(t *testing.T, db *sqldb.DB) {

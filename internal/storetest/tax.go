@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/commercekit/commerce"
@@ -170,16 +168,7 @@ func taxList(t *testing.T, db *sqldb.DB) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := s.Taxes(ctx, tc.f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := []tax.Tax{}
-			for _, i := range tc.want {
-				want = append(want, taxes[i])
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("got %+v, want %+v", got, want)
-			}
+			wantList(t, got, err, taxes, tc.want)
 		})
 	}
 }
@@ -187,22 +176,17 @@ func taxList(t *testing.T, db *sqldb.DB) {
 func taxPatterns(t *testing.T, db *sqldb.DB) {
 	ctx := context.Background()
 	s := sqldb.NewTaxStore(db)
-	bad, worse := commerce.Pattern("("), commerce.Pattern("[a")
-	_, err := s.Taxes(ctx, tax.Filter{Title: &bad, Description: &worse, Limit: 10})
-	wantCode(t, "invalid patterns", err, commerce.EValidation, nil)
-	if ps, _ := commerce.ErrorData(err).([]string); len(ps) != 2 || !strings.HasPrefix(ps[0], "title: ") || !strings.HasPrefix(ps[1], "description: ") {
-		t.Errorf("got problems %q, want one naming title, one naming description", ps)
+	fill := func(n int) {
+		taxes := make([]tax.Tax, n)
+		for i := range taxes {
+			taxes[i] = fixtureTax("slow", fmt.Sprint(i, slowTitle), slowTitle, money.Decimal{Units: 1}, true)
+		}
+		createTaxes(t, s, taxes...)
 	}
-	var many []tax.Tax
-	for i := range slowRows {
-		many = append(many, fixtureTax("slow", fmt.Sprint(i, slowTitle), slowTitle, money.Decimal{Units: 1}, true))
-	}
-	createTaxes(t, s, many...)
-	db.SetRegexTimeout(slowLimit)
-	slow, dot := commerce.Pattern(slowPattern), commerce.Pattern(".")
-	_, err = s.Taxes(ctx, tax.Filter{Title: &slow, Description: &dot, Limit: 10})
-	wantProblems(t, "a pattern past the time limit", err,
-		"title: pattern took too long to match", "description: pattern took too long to match")
+	wantPatternErrors(t, db, fill, func(p *commerce.Pattern) error {
+		_, err := s.Taxes(ctx, tax.Filter{Title: p, Description: p, Limit: 10})
+		return err
+	}, "title", "description")
 }
 
 func taxByCode(t *testing.T, db *sqldb.DB) {
@@ -226,23 +210,16 @@ func taxConcurrent(t *testing.T, db *sqldb.DB) {
 	s := sqldb.NewTaxStore(db)
 	v := createTaxes(t, s, fixtureTax("vat", "VAT", "", money.Decimal{}, false))[0]
 	const n = 20
-	var wg sync.WaitGroup
-	for range n {
-		wg.Go(func() {
-			err := s.Update(ctx, func(tx tax.Tx) error {
-				cur, err := tx.Tax(ctx, v.ID)
-				if err != nil {
-					return err
-				}
-				cur.Rate.Units++
-				return tx.UpdateTax(ctx, cur)
-			})
+	concurrently(t, n, func() error {
+		return s.Update(ctx, func(tx tax.Tx) error {
+			cur, err := tx.Tax(ctx, v.ID)
 			if err != nil {
-				t.Errorf("update: %v", err)
+				return err
 			}
+			cur.Rate.Units++
+			return tx.UpdateTax(ctx, cur)
 		})
-	}
-	wg.Wait()
+	})
 	if got, _ := s.Tax(ctx, v.ID); got.Rate != (money.Decimal{Units: n}) {
 		t.Errorf("rate %v after %d concurrent increments, want %d (no lost update)", got.Rate, n, n)
 	}
