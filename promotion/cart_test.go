@@ -1,6 +1,7 @@
 package promotion_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -8,8 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/internal/apitest"
 	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/money"
+	"github.com/commercekit/commerce/promotion"
 	"github.com/commercekit/commerce/sqldb"
 )
 
@@ -363,4 +367,66 @@ func TestCrossInstanceRefresh(t *testing.T) {
 	if d := within(p.ID, false); d > time.Second {
 		t.Errorf("instance two stopped the promotion after %v, want within 1s", d)
 	}
+}
+
+// TestCartPromotionsInProcess runs the worked example of CONTRACT.md
+// section 7 through the service, with requests built in Go (PlainPrice,
+// MoneyPrice) rather than decoded: the same form rules and results.
+func TestCartPromotionsInProcess(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		cat := mapCatalog{"a": {"fridges"}, "b": {"fridges"}, "c": {"combi", "fridges"}}
+		svc := promotion.NewService(sqldb.NewPromotionStore(db), cat, nil)
+		p := createPromo(t, svc, "3 fridges at 10", true,
+			`{"category":{"id":"fridges","quantity":3,"lowestPrice":true}}`,
+			`{"category":{"id":"fridges","quantity":3,"discount":{"rate":10,"isFixedPrice":true}}}`)
+		usd := func(amount int64) promotion.Price {
+			return promotion.MoneyPrice(money.Money{Amount: amount, Currency: "USD", Precision: 2})
+		}
+		two := 2
+		for _, tc := range []struct {
+			name   string
+			prices [3]promotion.Price
+			want   string
+		}{
+			{"v1", [3]promotion.Price{promotion.PlainPrice("577.65"), promotion.PlainPrice("321.47"), promotion.PlainPrice("469")},
+				`[{"id":"B","discounts":[{"promotionId":"%[1]s","promotionTitle":"3 fridges at 10","quantity":2,"price":321.47,"discount":311.47}]},` +
+					`{"id":"C","discounts":[{"promotionId":"%[1]s","promotionTitle":"3 fridges at 10","quantity":1,"price":469,"discount":459}]}]`},
+			{"v2", [3]promotion.Price{usd(57765), usd(32147), usd(46900)},
+				`[{"id":"B","discounts":[{"promotionId":"%[1]s","promotionTitle":"3 fridges at 10","quantity":2,"price":{"amount":32147,"currency":"USD","precision":2},"discount":{"amount":31147,"currency":"USD","precision":2}}]},` +
+					`{"id":"C","discounts":[{"promotionId":"%[1]s","promotionTitle":"3 fridges at 10","quantity":1,"price":{"amount":46900,"currency":"USD","precision":2},"discount":{"amount":45900,"currency":"USD","precision":2}}]}]`},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				res, err := svc.CartPromotions(context.Background(), promotion.CartInput{CartID: "c", Items: []promotion.CartItem{
+					{ID: "A", ProductID: "a", Price: tc.prices[0]},
+					{ID: "B", ProductID: "b", Quantity: &two, Price: tc.prices[1]},
+					{ID: "C", ProductID: "c", Quantity: &two, Price: tc.prices[2]},
+				}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, want := show(res.ItemDiscounts), fmt.Sprintf(tc.want, p.ID); got != want {
+					t.Errorf("got  %s\nwant %s", got, want)
+				}
+				if len(res.AlmostFulfilledPromos) != 1 || res.AlmostFulfilledPromos[0].PromotionID != p.ID {
+					t.Errorf("almost fulfilled: got %s, want the promotion (C and A left)", show(res.AlmostFulfilledPromos))
+				}
+			})
+		}
+		// A price of neither form, and mixed forms, as the transport would
+		// have decoded them.
+		_, err := svc.CartPromotions(context.Background(), promotion.CartInput{CartID: "c", Items: []promotion.CartItem{
+			{ID: "A", ProductID: "a", Price: promotion.PlainPrice(`"1"`)},
+			{ID: "B", ProductID: "b", Price: promotion.PlainPrice("1")},
+			{ID: "C", ProductID: "c", Price: usd(100)},
+			{ID: "D", ProductID: "c"},
+		}})
+		want := []string{
+			"items[0].price: must be a number or a money object {amount, currency, precision}",
+			"items[2].price: must have the same form as the other items' prices (plain numbers)",
+			"items[3].price: required",
+		}
+		if got, _ := commerce.ErrorData(err).([]string); !slices.Equal(got, want) {
+			t.Errorf("got %v, want %q", err, want)
+		}
+	})
 }

@@ -5,7 +5,7 @@ import (
 	"github.com/commercekit/commerce/money"
 )
 
-// CreateInput is the argument of shipping.create (see Build for the
+// CreateInput is the argument of shipping.create (see New for the
 // rules). Pointers tell an absent (or null) field apart from a zero one.
 type CreateInput struct {
 	Title   *string      `json:"title,omitempty"`

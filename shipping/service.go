@@ -28,7 +28,7 @@ func NewService(store Store, now func() time.Time) *Service {
 	return &Service{store: store, now: now}
 }
 
-// Build validates a shipping.create input and returns the method it
+// New validates a shipping.create input and returns the method it
 // describes, with new ids for the method and each of its rate groups.
 //
 // Rules: title is required (not blank); active defaults to true; taxCode
@@ -43,7 +43,7 @@ func NewService(store Store, now func() time.Time) *Service {
 // with no more decimals than the currency has, at most money.MaxAmount.
 // Every problem is reported, each naming its field path
 // ("rates[1].locations[0].state: ..."), in one validation_error.
-func Build(in CreateInput) (Method, error) {
+func New(in CreateInput) (Method, error) {
 	var problems commerce.Problems
 	m := Method{ID: commerce.NewID(), Active: true, TaxCode: DefaultTaxCode}
 	if in.Title == nil || strings.TrimSpace(*in.Title) == "" {
@@ -146,11 +146,11 @@ func (ri RateInput) build(at string, seen map[string]bool, problems *commerce.Pr
 	return r
 }
 
-// Create is shipping.create: it validates the input (see Build), stores
+// Create is shipping.create: it validates the input (see New), stores
 // the method and emits CREATE on SHIPPING with {new, data} in the same
 // transaction. Errors: validation_error.
 func (s *Service) Create(ctx context.Context, in CreateInput) (Method, error) {
-	m, err := Build(in)
+	m, err := New(in)
 	if err != nil {
 		return Method{}, err
 	}

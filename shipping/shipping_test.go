@@ -34,9 +34,9 @@ func decodeInput(t *testing.T, body string) shipping.CreateInput {
 
 func build(t *testing.T, body string) shipping.Method {
 	t.Helper()
-	m, err := shipping.Build(decodeInput(t, body))
+	m, err := shipping.New(decodeInput(t, body))
 	if err != nil {
-		t.Fatalf("Build(%s): %v", body, err)
+		t.Fatalf("New(%s): %v", body, err)
 	}
 	return m
 }
@@ -62,7 +62,7 @@ func fields(problems []string) []string {
 	return out
 }
 
-func TestBuildValidation(t *testing.T) {
+func TestNewValidation(t *testing.T) {
 	const group = `{"locations": [{"country": "US"}], "rates": [{"currency": "USD", "amount": 5}]}`
 	tests := []struct {
 		name string
@@ -101,7 +101,7 @@ func TestBuildValidation(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := shipping.Build(decodeInput(t, tc.body))
+			_, err := shipping.New(decodeInput(t, tc.body))
 			if got := fields(problemsOf(t, err)); !slices.Equal(got, tc.want) {
 				t.Errorf("got problems at %q, want %q (%v)", got, tc.want, err)
 			}
@@ -109,7 +109,7 @@ func TestBuildValidation(t *testing.T) {
 	}
 }
 
-func TestBuild(t *testing.T) {
+func TestNew(t *testing.T) {
 	t.Run("sample method", func(t *testing.T) {
 		m := build(t, sampleSameDay)
 		if m.ID == "" || m.Title != "UPS Same Day" || !m.Active || m.TaxCode != "default" {
