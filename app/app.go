@@ -37,7 +37,9 @@ type Options struct {
 	ViewedFlush time.Duration
 	// ReservationTTL is how long a cart's stock reservation holds (24h when 0).
 	ReservationTTL time.Duration
-	// StockSweep is how often expired reservations are released (30s when 0).
+	// StockSweep is how often expired reservations are released
+	// (stock.SweepInterval(ReservationTTL) when 0: a quarter of the TTL, at
+	// most 30s).
 	StockSweep time.Duration
 	// CartTTL is how long a cart lives after its last change (7 days when 0).
 	CartTTL time.Duration
@@ -84,9 +86,6 @@ func New(opts Options) (*App, error) {
 	}
 	if opts.ViewedFlush == 0 {
 		opts.ViewedFlush = time.Second
-	}
-	if opts.StockSweep == 0 {
-		opts.StockSweep = 30 * time.Second
 	}
 	a := &App{opts: opts, db: opts.DB, logger: opts.Logger, now: opts.Now}
 	a.srv = rpc.NewServer(opts.Keys, opts.Logger, opts.DB.Ping)

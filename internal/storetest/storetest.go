@@ -29,6 +29,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("dialect", func(t *testing.T) { Dialect(t, open) })
 	t.Run("regex", func(t *testing.T) { Regex(t, open) })
 	// Areas: one line each, t.Run("<area>", func(t *testing.T) { <Area>(t, open) }).
+	t.Run("stock", func(t *testing.T) { Stock(t, open) })
 }
 
 // exec runs statements in one write transaction, failing the test on an
