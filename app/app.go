@@ -16,6 +16,7 @@ import (
 	"github.com/commercekit/commerce/catalog"
 	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/natsrelay"
+	"github.com/commercekit/commerce/payment"
 	"github.com/commercekit/commerce/promotion"
 	"github.com/commercekit/commerce/rpc"
 	"github.com/commercekit/commerce/shipping"
@@ -45,6 +46,9 @@ type Options struct {
 	CartTTL time.Duration
 	// CartSweep is how often expired carts are expired (1 minute when 0).
 	CartSweep time.Duration
+	// PaymentProviders are payment providers by id, besides the built-in
+	// manual one (a provider configured from flags, a test's own).
+	PaymentProviders map[string]payment.Provider
 }
 
 // App is the assembled service.
@@ -74,6 +78,9 @@ type App struct {
 	Tax *tax.Service
 	// Cart is the cart area.
 	Cart *cart.Service
+	// Payments are the payment providers the service is configured with
+	// (manual and Options.PaymentProviders), by id.
+	Payments *payment.Providers
 }
 
 // New builds the service and registers every area's operations.

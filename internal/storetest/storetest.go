@@ -30,6 +30,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("regex", func(t *testing.T) { Regex(t, open) })
 	// Areas: one line each, t.Run("<area>", func(t *testing.T) { <Area>(t, open) }).
 	t.Run("stock", func(t *testing.T) { Stock(t, open) })
+	t.Run("cart", func(t *testing.T) { Cart(t, open) })
 }
 
 // exec runs statements in one write transaction, failing the test on an
