@@ -18,12 +18,12 @@ func RegisterCatalog(s *Server, svc *catalog.Service) {
 	Handle(s, Op{Service: service, Name: "product.create", Admin: true},
 		func(ctx context.Context, a *catalog.CreateProductInput) (any, error) {
 			v, err := svc.CreateProduct(ctx, *a)
-			return record("product", v, err)
+			return recordAnswer("product", v, err)
 		})
 	Handle(s, Op{Service: service, Name: "product.update", Admin: true},
 		func(ctx context.Context, a *catalog.UpdateProductInput) (any, error) {
 			v, err := svc.UpdateProduct(ctx, *a)
-			return record("product", v, err)
+			return recordAnswer("product", v, err)
 		})
 	Handle(s, Op{Service: service, Name: "product.remove", Admin: true},
 		func(ctx context.Context, a *catalog.RemoveInput) (any, error) {
@@ -51,18 +51,18 @@ func RegisterCatalog(s *Server, svc *catalog.Service) {
 			if err != nil {
 				return nil, err
 			}
-			return projectPage(page, ps, a.Fields)
+			return listAnswer(page, ps, a.Fields)
 		})
 
 	Handle(s, Op{Service: service, Name: "category.create", Admin: true},
 		func(ctx context.Context, a *catalog.CreateCategoryInput) (any, error) {
 			v, err := svc.CreateCategory(ctx, *a)
-			return record("category", v, err)
+			return recordAnswer("category", v, err)
 		})
 	Handle(s, Op{Service: service, Name: "category.update", Admin: true},
 		func(ctx context.Context, a *catalog.UpdateCategoryInput) (any, error) {
 			v, err := svc.UpdateCategory(ctx, *a)
-			return record("category", v, err)
+			return recordAnswer("category", v, err)
 		})
 	Handle(s, Op{Service: service, Name: "category.remove", Admin: true},
 		func(ctx context.Context, a *catalog.RemoveInput) (any, error) {
@@ -86,22 +86,22 @@ func RegisterCatalog(s *Server, svc *catalog.Service) {
 			if err != nil {
 				return nil, err
 			}
-			return projectPage(page, cs, a.Fields)
+			return listAnswer(page, cs, a.Fields)
 		})
 }
 
-// record returns the answer {<name>: v} of an operation returning one
+// recordAnswer returns the answer {<name>: v} of an operation returning one
 // record, or its error.
-func record(name string, v any, err error) (any, error) {
+func recordAnswer(name string, v any, err error) (any, error) {
 	if err != nil {
 		return nil, err
 	}
 	return map[string]any{name: v}, nil
 }
 
-// projectPage returns the answer of a list operation: the page and the
+// listAnswer returns the answer of a list operation: the page and the
 // records with the fields asked for.
-func projectPage[T any](page commerce.Page, list []T, fields []string) (any, error) {
+func listAnswer[T any](page commerce.Page, list []T, fields []string) (any, error) {
 	data, err := commerce.ProjectAll(list, fields)
 	if err != nil {
 		return nil, err
