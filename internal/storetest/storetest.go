@@ -28,7 +28,10 @@ func Run(t *testing.T, open Opener) {
 	t.Run("events", func(t *testing.T) { Events(t, open) })
 	t.Run("dialect", func(t *testing.T) { Dialect(t, open) })
 	t.Run("regex", func(t *testing.T) { Regex(t, open) })
+	t.Run("catalog", func(t *testing.T) { Catalog(t, open) })
 	// Areas: one line each, t.Run("<area>", func(t *testing.T) { <Area>(t, open) }).
+	t.Run("stock", func(t *testing.T) { Stock(t, open) })
+	t.Run("cart", func(t *testing.T) { Cart(t, open) })
 	t.Run("promotion", func(t *testing.T) { Promotion(t, open) })
 	t.Run("tax", func(t *testing.T) { Tax(t, open) })
 	t.Run("shipping", func(t *testing.T) { Shipping(t, open) })
