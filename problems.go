@@ -91,6 +91,19 @@ func (p Pattern) Regexp() (*regexp.Regexp, error) {
 	return regexp.MustCompile("(?i)" + string(p)), nil
 }
 
+// CheckPattern records the problem of an optional pattern argument at
+// path (see Pattern.Check); nil is absent and fine. The transport checks
+// the patterns it decodes; a service checks those a caller in the process
+// gives it with this.
+func (p *Problems) CheckPattern(path string, pat *Pattern) {
+	if pat == nil {
+		return
+	}
+	if msg := pat.Check(); msg != "" {
+		p.Add(path, "%s", msg)
+	}
+}
+
 // Checker is implemented by argument types that validate their own value
 // (Pattern): the transport calls Check on every such value it decodes and
 // reports a non-empty answer as a validation_error naming the field.

@@ -70,6 +70,20 @@ func TestPatternCheck(t *testing.T) {
 	}
 }
 
+func TestProblemsCheckPattern(t *testing.T) {
+	var p Problems
+	good, bad := Pattern("^a"), Pattern("(")
+	p.CheckPattern("title", nil)
+	p.CheckPattern("title", &good)
+	if !p.Empty() {
+		t.Fatalf("got %q for an absent and a valid pattern, want nothing", p)
+	}
+	p.CheckPattern("description", &bad)
+	if len(p) != 1 || !strings.HasPrefix(p[0], "description: must be a valid regular expression") {
+		t.Errorf("got %q, want one problem naming description", p)
+	}
+}
+
 func TestKeyIsNFC(t *testing.T) {
 	nfc, nfd := "caf\u00e9", "cafe\u0301"
 	if nfc == nfd {

@@ -228,8 +228,8 @@ func (in UpdateInput) apply(old Promotion) (Promotion, error) {
 type ListResult = commerce.List
 
 // List returns the promotions matching in, in creation order. Paging out
-// of range or too many ids is validation_error; so is a title pattern the
-// store cannot match (see Store.Promotions).
+// of range, too many ids or an invalid title pattern is validation_error;
+// so is a pattern the store cannot match (see Store.Promotions).
 func (s *Service) List(ctx context.Context, in ListInput) (ListResult, error) {
 	var problems commerce.Problems
 	page, err := in.Page()
@@ -237,6 +237,7 @@ func (s *Service) List(ctx context.Context, in ListInput) (ListResult, error) {
 	if len(in.ID) > MaxListIDs {
 		problems.Add("id", "at most %d ids", MaxListIDs)
 	}
+	problems.CheckPattern("title", in.Title)
 	if err := problems.Err(); err != nil {
 		return ListResult{}, err
 	}

@@ -65,7 +65,8 @@ type Tx interface {
 type Filter struct {
 	// IDs matches any of the ids.
 	IDs []string
-	// Title matches anywhere in the title, case-insensitively.
+	// Title matches anywhere in the title, case-insensitively. It is a
+	// valid pattern (commerce.Pattern.Check: the caller checks it).
 	Title *commerce.Pattern
 	// Active matches the flag.
 	Active *bool

@@ -206,11 +206,15 @@ func (s *Service) Remove(ctx context.Context, in RemoveInput) (Method, error) {
 type ListResult = commerce.List
 
 // List is shipping.list: the methods matching the request in creation
-// order. Bad paging is validation_error; so is a title pattern the store
-// cannot match (see Store.Methods).
+// order. Bad paging or an invalid title pattern is validation_error
+// listing every problem; so is a pattern the store cannot match (see
+// Store.Methods).
 func (s *Service) List(ctx context.Context, in ListInput) (ListResult, error) {
+	var problems commerce.Problems
 	page, err := in.Page()
-	if err != nil {
+	problems.AddErr(err)
+	problems.CheckPattern("title", in.Title)
+	if err := problems.Err(); err != nil {
 		return ListResult{}, err
 	}
 	taxCodes := make([]string, len(in.TaxCode))

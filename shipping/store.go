@@ -52,7 +52,8 @@ type Filter struct {
 	Countries []string
 	TaxCodes  []string
 	Active    *bool
-	// Title matches anywhere in the title, case-insensitively.
+	// Title matches anywhere in the title, case-insensitively. It is a
+	// valid pattern (commerce.Pattern.Check: the caller checks it).
 	Title       *commerce.Pattern
 	Limit, Skip int
 }

@@ -3,10 +3,8 @@ package sqldb
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 
-	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/catalog"
 )
 
@@ -24,9 +22,9 @@ func (s *CatalogStore) ListProducts(ctx context.Context, f catalog.ProductFilter
 	if f.IsNetPrice != nil {
 		w.add("p.is_net_price = ?", *f.IsNetPrice)
 	}
-	res := catalogRegexFilters(catalogRe{"p.title", "title", pattern(f.Title)},
-		catalogRe{"p.description", "description", pattern(f.Description)}, catalogRe{"p.brand", "brand", pattern(f.Brand)})
-	if err := catalogRegexes(s.db, &w, res); err != nil {
+	res := catalogRegexFilters(regexFilter{"p.title", "title", pattern(f.Title)},
+		regexFilter{"p.description", "description", pattern(f.Description)}, regexFilter{"p.brand", "brand", pattern(f.Brand)})
+	if _, err := w.regexes(s.db, res); err != nil {
 		return nil, err
 	}
 	from, order := `products p`, `p.seq`
@@ -80,9 +78,9 @@ func (s *CatalogStore) ListCategories(ctx context.Context, f catalog.CategoryFil
 	if path != "" {
 		path = "^(?:" + path + ")" // at the start of the path only
 	}
-	res := catalogRegexFilters(catalogRe{"title", "title", pattern(f.Title)},
-		catalogRe{"description", "description", pattern(f.Description)}, catalogRe{"path", "path", path})
-	if err := catalogRegexes(s.db, &w, res); err != nil {
+	res := catalogRegexFilters(regexFilter{"title", "title", pattern(f.Title)},
+		regexFilter{"description", "description", pattern(f.Description)}, regexFilter{"path", "path", path})
+	if _, err := w.regexes(s.db, res); err != nil {
 		return nil, err
 	}
 	var cs []*catalog.Category
@@ -103,8 +101,8 @@ func (s *CatalogStore) ListCategories(ctx context.Context, f catalog.CategoryFil
 // listQuery runs a list query and hands its rows to scan. With regex
 // filters the query runs in RegexView (its own small pool, under the
 // database's regex time limit); its errors, and those of scan, are turned
-// into validation_error by catalogRegexError where the pattern is to blame.
-func (s *CatalogStore) listQuery(ctx context.Context, q string, args []any, res []catalogRe, scan func(*sql.Rows) error) error {
+// into validation_error by regexFieldsError where the pattern is to blame.
+func (s *CatalogStore) listQuery(ctx context.Context, q string, args []any, res []regexFilter, scan func(*sql.Rows) error) error {
 	run := func(qr catalogQuerier) error {
 		rows, err := qr.Query(ctx, q, args...)
 		if err != nil {
@@ -118,72 +116,16 @@ func (s *CatalogStore) listQuery(ctx context.Context, q string, args []any, res 
 	} else {
 		err = run(s.db)
 	}
-	return catalogRegexError(err, res)
+	return regexFieldsError(err, res)
 }
 
-// catalogRe is a regex filter: the column, the filter's field name and the
-// pattern ("" when not given).
-type catalogRe struct{ col, field, pattern string }
-
 // catalogRegexFilters returns the regex filters that are given.
-func catalogRegexFilters(all ...catalogRe) []catalogRe {
-	var out []catalogRe
+func catalogRegexFilters(all ...regexFilter) []regexFilter {
+	var out []regexFilter
 	for _, re := range all {
 		if re.pattern != "" {
 			out = append(out, re)
 		}
 	}
 	return out
-}
-
-// pattern returns the text of a pattern, "" when not given (an empty
-// pattern filters nothing out either).
-func pattern(p *commerce.Pattern) string {
-	if p == nil {
-		return ""
-	}
-	return string(*p)
-}
-
-// catalogRegexes adds the condition matching each given pattern to w
-// (DB.Regex). A pattern the database cannot match as RE2 does is a
-// validation_error naming the field.
-func catalogRegexes(db *DB, w *where, res []catalogRe) error {
-	for _, re := range res {
-		cond, arg, err := db.Regex(re.col, re.pattern)
-		if err != nil {
-			return commerce.Invalid(re.field + ": " + err.Error())
-		}
-		w.add(cond, arg)
-	}
-	return nil
-}
-
-// catalogRegexError turns a regex read stopped at the time limit
-// (ErrPatternTimeout) or a pattern the database refused to compile
-// (ErrPatternRejected, e.g. PostgreSQL's "regular expression is too
-// complex") into a validation_error naming the regex fields given (the
-// store cannot tell which of several patterns is to blame); the database's
-// message goes no further than the error's Message (the log).
-func catalogRegexError(err error, res []catalogRe) error {
-	var msg string
-	switch {
-	case errors.Is(err, ErrPatternTimeout):
-		msg = ErrPatternTimeout.Error()
-	case errors.Is(err, ErrPatternRejected):
-		msg = "the regular expression is too complex for this database"
-	default:
-		return err
-	}
-	if len(res) == 0 {
-		return err
-	}
-	var ps commerce.Problems
-	for _, re := range res {
-		ps.Add(re.field, "%s", msg)
-	}
-	e := commerce.Invalid(ps...)
-	e.Message = err.Error()
-	e.Err = err
-	return e
 }

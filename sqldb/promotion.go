@@ -102,7 +102,7 @@ func (s *PromotionStore) Promotions(ctx context.Context, f promotion.Filter) ([]
 		w.add(`active = ?`, *f.Active)
 	}
 	out, err := listPage(ctx, s.db, `SELECT `+promotionColumns+` FROM promotions`, `ORDER BY seq`, &w,
-		[]regexFilter{{col: `title`, field: `title`, pattern: patternOf(f.Title)}}, f.Limit, f.Skip, scanPromotion)
+		[]regexFilter{{col: `title`, field: `title`, pattern: pattern(f.Title)}}, f.Limit, f.Skip, scanPromotion)
 	if err != nil {
 		return nil, fmt.Errorf("list promotions: %w", err)
 	}

@@ -125,7 +125,7 @@ func (s *ShippingStore) Methods(ctx context.Context, f shipping.Filter) ([]shipp
 		w.add(`active = ?`, *f.Active)
 	}
 	out, err := listPage(ctx, s.db, `SELECT `+shippingColumns+` FROM shipping_methods`, `ORDER BY seq`, &w,
-		[]regexFilter{{col: `title`, field: `title`, pattern: patternOf(f.Title)}}, f.Limit, f.Skip, scanMethod)
+		[]regexFilter{{col: `title`, field: `title`, pattern: pattern(f.Title)}}, f.Limit, f.Skip, scanMethod)
 	if err != nil {
 		return nil, fmt.Errorf("list shipping methods: %w", err)
 	}

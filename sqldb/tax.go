@@ -101,8 +101,8 @@ func (s *TaxStore) Taxes(ctx context.Context, f tax.Filter) ([]tax.Tax, error) {
 		w.add(`is_percentage = ?`, *f.IsPercentage)
 	}
 	out, err := listPage(ctx, s.db, `SELECT `+taxColumns+` FROM taxes`, `ORDER BY seq`, &w, []regexFilter{
-		{col: `title`, field: `title`, pattern: patternOf(f.Title)},
-		{col: `description`, field: `description`, pattern: patternOf(f.Description)},
+		{col: `title`, field: `title`, pattern: pattern(f.Title)},
+		{col: `description`, field: `description`, pattern: pattern(f.Description)},
 	}, f.Limit, f.Skip, scanTax)
 	if err != nil {
 		return nil, fmt.Errorf("list taxes: %w", err)

@@ -168,12 +168,15 @@ func (s *Service) Remove(ctx context.Context, id string) (Tax, error) {
 type ListResult = commerce.List
 
 // List returns the taxes matching the request, in creation order. Bad
-// paging or a rate that is not a number is validation_error listing every
-// problem; so is a pattern the store cannot match (see Store.Taxes).
+// paging, an invalid pattern or a rate that is not a number is
+// validation_error listing every problem; so is a pattern the store cannot
+// match (see Store.Taxes).
 func (s *Service) List(ctx context.Context, in ListInput) (ListResult, error) {
 	var problems commerce.Problems
 	page, err := in.Page()
 	problems.AddErr(err)
+	problems.CheckPattern("title", in.Title)
+	problems.CheckPattern("description", in.Description)
 	f := Filter{IDs: in.ID, Codes: keys(in.Code), Classes: in.Class, Title: in.Title, Description: in.Description,
 		IsPercentage: in.IsPercentage, Limit: page.Limit, Skip: page.Skip}
 	if in.Rate != nil {

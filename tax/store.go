@@ -56,7 +56,9 @@ type Filter struct {
 	IDs     []string
 	Codes   []string
 	Classes []string
-	// Title and Description match anywhere in the field, case-insensitively.
+	// Title and Description match anywhere in the field,
+	// case-insensitively. They are valid patterns
+	// (commerce.Pattern.Check: the caller checks them).
 	Title, Description *commerce.Pattern
 	Rate               *money.Decimal // equal value, in normal form (see Service)
 	IsPercentage       *bool
