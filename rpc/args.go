@@ -147,9 +147,9 @@ func decodeArgs(dst any, fields argFields, query url.Values, body []byte) error 
 		}
 	}
 	if len(body) == 0 {
-		return nil
+		return checkValues(dst)
 	}
-	if problems := unknownFields(body, reflect.TypeOf(dst)); problems != nil {
+	if problems := shapeProblems(body, reflect.TypeOf(dst)); problems != nil {
 		return commerce.Invalid(problems...)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -160,14 +160,18 @@ func decodeArgs(dst any, fields argFields, query url.Values, body []byte) error 
 	if dec.More() {
 		return commerce.Invalid("body: unexpected data after the JSON object")
 	}
-	return nil
+	return checkValues(dst)
 }
 
-// unknownFields lists the body's fields that the argument type t does not
-// have, with their paths ("medias[0].alt: unknown field"). encoding/json
-// matches names case-insensitively and reports no path; the interface's
-// names are exact, so "ISPERCENTAGE" or "isPercentaje" must be rejected.
-func unknownFields(body []byte, t reflect.Type) []string {
+// shapeProblems lists what is wrong with the shape of the merged arguments
+// before they are decoded into the argument type t, each with its path:
+// fields that t does not have ("medias[0].alt: unknown field";
+// encoding/json matches names case-insensitively and reports no path, but
+// the interface's names are exact, so "ISPERCENTAGE" or "isPercentaje"
+// must be rejected), and NUL bytes in any string or field name at any
+// depth, opaque JSON included (PostgreSQL cannot store them, so no
+// operation accepts them on any store).
+func shapeProblems(body []byte, t reflect.Type) []string {
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
@@ -175,8 +179,58 @@ func unknownFields(body []byte, t reflect.Type) []string {
 		return nil // not JSON: the decoder reports it
 	}
 	var problems []string
+	walkNUL(v, "", &problems)
 	walkFields(v, t, "", &problems)
 	return problems
+}
+
+// walkNUL reports every string value and field name of the JSON value v
+// that holds a NUL byte, with its path.
+func walkNUL(v any, path string, problems *[]string) {
+	switch v := v.(type) {
+	case string:
+		if strings.IndexByte(v, 0) >= 0 {
+			*problems = append(*problems, fieldPath(path)+": must not contain a NUL byte")
+		}
+	case []any:
+		for i, e := range v {
+			walkNUL(e, commerce.Index(path, i), problems)
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		badKey := false
+		for k := range v {
+			keys = append(keys, k)
+			badKey = badKey || strings.IndexByte(k, 0) >= 0
+		}
+		if badKey {
+			msg := "field names must not contain a NUL byte"
+			if path != "" {
+				msg = path + ": " + msg
+			}
+			*problems = append(*problems, msg)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if strings.IndexByte(k, 0) < 0 {
+				walkNUL(v[k], joinPath(path, k), problems)
+			}
+		}
+	}
+}
+
+func fieldPath(path string) string {
+	if path == "" {
+		return "body"
+	}
+	return path
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
 }
 
 var (
@@ -224,10 +278,10 @@ func walkFields(v any, t reflect.Type, path string, problems *[]string) {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			p := k
-			if path != "" {
-				p = path + "." + k
+			if strings.IndexByte(k, 0) >= 0 {
+				continue // reported by walkNUL
 			}
+			p := joinPath(path, k)
 			ft, ok := fields[k]
 			if !ok {
 				*problems = append(*problems, p+": unknown field")
@@ -243,8 +297,13 @@ func walkFields(v any, t reflect.Type, path string, problems *[]string) {
 		}
 	case reflect.Map:
 		if m, ok := v.(map[string]any); ok {
-			for k, e := range m {
-				walkFields(e, t.Elem(), path+"."+k, problems)
+			keys := make([]string, 0, len(m))
+			for k := range m {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walkFields(m[k], t.Elem(), joinPath(path, k), problems)
 			}
 		}
 	}
