@@ -97,7 +97,7 @@ func New(opts Options) (*App, error) {
 	}
 	for _, register := range areas {
 		if err := register(a); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("assemble the areas: %w", err)
 		}
 	}
 	return a, nil

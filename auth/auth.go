@@ -66,7 +66,7 @@ func (k *Keys) Verify(token string) (commerce.Claims, error) {
 	var tc tokenClaims
 	_, err := k.parser.ParseWithClaims(token, &tc, func(*jwt.Token) (any, error) { return k.secret, nil })
 	if err != nil {
-		return commerce.Claims{}, &commerce.Error{Code: commerce.EInvalidToken, Message: err.Error()}
+		return commerce.Claims{}, &commerce.Error{Code: commerce.EInvalidToken, Message: err.Error(), Err: err}
 	}
 	return commerce.Claims{
 		Subject:      tc.Subject,

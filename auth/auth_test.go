@@ -1,9 +1,12 @@
 package auth_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/auth"
@@ -27,5 +30,18 @@ func TestSecretLength(t *testing.T) {
 	}
 	if c, err := keys.Verify(tok); err != nil || c.Subject != "a" {
 		t.Errorf("verify: %+v, %v", c, err)
+	}
+}
+
+// The reason a token is refused stays in the error chain (issue 9 defect 11).
+func TestVerifyKeepsTheCause(t *testing.T) {
+	keys, err := auth.New([]byte(strings.Repeat("k", auth.MinSecretLen)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, _ := keys.Issue(commerce.Claims{Subject: "a"}, time.Now().Add(-time.Hour), time.Minute)
+	_, err = keys.Verify(tok)
+	if commerce.ErrorCode(err) != commerce.EInvalidToken || !errors.Is(err, jwt.ErrTokenExpired) {
+		t.Errorf("got %v, want invalid_token caused by jwt.ErrTokenExpired", err)
 	}
 }

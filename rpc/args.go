@@ -310,11 +310,16 @@ func walkFields(v any, t reflect.Type, path string, problems *[]string) {
 }
 
 // decodeError turns a JSON decoding error into a validation_error naming
-// the field path.
+// the field path, with the decoder's error as its cause.
 func decodeError(err error, body []byte) error {
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
 	var ce *commerce.Error
+	invalid := func(problem string) error {
+		e := commerce.Invalid(problem)
+		e.Err = err
+		return e
+	}
 	switch {
 	case errors.As(err, &ce):
 		return ce
@@ -326,15 +331,15 @@ func decodeError(err error, body []byte) error {
 		if field == "" {
 			field = "body"
 		}
-		return commerce.Invalid(field + ": must be " + kindName(te.Type))
+		return invalid(field + ": must be " + kindName(te.Type))
 	case errors.As(err, &se), errors.Is(err, io.ErrUnexpectedEOF):
-		return commerce.Invalid("body: not valid JSON")
+		return invalid("body: not valid JSON")
 	}
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		return commerce.Invalid(strings.Trim(name, `"`) + ": unknown field")
+		return invalid(strings.Trim(name, `"`) + ": unknown field")
 	}
-	return commerce.Invalid("body: " + strings.TrimPrefix(msg, "json: "))
+	return invalid("body: " + strings.TrimPrefix(msg, "json: "))
 }
 
 // pathAt returns the path ("items[2].quantity") of the scalar value that

@@ -151,7 +151,13 @@ func (s *Server) serveOp(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.logger.Error("panic", "operation", opName, "panic", p)
-			status = s.writeError(w, r, opName, commerce.Errorf(commerce.EInternal, "panic: %v", p))
+			var err error
+			if perr, ok := p.(error); ok {
+				err = commerce.Errorf(commerce.EInternal, "panic: %w", perr)
+			} else {
+				err = commerce.Errorf(commerce.EInternal, "panic: %v", p)
+			}
+			status = s.writeError(w, r, opName, err)
 		}
 		d := time.Since(start)
 		st := strconv.Itoa(status)
