@@ -179,7 +179,11 @@ func shapeProblems(body []byte, t reflect.Type) []string {
 		return nil // not JSON: the decoder reports it
 	}
 	var problems []string
-	walkNUL(v, "", &problems)
+	// JSON can only carry a NUL as the escape \u0000 (a raw NUL byte is not
+	// valid JSON): without one, there is nothing to walk for.
+	if bytes.Contains(body, []byte(`\u0000`)) {
+		walkNUL(v, "", &problems)
+	}
 	walkFields(v, t, "", &problems)
 	return problems
 }
@@ -281,13 +285,14 @@ func walkFields(v any, t reflect.Type, path string, problems *[]string) {
 			if strings.IndexByte(k, 0) >= 0 {
 				continue // reported by walkNUL
 			}
-			p := joinPath(path, k)
 			ft, ok := fields[k]
 			if !ok {
-				*problems = append(*problems, p+": unknown field")
+				*problems = append(*problems, joinPath(path, k)+": unknown field")
 				continue
 			}
-			walkFields(m[k], ft, p, problems)
+			if hasShape(ft) {
+				walkFields(m[k], ft, joinPath(path, k), problems)
+			}
 		}
 	case reflect.Slice, reflect.Array:
 		if list, ok := v.([]any); ok {
@@ -307,6 +312,28 @@ func walkFields(v any, t reflect.Type, path string, problems *[]string) {
 			}
 		}
 	}
+}
+
+// hasShape reports whether walkFields has anything to check in a value of
+// type t: fields (structs, possibly in lists or maps) or a String List's
+// length. Scalars have none.
+func hasShape(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t == stringListType:
+		return true
+	case t == rawMessageType || t.Kind() == reflect.Interface || reflect.PointerTo(t).Implements(unmarshalerTyp):
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		return true
+	case reflect.Slice, reflect.Array, reflect.Map:
+		return hasShape(t.Elem())
+	}
+	return false
 }
 
 // decodeError turns a JSON decoding error into a validation_error naming

@@ -88,10 +88,16 @@ func checkValue(v reflect.Value, path string, p *commerce.Problems) {
 	}
 	switch v.Kind() {
 	case reflect.Slice, reflect.Array:
+		if !mayHoldChecker(v.Type().Elem()) {
+			return
+		}
 		for i := range v.Len() {
 			checkValue(v.Index(i), commerce.Index(path, i), p)
 		}
 	case reflect.Map:
+		if !mayHoldChecker(v.Type().Elem()) {
+			return
+		}
 		type entry struct {
 			name string
 			key  reflect.Value
@@ -111,7 +117,7 @@ func checkValue(v reflect.Value, path string, p *commerce.Problems) {
 		t := v.Type()
 		for i := range t.NumField() {
 			sf := t.Field(i)
-			if !sf.IsExported() {
+			if !sf.IsExported() || !mayHoldChecker(sf.Type) {
 				continue
 			}
 			name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
