@@ -9,13 +9,10 @@ import (
 	"context"
 	"database/sql"
 	"embed"
-	"errors"
 	"fmt"
 	"io/fs"
-	"net"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
 
 	"github.com/commercekit/commerce"
@@ -25,43 +22,50 @@ import (
 //go:embed migration/*.sql
 var migrations embed.FS
 
-// Lock keys of the advisory locks the service takes.
-const (
-	eventLockKey     = 7262001
-	migrationLockKey = 7262002
-)
-
-// Dialect is PostgreSQL's.
-var Dialect = sqldb.Dialect{
-	Name:            "postgres",
-	Numbered:        true,
-	ForUpdate:       " FOR UPDATE",
-	RegexOp:         "~*",
-	Regex:           sqldb.PostgresRegex,
-	EventLock:       fmt.Sprintf("SELECT pg_advisory_xact_lock(%d)", eventLockKey),
-	MigrationLock:   fmt.Sprintf("SELECT pg_advisory_lock(%d)", migrationLockKey),
-	MigrationUnlock: fmt.Sprintf("SELECT pg_advisory_unlock(%d)", migrationLockKey),
-	Translate:       translate,
-	Retryable:       retryable,
+// Options configure Open.
+type Options struct {
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// RegexTimeout bounds each read with regex conditions
+	// (sqldb.DB.RegexView): sqldb.DefaultRegexTimeout when 0, no bound
+	// when negative.
+	RegexTimeout time.Duration
 }
+
+// Pool sizes: two pools so that a write transaction that also reads
+// through the read pool never waits for a connection held by another write
+// transaction (under load a deadlock of the pool), and a small one for
+// regex reads so that slow matches never hold every read connection.
+const (
+	writeConns = 16
+	readConns  = 16
+	regexConns = 4
+)
 
 // Open connects to the PostgreSQL database at url (postgres://...). It does
 // not migrate; call Migrate.
 func Open(ctx context.Context, url string, now func() time.Time) (*sqldb.DB, error) {
-	// Two pools: a write transaction that also reads through the read pool
-	// then never waits for a connection held by another write transaction,
-	// which under load would be a deadlock of the pool.
-	write, err := openPool(ctx, url, 16)
-	if err != nil {
-		return nil, err
-	}
-	read, err := openPool(ctx, url, 16)
-	if err != nil {
-		write.Close()
-		return nil, err
+	return OpenWith(ctx, url, Options{Now: now})
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, url string, o Options) (*sqldb.DB, error) {
+	var pools []*sql.DB
+	for _, size := range []int{writeConns, readConns, regexConns} {
+		p, err := openPool(ctx, url, size)
+		if err != nil {
+			for _, p := range pools {
+				p.Close()
+			}
+			return nil, err
+		}
+		pools = append(pools, p)
 	}
 	sub, _ := fs.Sub(migrations, "migration")
-	return sqldb.New(sqldb.Config{Dialect: Dialect, Write: write, Read: read, Migrations: sub, Now: now}), nil
+	return sqldb.New(sqldb.Config{
+		Dialect: Dialect{}, Write: pools[0], Read: pools[1], Regex: pools[2],
+		RegexTimeout: o.RegexTimeout, Migrations: sub, Now: o.Now,
+	}), nil
 }
 
 func openPool(ctx context.Context, url string, size int) (*sql.DB, error) {
@@ -76,32 +80,7 @@ func openPool(ctx context.Context, url string, size int) (*sql.DB, error) {
 	defer cancel()
 	if err := pool.PingContext(pctx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("postgres: connect: %w", translate(err))
+		return nil, fmt.Errorf("postgres: connect: %w", &commerce.Error{Code: commerce.EUnavailable, Message: err.Error(), Err: err})
 	}
 	return pool, nil
-}
-
-// translate maps PostgreSQL errors with a meaning for the interface.
-func translate(err error) error {
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) {
-		switch pe.Code {
-		case "23505": // unique_violation
-			return &commerce.Error{Code: commerce.EDuplicateKey, Data: map[string]any{"index": pe.ConstraintName}, Message: pe.Message}
-		case "57P01", "57P02", "57P03", "53300": // shutdown, too many connections
-			return &commerce.Error{Code: commerce.EUnavailable, Message: pe.Message}
-		}
-		return err
-	}
-	var ne net.Error
-	var ce *pgconn.ConnectError
-	if errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, sql.ErrConnDone) {
-		return &commerce.Error{Code: commerce.EUnavailable, Message: err.Error()}
-	}
-	return err
-}
-
-func retryable(err error) bool {
-	var pe *pgconn.PgError
-	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
 }

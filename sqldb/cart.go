@@ -54,7 +54,7 @@ func (t cartTx) Stock() stock.Tx { return StockTx(t.tx) }
 
 // Lock implements cart.Tx.
 func (t cartTx) Lock(ctx context.Context, id string) (*cart.Cart, error) {
-	c, err := scanCart(t.tx.QueryRow(ctx, `SELECT `+cartColumns+` FROM carts WHERE id = ?`+t.tx.DB().Dialect().ForUpdate, id))
+	c, err := scanCart(t.tx.QueryRow(ctx, `SELECT `+cartColumns+` FROM carts WHERE id = ?`+t.tx.ForUpdate(), id))
 	if err != nil {
 		return nil, fmt.Errorf("lock cart %s: %w", id, t.tx.DB().NotFound(err, cart.NotFound(id)))
 	}
@@ -64,7 +64,7 @@ func (t cartTx) Lock(ctx context.Context, id string) (*cart.Cart, error) {
 // LockVersion implements cart.Tx.
 func (t cartTx) LockVersion(ctx context.Context, id string) (int64, error) {
 	var v int64
-	err := t.tx.QueryRow(ctx, `SELECT version FROM carts WHERE id = ?`+t.tx.DB().Dialect().ForUpdate, id).Scan(&v)
+	err := t.tx.QueryRow(ctx, `SELECT version FROM carts WHERE id = ?`+t.tx.ForUpdate(), id).Scan(&v)
 	if err != nil {
 		return 0, fmt.Errorf("lock cart %s: %w", id, t.tx.DB().NotFound(err, cart.NotFound(id)))
 	}
@@ -116,7 +116,7 @@ func (t cartTx) Save(ctx context.Context, c *cart.Cart) error {
 // row's latest version.
 func (t cartTx) Expired(ctx context.Context, now time.Time, limit int) ([]*cart.Cart, error) {
 	rows, err := t.tx.Query(ctx, `SELECT `+cartColumns+` FROM carts WHERE status = 'ACTIVE' AND expires_at <= ?
-		ORDER BY expires_at LIMIT ?`+t.tx.DB().Dialect().ForUpdate, now.UnixMilli(), limit)
+		ORDER BY expires_at LIMIT ?`+t.tx.ForUpdate(), now.UnixMilli(), limit)
 	if err != nil {
 		return nil, fmt.Errorf("expired carts: %w", err)
 	}

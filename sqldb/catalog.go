@@ -6,12 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp/syntax"
-	"slices"
 	"strings"
-	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/catalog"
@@ -26,28 +21,17 @@ import (
 // classification definitions as JSON.
 type CatalogStore struct {
 	db *DB
-	// RegexTimeout bounds, on PostgreSQL, a list query with regex filters
-	// (statement_timeout, set in a read-only transaction around the query):
-	// PostgreSQL takes seconds to minutes to compile some short valid
-	// patterns (repetitions of optional parts, such as (a?b?c?d?){255}),
-	// where Go's RE2 is linear. A query that runs out of it is a
-	// validation_error naming the regex fields. Zero: no bound.
-	RegexTimeout time.Duration
 }
-
-// DefaultRegexTimeout is a new CatalogStore's RegexTimeout.
-const DefaultRegexTimeout = 5 * time.Second
 
 // NewCatalogStore returns the catalog's storage over db.
 func NewCatalogStore(db *DB) *CatalogStore {
-	return &CatalogStore{db: db, RegexTimeout: DefaultRegexTimeout}
+	return &CatalogStore{db: db}
 }
 
 // listQuery runs a list query and hands its rows to scan. With regex
-// filters on PostgreSQL the query runs in a read-only transaction with
-// statement_timeout RegexTimeout; its errors, and those of scan, are
-// turned into validation_error by catalogRegexError where the pattern is
-// to blame.
+// filters the query runs in RegexView (its own small pool, under the
+// database's regex time limit); its errors, and those of scan, are turned
+// into validation_error by catalogRegexError where the pattern is to blame.
 func (s *CatalogStore) listQuery(ctx context.Context, q string, args []any, res []catalogRe, scan func(*sql.Rows) error) error {
 	run := func(qr catalogQuerier) error {
 		rows, err := qr.Query(ctx, q, args...)
@@ -57,17 +41,12 @@ func (s *CatalogStore) listQuery(ctx context.Context, q string, args []any, res 
 		return s.db.translate(scan(rows))
 	}
 	var err error
-	if s.db.dialect.Name == "postgres" && s.RegexTimeout > 0 && catalogAnyRegex(res) {
-		err = s.db.View(ctx, func(tx *Tx) error {
-			if _, err := tx.Exec(ctx, fmt.Sprintf("SET LOCAL statement_timeout = %d", max(1, s.RegexTimeout.Milliseconds()))); err != nil {
-				return err
-			}
-			return run(tx)
-		})
+	if catalogAnyRegex(res) {
+		err = s.db.RegexView(ctx, func(tx *Tx) error { return run(tx) })
 	} else {
 		err = run(s.db)
 	}
-	return catalogRegexError(ctx, err, res)
+	return catalogRegexError(err, res)
 }
 
 // catalogAnyRegex reports whether a regex filter is given.
@@ -103,32 +82,19 @@ func (s *CatalogStore) Update(ctx context.Context, fn func(tx catalog.Tx) error)
 	return s.db.Update(ctx, func(tx *Tx) error { return fn(catalogTx{tx}) })
 }
 
-// catalogRegex returns the argument of "col <RegexOp> ?" for an RE2
-// pattern of filter field (Dialect.Regex; the pattern as is for a dialect
-// without one). A pattern the database cannot match as RE2 does is a
+// catalogRegexes adds the condition matching each given pattern to w
+// (DB.Regex). A pattern the database cannot match as RE2 does is a
 // validation_error naming the field.
-func catalogRegex(d Dialect, field, pattern string) (string, error) {
-	if d.Regex == nil {
-		return pattern, nil
-	}
-	out, err := d.Regex(pattern)
-	if err != nil {
-		return "", commerce.Invalid(field + ": " + err.Error())
-	}
-	return out, nil
-}
-
-// catalogRegexes adds "col <RegexOp> ?" to w for each given pattern.
-func catalogRegexes(d Dialect, w *where, res []catalogRe) error {
+func catalogRegexes(db *DB, w *where, res []catalogRe) error {
 	for _, re := range res {
 		if re.pattern == "" {
 			continue
 		}
-		arg, err := catalogRegex(d, re.field, re.pattern)
+		cond, arg, err := db.Regex(re.col, re.pattern)
 		if err != nil {
-			return err
+			return commerce.Invalid(re.field + ": " + err.Error())
 		}
-		w.add(re.col+" "+d.RegexOp+" ?", arg)
+		w.add(cond, arg)
 	}
 	return nil
 }
@@ -159,44 +125,30 @@ func catalogChunks(ids []string) [][]string {
 	return out
 }
 
-// catalogFKViolation reports a foreign key violation of either database
-// (PostgreSQL SQLSTATE 23503, SQLite SQLITE_CONSTRAINT_FOREIGNKEY).
-func catalogFKViolation(err error) bool {
-	var pg interface{ SQLState() string }
-	if errors.As(err, &pg) {
-		return pg.SQLState() == "23503"
-	}
-	var lite interface{ Code() int }
-	if errors.As(err, &lite) {
-		return lite.Code() == 787
-	}
-	return false
-}
+// catalogFKViolation reports a foreign key violation (as the dialect
+// classifies it).
+func catalogFKViolation(err error) bool { return IsForeignKey(err) }
 
-// catalogRegexError turns PostgreSQL's rejection of a translated pattern
-// (SQLSTATE 2201B invalid_regular_expression, e.g. "regular expression is
-// too complex", or 54000 program_limit_exceeded) or the end of
-// RegexTimeout (57014 query_canceled while ctx is live) into a
-// validation_error naming the regex fields given; the database's message
-// goes no further than the error's Message (the log).
-func catalogRegexError(ctx context.Context, err error, res []catalogRe) error {
-	var pg interface{ SQLState() string }
-	if !errors.As(err, &pg) {
-		return err
-	}
-	switch pg.SQLState() {
-	case "2201B", "54000":
-	case "57014":
-		if ctx.Err() != nil {
-			return err
-		}
+// catalogRegexError turns a regex read stopped at the time limit
+// (ErrPatternTimeout) or a pattern the database refused to compile
+// (ErrPatternRejected, e.g. PostgreSQL's "regular expression is too
+// complex") into a validation_error naming the regex fields given (the
+// store cannot tell which of several patterns is to blame); the database's
+// message goes no further than the error's Message (the log).
+func catalogRegexError(err error, res []catalogRe) error {
+	var msg string
+	switch {
+	case errors.Is(err, ErrPatternTimeout):
+		msg = "pattern took too long to match"
+	case errors.Is(err, ErrPatternRejected):
+		msg = "the regular expression is too complex for this database"
 	default:
 		return err
 	}
 	var ps []string
 	for _, re := range res {
 		if re.pattern != "" {
-			ps = append(ps, re.field+": the regular expression is too complex for this database")
+			ps = append(ps, re.field+": "+msg)
 		}
 	}
 	if len(ps) == 0 {
@@ -204,6 +156,7 @@ func catalogRegexError(ctx context.Context, err error, res []catalogRe) error {
 	}
 	e := commerce.Invalid(ps...)
 	e.Message = err.Error()
+	e.Err = err
 	return e
 }
 
@@ -313,7 +266,6 @@ func (s *CatalogStore) Products(ctx context.Context, ids []string) (map[string]*
 
 // ListProducts returns a page of products (catalog.Store).
 func (s *CatalogStore) ListProducts(ctx context.Context, f catalog.ProductFilter) ([]*catalog.Product, error) {
-	d := s.db.dialect
 	var w where
 	w.in("p.id", f.IDs)
 	w.in("p.sku", f.SKUs)
@@ -327,7 +279,7 @@ func (s *CatalogStore) ListProducts(ctx context.Context, f catalog.ProductFilter
 		w.add("p.is_net_price = ?", *f.IsNetPrice)
 	}
 	res := []catalogRe{{"p.title", "title", f.Title}, {"p.description", "description", f.Description}, {"p.brand", "brand", f.Brand}}
-	if err := catalogRegexes(d, &w, res); err != nil {
+	if err := catalogRegexes(s.db, &w, res); err != nil {
 		return nil, err
 	}
 	from, order := `products p`, `p.seq`
@@ -461,20 +413,14 @@ func (s *CatalogStore) Category(ctx context.Context, id string) (*catalog.Catego
 
 // CatalogPathPrefix returns the condition (and its arguments) that selects
 // the categories whose path starts with prefix, written so that the
-// categories_path index serves it: a range of the path's bytes,
-// prefix <= path < prefix with its last byte incremented. On PostgreSQL
-// the comparison operators are text_pattern_ops' (~>=~, ~<~: byte order,
-// whatever the collation, the operator class of the index); SQLite
-// compares text bytewise (BINARY) already. prefix must not be empty and
-// must not end with byte 0xFF (paths are ids and dots).
+// categories_path index serves it: a bytewise range of the path
+// (Dialect.ByteRange), prefix <= path < prefix with its last byte
+// incremented. prefix must not be empty and must not end with byte 0xFF
+// (paths are ids and dots).
 func CatalogPathPrefix(d Dialect, prefix string) (cond string, args []any) {
 	upper := []byte(prefix)
 	upper[len(upper)-1]++
-	ge, lt := ">=", "<"
-	if d.Name == "postgres" {
-		ge, lt = "~>=~", "~<~"
-	}
-	return "path " + ge + " ? AND path " + lt + " ?", []any{prefix, string(upper)}
+	return d.ByteRange("path"), []any{prefix, string(upper)}
 }
 
 // Descendants returns the subtree below c (catalog.Store).
@@ -510,7 +456,6 @@ func (s *CatalogStore) Children(ctx context.Context, id string) ([]*catalog.Cate
 
 // ListCategories returns a page of categories (catalog.Store).
 func (s *CatalogStore) ListCategories(ctx context.Context, f catalog.CategoryFilter) ([]*catalog.Category, error) {
-	d := s.db.dialect
 	var w where
 	w.in("id", f.IDs)
 	w.in("slug", f.Slugs)
@@ -519,7 +464,7 @@ func (s *CatalogStore) ListCategories(ctx context.Context, f catalog.CategoryFil
 	if f.Path != "" {
 		res = append(res, catalogRe{"path", "path", "^(?:" + f.Path + ")"})
 	}
-	if err := catalogRegexes(d, &w, res); err != nil {
+	if err := catalogRegexes(s.db, &w, res); err != nil {
 		return nil, err
 	}
 	var cs []*catalog.Category
@@ -550,7 +495,7 @@ func (t catalogTx) Emit(e event.Event) { t.tx.Emit(e) }
 // serialises all writes already).
 func (t catalogTx) LockTree(ctx context.Context) error {
 	var id string
-	err := t.tx.QueryRow(ctx, `SELECT id FROM categories WHERE id = ?`+t.tx.db.dialect.ForUpdate, catalog.RootID).Scan(&id)
+	err := t.tx.QueryRow(ctx, `SELECT id FROM categories WHERE id = ?`+t.tx.ForUpdate(), catalog.RootID).Scan(&id)
 	if err != nil {
 		return fmt.Errorf("lock category tree: %w", t.tx.db.NotFound(err, commerce.NewError(commerce.ECategoryNotFound, catalog.RootID)))
 	}
@@ -683,7 +628,7 @@ func (t catalogTx) RemoveCategory(ctx context.Context, id string) error {
 func (t catalogTx) Product(ctx context.Context, id string, lock bool) (*catalog.Product, int64, error) {
 	q := `SELECT version, doc FROM products WHERE id = ?`
 	if lock {
-		q += t.tx.db.dialect.ForUpdate
+		q += t.tx.ForUpdate()
 	}
 	var version int64
 	var doc string
@@ -940,323 +885,4 @@ func (t catalogTx) RemoveProduct(ctx context.Context, id string) error {
 		}
 	}
 	return nil
-}
-
-// ---- regular expressions on PostgreSQL ----
-
-// PostgresRegex is PostgreSQL's Dialect.Regex: it translates a Go RE2
-// pattern, matched case-insensitively as regexp.Compile("(?i)" + pattern)
-// does, into a PostgreSQL advanced regular expression (ARE) that matches
-// exactly the same strings under ~* (or ~). PostgreSQL's own syntax differs
-// from RE2 in ways that either fail loudly (\pL, \z, (?i) after the start)
-// or, worse, silently (\b is a backspace there, \y the word boundary), so
-// the pattern is parsed with regexp/syntax and the tree printed again in
-// ARE terms, leaving nothing to PostgreSQL's reading of RE2 syntax:
-//
-//   - The ARE starts with the embedded options (?cw): case-sensitive
-//     matching (case-insensitivity is spelled out, below, so that it is
-//     RE2's simple case folding whatever the database's locale, and so that
-//     a (?-i) part stays case-sensitive), and ^ and $ matching at line
-//     breaks; RE2's text anchors (^ and $ without (?m), \A, \z) become \A
-//     and \Z, which match at the ends of the string only.
-//   - Literals are printed as themselves (ASCII letters and digits) or as
-//     \uXXXX / \UXXXXXXXX escapes; a case-folded letter becomes the
-//     bracket expression of its case variants ([kK\u212a]).
-//   - Character classes (\d, \w, [[:alpha:]], \pL, \p{Greek}, negations,
-//     their case-folded forms) become bracket expressions of the code
-//     point ranges Go's parser resolved them to, so that they mean what
-//     they mean in Go's Unicode tables. The NUL character and surrogates,
-//     which no PostgreSQL text contains, are left out.
-//   - . is [^\n] (or . under (?s)); groups, named or not, become
-//     non-capturing groups (captures do not change whether a string
-//     matches); repetitions keep their bounds, split into bounded pieces
-//     when a bound exceeds PostgreSQL's limit of 255; non-greedy
-//     repetitions become greedy ones (greediness does not change whether a
-//     string matches, and PostgreSQL's rules for mixed greediness differ
-//     from RE2's).
-//   - \b and \B become lookaround constraints on RE2's ASCII word
-//     characters [0-9A-Za-z_] (PostgreSQL's \y and \Y would also count
-//     non-ASCII letters as word characters).
-//
-// It fails, with a message meant for the client (the caller adds the
-// field), when the pattern is not valid RE2 or its translation is larger
-// than PostgreSQL is asked to compile (postgresRegexMax bytes).
-func PostgresRegex(pattern string) (string, error) {
-	re, err := syntax.Parse(pattern, syntax.Perl|syntax.FoldCase)
-	if err != nil {
-		return "", fmt.Errorf("invalid regular expression: %w", err)
-	}
-	var b strings.Builder
-	b.WriteString("(?cw)")
-	if err := areWrite(&b, re); err != nil {
-		return "", err
-	}
-	if b.Len() > postgresRegexMax {
-		return "", errors.New("the regular expression is too large for this database (use fewer or smaller Unicode classes)")
-	}
-	return b.String(), nil
-}
-
-// postgresRegexMax bounds the size of a translated pattern: a few dozen
-// large Unicode classes, far more than a search filter needs, and small
-// enough for PostgreSQL to compile quickly.
-const postgresRegexMax = 64 << 10
-
-// areMaxRepeat is PostgreSQL's largest repetition bound (RE_DUP_MAX).
-const areMaxRepeat = 255
-
-// areWord is RE2's word character class, for \b and \B.
-const areWord = `[0-9A-Za-z_]`
-
-// areNever is an ARE that matches nothing (an empty negative lookahead).
-const areNever = `(?!)`
-
-// areWrite prints re in ARE syntax.
-func areWrite(b *strings.Builder, re *syntax.Regexp) error {
-	switch re.Op {
-	case syntax.OpNoMatch:
-		b.WriteString(areNever)
-	case syntax.OpEmptyMatch:
-		b.WriteString(`(?:)`)
-	case syntax.OpLiteral:
-		for _, r := range re.Rune {
-			areLiteral(b, r, re.Flags&syntax.FoldCase != 0)
-		}
-	case syntax.OpCharClass:
-		areClass(b, re.Rune)
-	case syntax.OpAnyCharNotNL:
-		b.WriteString(`[^\u000a]`)
-	case syntax.OpAnyChar:
-		b.WriteString(`.`) // no n or p option: . matches a newline too
-	case syntax.OpBeginLine:
-		b.WriteString(`^`) // option w: also after a newline
-	case syntax.OpEndLine:
-		b.WriteString(`$`) // option w: also before a newline
-	case syntax.OpBeginText:
-		b.WriteString(`\A`)
-	case syntax.OpEndText:
-		b.WriteString(`\Z`)
-	case syntax.OpWordBoundary:
-		b.WriteString(`(?:(?<!` + areWord + `)(?=` + areWord + `)|(?<=` + areWord + `)(?!` + areWord + `))`)
-	case syntax.OpNoWordBoundary:
-		b.WriteString(`(?:(?<=` + areWord + `)(?=` + areWord + `)|(?<!` + areWord + `)(?!` + areWord + `))`)
-	case syntax.OpCapture: // a group; an alternation prints its own
-		if re.Sub[0].Op == syntax.OpAlternate {
-			return areWrite(b, re.Sub[0])
-		}
-		b.WriteString(`(?:`)
-		if err := areWrite(b, re.Sub[0]); err != nil {
-			return err
-		}
-		b.WriteString(`)`)
-	case syntax.OpConcat:
-		for _, sub := range re.Sub {
-			if err := areWrite(b, sub); err != nil {
-				return err
-			}
-		}
-	case syntax.OpAlternate:
-		b.WriteString(`(?:`)
-		for i, sub := range re.Sub {
-			if i > 0 {
-				b.WriteString(`|`)
-			}
-			if err := areWrite(b, sub); err != nil {
-				return err
-			}
-		}
-		b.WriteString(`)`)
-	case syntax.OpStar:
-		return areRepeat(b, re.Sub[0], 0, -1)
-	case syntax.OpPlus:
-		return areRepeat(b, re.Sub[0], 1, -1)
-	case syntax.OpQuest:
-		return areRepeat(b, re.Sub[0], 0, 1)
-	case syntax.OpRepeat:
-		return areRepeat(b, re.Sub[0], re.Min, re.Max)
-	default:
-		return fmt.Errorf("%s is not supported on this database", re)
-	}
-	if b.Len() > postgresRegexMax {
-		return errors.New("the regular expression is too large for this database (use fewer or smaller Unicode classes)")
-	}
-	return nil
-}
-
-// areRepeat prints sub{min,max} (max -1: no upper bound) as one or more
-// ARE repetitions whose bounds are at most areMaxRepeat: sub{300} is
-// sub{255}sub{45}, sub{0,300} is sub{0,255}sub{0,45}, which match the same
-// strings.
-func areRepeat(b *strings.Builder, sub *syntax.Regexp, lo, hi int) error {
-	var atom strings.Builder
-	if err := areWrite(&atom, sub); err != nil {
-		return err
-	}
-	a := atom.String()
-	if a == areNever { // a constraint takes no quantifier
-		if lo == 0 {
-			b.WriteString(`(?:)`)
-		} else {
-			b.WriteString(areNever)
-		}
-		return nil
-	}
-	if !areSingleAtom(sub) && sub.Op != syntax.OpCapture && sub.Op != syntax.OpAlternate {
-		a = `(?:` + a + `)` // captures and alternations print their group
-	}
-	piece := func(lo, hi int) {
-		b.WriteString(a)
-		switch {
-		case lo == 0 && hi == -1:
-			b.WriteString(`*`)
-		case lo == 1 && hi == -1:
-			b.WriteString(`+`)
-		case lo == 0 && hi == 1:
-			b.WriteString(`?`)
-		case hi == -1:
-			fmt.Fprintf(b, `{%d,}`, lo)
-		case lo == hi:
-			fmt.Fprintf(b, `{%d}`, lo)
-		default:
-			fmt.Fprintf(b, `{%d,%d}`, lo, hi)
-		}
-	}
-	if hi != -1 && hi < lo {
-		b.WriteString(areNever) // not produced by the parser; never matches
-		return nil
-	}
-	// The mandatory copies, areMaxRepeat at a time.
-	for lo > areMaxRepeat {
-		piece(areMaxRepeat, areMaxRepeat)
-		lo -= areMaxRepeat
-		if hi != -1 {
-			hi -= areMaxRepeat
-		}
-	}
-	if hi == -1 || hi <= areMaxRepeat {
-		piece(lo, hi)
-		return nil
-	}
-	// lo <= 255 < hi: the mandatory copies with some optional ones, then
-	// the rest of the optional ones.
-	piece(lo, areMaxRepeat)
-	for rest := hi - areMaxRepeat; rest > 0; rest -= areMaxRepeat {
-		piece(0, min(rest, areMaxRepeat))
-	}
-	return nil
-}
-
-// areSingleAtom reports whether sub prints as one ARE atom that a
-// quantifier may follow directly.
-func areSingleAtom(sub *syntax.Regexp) bool {
-	switch sub.Op {
-	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
-		return true
-	case syntax.OpLiteral:
-		return len(sub.Rune) == 1
-	}
-	return false
-}
-
-// areLiteral prints one literal character, with its case variants when
-// fold.
-func areLiteral(b *strings.Builder, r rune, fold bool) {
-	if fold {
-		variants := []rune{r}
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			variants = append(variants, f)
-		}
-		if len(variants) > 1 {
-			slices.Sort(variants)
-			ranges := make([]rune, 0, 2*len(variants))
-			for _, v := range variants {
-				ranges = append(ranges, v, v)
-			}
-			areClass(b, ranges)
-			return
-		}
-	}
-	if !areTextRune(r) {
-		b.WriteString(areNever)
-		return
-	}
-	areRune(b, r)
-}
-
-// areTextRune reports whether a PostgreSQL text can hold r (not NUL, not
-// a surrogate, a valid code point).
-func areTextRune(r rune) bool {
-	return r > 0 && r <= unicode.MaxRune && (r < 0xD800 || r > 0xDFFF)
-}
-
-// areRune prints a character: ASCII letters and digits as themselves,
-// anything else as a \u or \U escape, which means the same character
-// inside and outside a bracket expression.
-func areRune(b *strings.Builder, r rune) {
-	switch {
-	case r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)):
-		b.WriteRune(r)
-	case r <= 0xFFFF:
-		fmt.Fprintf(b, `\u%04x`, r)
-	default:
-		fmt.Fprintf(b, `\U%08x`, r)
-	}
-}
-
-// areClass prints a character class given as sorted [lo, hi] pairs (as
-// regexp/syntax gives them) as a bracket expression, or its complement
-// as a negated one when that is shorter.
-func areClass(b *strings.Builder, ranges []rune) {
-	// The characters a text may hold: [1, D7FF] and [E000, 10FFFF].
-	possible := [][2]rune{{1, 0xD7FF}, {0xE000, unicode.MaxRune}}
-	var in [][2]rune
-	for i := 0; i+1 < len(ranges); i += 2 {
-		for _, p := range possible {
-			lo, hi := max(ranges[i], p[0]), min(ranges[i+1], p[1])
-			if lo <= hi {
-				in = append(in, [2]rune{lo, hi})
-			}
-		}
-	}
-	if len(in) == 0 {
-		b.WriteString(areNever)
-		return
-	}
-	// The complement within the possible characters.
-	var out [][2]rune
-	for _, p := range possible {
-		next := p[0]
-		for _, r := range in {
-			if r[1] < p[0] || r[0] > p[1] {
-				continue
-			}
-			if r[0] > next {
-				out = append(out, [2]rune{next, r[0] - 1})
-			}
-			next = r[1] + 1
-		}
-		if next <= p[1] {
-			out = append(out, [2]rune{next, p[1]})
-		}
-	}
-	if len(out) == 0 {
-		b.WriteString(`.`)
-		return
-	}
-	b.WriteString(`[`)
-	list := in
-	if len(out) < len(in) {
-		b.WriteString(`^`)
-		list = out
-	}
-	for _, r := range list {
-		areRune(b, r[0])
-		if r[1] != r[0] {
-			if r[1] > r[0]+1 {
-				b.WriteString(`-`)
-			}
-			areRune(b, r[1])
-		}
-	}
-	b.WriteString(`]`)
 }

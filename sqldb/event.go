@@ -13,16 +13,11 @@ import (
 	"github.com/commercekit/commerce/event"
 )
 
-// insertEvents writes the outbox rows of a transaction in one statement,
-// after taking the dialect's event lock so that sequence numbers follow
-// commit order (a reader paging with "seq > last" then never skips a
-// late-committing event).
-func (db *DB) insertEvents(ctx context.Context, tx *sql.Tx, events []event.Event) error {
-	if db.dialect.EventLock != "" {
-		if _, err := tx.ExecContext(ctx, db.dialect.EventLock); err != nil {
-			return db.translate(fmt.Errorf("event lock: %w", err))
-		}
-	}
+// insertEvents writes the outbox rows of a transaction in one statement.
+// The caller has taken the dialect's event lock (Dialect.LockEvents) so
+// that sequence numbers follow commit order (a reader paging with
+// "seq > last" then never skips a late-committing event).
+func (db *DB) insertEvents(ctx context.Context, tx *Tx, events []event.Event) error {
 	var b strings.Builder
 	b.WriteString(`INSERT INTO events (id, channel, type, date, payload) VALUES `)
 	args := make([]any, 0, 5*len(events))
@@ -33,8 +28,8 @@ func (db *DB) insertEvents(ctx context.Context, tx *sql.Tx, events []event.Event
 		b.WriteString("(?, ?, ?, ?, ?)")
 		args = append(args, e.ID, e.Channel, e.Type, e.Date.UTC().Format(time.RFC3339Nano), string(e.Payload))
 	}
-	if _, err := tx.ExecContext(ctx, db.Rebind(b.String()), args...); err != nil {
-		return db.translate(fmt.Errorf("insert events: %w", err))
+	if _, err := tx.Exec(ctx, b.String(), args...); err != nil {
+		return fmt.Errorf("insert events: %w", err)
 	}
 	return nil
 }
@@ -129,8 +124,7 @@ func (db *DB) Cursor(ctx context.Context, name string) (int64, error) {
 // SetCursor stores the relay cursor.
 func (db *DB) SetCursor(ctx context.Context, name string, seq int64) error {
 	return db.Update(ctx, func(tx *Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO relay_cursors (name, seq) VALUES (?, ?)
-			ON CONFLICT (name) DO UPDATE SET seq = excluded.seq`, name, seq)
+		_, err := tx.Exec(ctx, db.dialect.Upsert("relay_cursors", []string{"name", "seq"}, []string{"name"}, []string{"seq"}), name, seq)
 		return err
 	})
 }

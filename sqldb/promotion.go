@@ -68,7 +68,7 @@ func (s *PromotionStore) Promotion(ctx context.Context, id string) (promotion.Pr
 func (s *PromotionStore) UpdatePromotion(ctx context.Context, id string, change func(old promotion.Promotion) (promotion.Promotion, []event.Event, error)) (promotion.Promotion, error) {
 	var out promotion.Promotion
 	err := s.db.Update(ctx, func(tx *Tx) error {
-		old, err := scanPromotion(tx.QueryRow(ctx, `SELECT `+promotionColumns+` FROM promotions WHERE id = ?`+s.db.dialect.ForUpdate, id))
+		old, err := scanPromotion(tx.QueryRow(ctx, `SELECT `+promotionColumns+` FROM promotions WHERE id = ?`+s.db.ForUpdate(), id))
 		if err != nil {
 			return s.db.NotFound(err, promotion.NotFound(id))
 		}

@@ -18,46 +18,14 @@ import (
 	"fmt"
 	"io/fs"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/event"
 )
-
-// Dialect is what differs between the databases.
-type Dialect struct {
-	// Name is "sqlite" or "postgres".
-	Name string
-	// Numbered placeholders ($1) instead of ?.
-	Numbered bool
-	// ForUpdate is appended to a SELECT that reads rows it will change
-	// (" FOR UPDATE" on PostgreSQL; SQLite serialises writers instead).
-	ForUpdate string
-	// RegexOp is the case-insensitive regex match operator: "col <op> ?".
-	RegexOp string
-	// Regex turns a Go RE2 pattern into the argument of "col <RegexOp> ?"
-	// that matches what regexp.Compile("(?i)" + pattern) matches. Its
-	// error is a message for the client (a construct the database cannot
-	// match as RE2 does); the caller names the field. Nil: the pattern is
-	// passed as is.
-	Regex func(pattern string) (string, error)
-	// EventLock, when set, runs before the outbox insert so that event
-	// sequence numbers are allocated in commit order.
-	EventLock string
-	// MigrationLock and MigrationUnlock guard migrations against other
-	// processes starting at the same time.
-	MigrationLock, MigrationUnlock string
-	// Translate turns a driver error into a *commerce.Error where it has a
-	// meaning (unique violation, unreachable storage); other errors are
-	// returned wrapped unchanged.
-	Translate func(error) error
-	// Retryable reports a transient conflict (serialization failure,
-	// deadlock) after which the whole transaction may be run again.
-	Retryable func(error) bool
-}
 
 // Config opens a DB.
 type Config struct {
@@ -65,6 +33,13 @@ type Config struct {
 	// Write runs transactions that change data; Read runs read-only ones
 	// (for SQLite two pools, the writer with a single connection).
 	Write, Read *sql.DB
+	// Regex runs the reads with regex conditions (RegexView): a pool of a
+	// few connections of its own, so that slow matches never hold every
+	// read connection. Read when nil.
+	Regex *sql.DB
+	// RegexTimeout bounds each RegexView: DefaultRegexTimeout when 0, no
+	// bound when negative.
+	RegexTimeout time.Duration
 	// Migrations holds NNNN_name.sql files, applied in order.
 	Migrations fs.FS
 	// Now is the clock; time.Now when nil.
@@ -73,12 +48,15 @@ type Config struct {
 
 // DB is an open database.
 type DB struct {
-	dialect     Dialect
-	write, read *sql.DB
-	migrations  fs.FS
-	Now         func() time.Time
+	dialect            Dialect
+	write, read, regex *sql.DB
+	migrations         fs.FS
+	regexTimeout       atomic.Int64 // time.Duration
+	numbered           bool         // placeholders are rewritten
+	Now                func() time.Time
 
-	rebound sync.Map // query -> rebound query
+	rebound  sync.Map     // query -> rebound query
+	reboundN atomic.Int32 // entries in rebound
 
 	mu        sync.Mutex
 	listeners []chan struct{}
@@ -86,24 +64,36 @@ type DB struct {
 
 // New returns a DB over the pools of cfg.
 func New(cfg Config) *DB {
-	db := &DB{dialect: cfg.Dialect, write: cfg.Write, read: cfg.Read, migrations: cfg.Migrations, Now: cfg.Now}
+	db := &DB{dialect: cfg.Dialect, write: cfg.Write, read: cfg.Read, regex: cfg.Regex, migrations: cfg.Migrations, Now: cfg.Now}
 	if db.Now == nil {
 		db.Now = time.Now
 	}
 	if db.read == nil {
 		db.read = db.write
 	}
+	if db.regex == nil {
+		db.regex = db.read
+	}
+	db.numbered = cfg.Dialect.Placeholder(1) != "?"
+	db.SetRegexTimeout(cfg.RegexTimeout)
 	return db
 }
 
 // Dialect returns the database's dialect.
 func (db *DB) Dialect() Dialect { return db.dialect }
 
-// Close closes both pools.
+// ForUpdate is the dialect's row-lock clause (Dialect.ForUpdate), appended
+// to a SELECT of rows the transaction is about to change.
+func (db *DB) ForUpdate() string { return db.dialect.ForUpdate() }
+
+// Close closes the pools.
 func (db *DB) Close() error {
 	err := db.write.Close()
 	if db.read != db.write {
 		err = errors.Join(err, db.read.Close())
+	}
+	if db.regex != db.read && db.regex != db.write {
+		err = errors.Join(err, db.regex.Close())
 	}
 	return err
 }
@@ -137,6 +127,13 @@ func (db *DB) notify() {
 	db.mu.Unlock()
 }
 
+// translate turns a driver error into what it means for the interface, as
+// the dialect classifies it: a unique violation is duplicate_key with the
+// key's name, unreachable storage unavailable; a foreign key violation, a
+// transient conflict, a canceled statement and a refused pattern keep the
+// driver's error with ErrForeignKeyViolation, ErrRetry,
+// ErrStatementCanceled or ErrPatternRejected in their chain. Errors already
+// translated, and others, are returned unchanged.
 func (db *DB) translate(err error) error {
 	if err == nil {
 		return nil
@@ -145,16 +142,37 @@ func (db *DB) translate(err error) error {
 	if errors.As(err, &ce) {
 		return err
 	}
-	if db.dialect.Translate != nil {
-		return db.dialect.Translate(err)
+	var ke *kindError
+	if errors.As(err, &ke) {
+		return err
+	}
+	kind, detail := db.dialect.Classify(err)
+	switch kind {
+	case ErrUnique:
+		return &commerce.Error{Code: commerce.EDuplicateKey, Data: map[string]any{"index": detail}, Message: err.Error(), Err: err}
+	case ErrUnavailable:
+		return &commerce.Error{Code: commerce.EUnavailable, Message: err.Error(), Err: err}
+	case ErrForeignKey:
+		return &kindError{ErrForeignKeyViolation, err}
+	case ErrRetryable:
+		return &kindError{ErrRetry, err}
+	case ErrCanceled:
+		return &kindError{ErrStatementCanceled, err}
+	case ErrPatternRefused:
+		return &kindError{ErrPatternRejected, err}
 	}
 	return err
 }
 
-// Rebind rewrites ? placeholders for the dialect. Queries are constants
-// of the stores, so the result is cached.
+// maxRebound bounds the cache of rebound queries: queries built with a
+// variable number of placeholders (IN lists, multi-row inserts) are many.
+const maxRebound = 4096
+
+// Rebind rewrites ? placeholders for the dialect (Dialect.Placeholder).
+// Most queries are constants of the stores, so results are cached, up to
+// maxRebound of them.
 func (db *DB) Rebind(q string) string {
-	if !db.dialect.Numbered {
+	if !db.numbered {
 		return q
 	}
 	if v, ok := db.rebound.Load(q); ok {
@@ -170,14 +188,17 @@ func (db *DB) Rebind(q string) string {
 		}
 		if c == '?' && !inQuote {
 			n++
-			b.WriteByte('$')
-			b.WriteString(strconv.Itoa(n))
+			b.WriteString(db.dialect.Placeholder(n))
 			continue
 		}
 		b.WriteByte(c)
 	}
 	r := b.String()
-	db.rebound.Store(q, r)
+	if db.reboundN.Load() < maxRebound {
+		if _, loaded := db.rebound.LoadOrStore(q, r); !loaded {
+			db.reboundN.Add(1)
+		}
+	}
 	return r
 }
 
@@ -189,12 +210,38 @@ func Placeholders(n int) string {
 	return strings.Repeat("?, ", n-1) + "?"
 }
 
+// querier is what a Tx runs its statements on: a *sql.Tx, or the
+// connection of a transaction the DB manages itself.
+type querier interface {
+	ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row
+}
+
 // Tx is a transaction. Events emitted on it are written to the outbox
 // right before the commit, so they exist if and only if the change does.
 type Tx struct {
-	tx     *sql.Tx
+	tx     querier
 	db     *DB
 	events []event.Event
+	// limited, when set, is the context of a RegexView, a child of base
+	// ending at the time limit: statements run under it.
+	base, limited context.Context
+}
+
+// stmtCtx returns the context a statement given ctx runs under: ctx, or
+// in a RegexView ctx ending at the view's time limit too. A context made
+// here ends with the view at the latest.
+func (tx *Tx) stmtCtx(ctx context.Context) context.Context {
+	if tx.limited == nil {
+		return ctx
+	}
+	if ctx == tx.base {
+		return tx.limited
+	}
+	c, cancel := context.WithCancelCause(ctx)
+	context.AfterFunc(tx.limited, func() { cancel(context.Cause(tx.limited)) })
+	return c
 }
 
 // DB returns the database the transaction belongs to.
@@ -203,47 +250,60 @@ func (tx *Tx) DB() *DB { return tx.db }
 // Now returns the database clock's time.
 func (tx *Tx) Now() time.Time { return tx.db.Now() }
 
+// ForUpdate is the dialect's row-lock clause (Dialect.ForUpdate).
+func (tx *Tx) ForUpdate() string { return tx.db.dialect.ForUpdate() }
+
 // Emit queues an event to be committed with the transaction.
 func (tx *Tx) Emit(e event.Event) { tx.events = append(tx.events, e) }
 
 // Exec runs a statement.
 func (tx *Tx) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	r, err := tx.tx.ExecContext(ctx, tx.db.Rebind(q), args...)
+	r, err := tx.tx.ExecContext(tx.stmtCtx(ctx), tx.db.Rebind(q), args...)
 	return r, tx.db.translate(err)
 }
 
 // Query runs a query.
 func (tx *Tx) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	r, err := tx.tx.QueryContext(ctx, tx.db.Rebind(q), args...)
+	r, err := tx.tx.QueryContext(tx.stmtCtx(ctx), tx.db.Rebind(q), args...)
 	return r, tx.db.translate(err)
 }
 
 // QueryRow runs a query returning at most one row; errors surface at Scan
 // (use the Scan helper to translate them).
 func (tx *Tx) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
-	return tx.tx.QueryRowContext(ctx, tx.db.Rebind(q), args...)
+	return tx.tx.QueryRowContext(tx.stmtCtx(ctx), tx.db.Rebind(q), args...)
 }
 
 // Translate turns a driver error into a *commerce.Error where it has one.
 func (tx *Tx) Translate(err error) error { return tx.db.translate(err) }
 
+// maxAttempts is how many times Update runs a transaction that keeps
+// meeting transient conflicts.
+const maxAttempts = 5
+
 // Update runs fn in a write transaction and commits it with the events fn
-// emitted. A transient conflict (PostgreSQL serialization failure or
-// deadlock) runs fn again, up to 5 times; fn must therefore be safe to
-// repeat (no side effects outside the transaction).
+// emitted. A transient conflict (a serialization failure or deadlock,
+// ErrRetry) runs fn again, up to 5 times, then is concurrent_modification;
+// fn must therefore be safe to repeat (no side effects outside the
+// transaction).
 func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
 	var err error
-	for attempt := 0; attempt < 5; attempt++ {
+	for attempt := 1; ; attempt++ {
 		err = db.update(ctx, fn)
-		if err == nil || db.dialect.Retryable == nil || !db.dialect.Retryable(err) {
+		if err == nil || !errors.Is(err, ErrRetry) {
+			return err
+		}
+		if attempt == maxAttempts || ctx.Err() != nil {
 			break
 		}
-		time.Sleep(time.Duration(attempt+1) * 3 * time.Millisecond)
+		t := time.NewTimer(time.Duration(attempt) * 3 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
 	}
-	if err != nil && db.dialect.Retryable != nil && db.dialect.Retryable(err) {
-		return &commerce.Error{Code: commerce.EConcurrentMod, Message: err.Error()}
-	}
-	return err
+	return &commerce.Error{Code: commerce.EConcurrentMod, Message: err.Error(), Err: err}
 }
 
 func (db *DB) update(ctx context.Context, fn func(tx *Tx) error) error {
@@ -257,7 +317,10 @@ func (db *DB) update(ctx context.Context, fn func(tx *Tx) error) error {
 		return db.translate(err)
 	}
 	if len(tx.events) > 0 {
-		if err := db.insertEvents(ctx, stx, tx.events); err != nil {
+		if err := db.dialect.LockEvents(ctx, stx); err != nil {
+			return db.translate(fmt.Errorf("event lock: %w", err))
+		}
+		if err := db.insertEvents(ctx, tx, tx.events); err != nil {
 			return err
 		}
 	}
@@ -272,7 +335,11 @@ func (db *DB) update(ctx context.Context, fn func(tx *Tx) error) error {
 
 // View runs fn in a read-only transaction (a consistent snapshot).
 func (db *DB) View(ctx context.Context, fn func(tx *Tx) error) error {
-	stx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: db.dialect.Name == "postgres"})
+	return db.view(ctx, db.read, fn)
+}
+
+func (db *DB) view(ctx context.Context, pool *sql.DB, fn func(tx *Tx) error) error {
+	stx, err := pool.BeginTx(ctx, db.dialect.ReadOnly())
 	if err != nil {
 		return db.translate(fmt.Errorf("begin: %w", err))
 	}
@@ -306,20 +373,25 @@ func (db *DB) NotFound(err error, notFound *commerce.Error) error {
 	return db.translate(err)
 }
 
+// IsForeignKey reports a foreign key violation in err's chain.
+func IsForeignKey(err error) bool { return errors.Is(err, ErrForeignKeyViolation) }
+
 // Migrate applies the migrations not yet applied, each in its own
-// transaction, in file-name order.
+// transaction, in file-name order. Each migration checks, inside its
+// transaction, that it was not applied meanwhile, and the dialect keeps
+// other processes out (LockMigrations), so processes starting together
+// apply each migration once.
 func (db *DB) Migrate(ctx context.Context) error {
 	conn, err := db.write.Conn(ctx)
 	if err != nil {
 		return db.translate(fmt.Errorf("migrate: %w", err))
 	}
 	defer conn.Close()
-	if db.dialect.MigrationLock != "" {
-		if _, err := conn.ExecContext(ctx, db.dialect.MigrationLock); err != nil {
-			return db.translate(fmt.Errorf("migration lock: %w", err))
-		}
-		defer conn.ExecContext(context.Background(), db.dialect.MigrationUnlock)
+	unlock, err := db.dialect.LockMigrations(ctx, conn)
+	if err != nil {
+		return db.translate(fmt.Errorf("migration lock: %w", err))
 	}
+	defer unlock()
 	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
 		return db.translate(fmt.Errorf("migrate: %w", err))
 	}
@@ -329,74 +401,61 @@ func (db *DB) Migrate(ctx context.Context) error {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		var n int
-		if err := conn.QueryRowContext(ctx, db.Rebind(`SELECT COUNT(*) FROM schema_migrations WHERE version = ?`), name).Scan(&n); err != nil {
-			return db.translate(fmt.Errorf("migrate %s: %w", name, err))
-		}
-		if n > 0 {
-			continue
-		}
-		body, err := fs.ReadFile(db.migrations, name)
-		if err != nil {
-			return fmt.Errorf("migrate %s: %w", name, err)
-		}
-		tx, err := conn.BeginTx(ctx, nil)
-		if err != nil {
-			return db.translate(fmt.Errorf("migrate %s: %w", name, err))
-		}
-		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-			tx.Rollback()
-			return db.translate(fmt.Errorf("migrate %s: %w", name, err))
-		}
-		if _, err := tx.ExecContext(ctx, db.Rebind(`INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`), name, db.Now().UTC().Format(time.RFC3339)); err != nil {
-			tx.Rollback()
-			return db.translate(fmt.Errorf("migrate %s: %w", name, err))
-		}
-		if err := tx.Commit(); err != nil {
+		if err := db.migrate(ctx, conn, name); err != nil {
 			return db.translate(fmt.Errorf("migrate %s: %w", name, err))
 		}
 	}
 	return nil
 }
 
-// TryLead tries to become the one process (of those sharing the database)
-// that runs a singleton job such as the event relay. It returns ok=false
-// when another process leads. The lead lasts until release is called or
-// the connection holding it is lost, which Check reports.
-func (db *DB) TryLead(ctx context.Context, key int64) (lead *Lead, ok bool, err error) {
-	if db.dialect.Name != "postgres" {
-		return &Lead{}, true, nil // one process owns an SQLite file
-	}
-	conn, err := db.write.Conn(ctx)
+// migrate applies one migration unless it is recorded as applied.
+func (db *DB) migrate(ctx context.Context, conn *sql.Conn, name string) error {
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, false, db.translate(err)
+		return err
 	}
-	if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, key).Scan(&ok); err != nil || !ok {
-		conn.Close()
-		return nil, false, db.translate(err)
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, db.Rebind(`SELECT COUNT(*) FROM schema_migrations WHERE version = ?`), name).Scan(&n); err != nil {
+		return err
 	}
-	return &Lead{conn: conn, key: key}, true, nil
+	if n > 0 {
+		return nil
+	}
+	body, err := fs.ReadFile(db.migrations, name)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, db.Rebind(`INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`), name, db.Now().UTC().Format(time.RFC3339)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// TryLead tries to become the one process (of those sharing the database)
+// that runs a singleton job such as the event relay (Dialect.TryLead). It
+// returns ok=false when another process leads. The lead lasts until
+// Release is called or what holds it is lost, which Check reports.
+func (db *DB) TryLead(ctx context.Context, key int64) (lead *Lead, ok bool, err error) {
+	lease, err := db.dialect.TryLead(ctx, db.write, key)
+	if err != nil {
+		return nil, false, db.translate(fmt.Errorf("try lead: %w", err))
+	}
+	if lease == nil {
+		return nil, false, nil
+	}
+	return &Lead{lease: lease}, true, nil
 }
 
 // Lead is a held leadership.
-type Lead struct {
-	conn *sql.Conn
-	key  int64
-}
+type Lead struct{ lease Lease }
 
-// Check reports whether the lead is still held.
-func (l *Lead) Check(ctx context.Context) error {
-	if l.conn == nil {
-		return nil
-	}
-	return l.conn.PingContext(ctx)
-}
+// Check reports whether the lead is still held: an error once it may
+// have been lost.
+func (l *Lead) Check(ctx context.Context) error { return l.lease.Check(ctx) }
 
 // Release gives the lead up.
-func (l *Lead) Release() {
-	if l.conn == nil {
-		return
-	}
-	l.conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1)`, l.key)
-	l.conn.Close()
-}
+func (l *Lead) Release() { l.lease.Release() }

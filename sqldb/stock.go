@@ -321,7 +321,7 @@ type heldReservation struct {
 // lock reads and locks (on PostgreSQL; SQLite serialises writers) the
 // reservations matching where, which ends with the ORDER BY.
 func (t stockTx) lock(ctx context.Context, where string, args ...any) ([]heldReservation, error) {
-	return t.query(ctx, `SELECT `+reservationCols+` FROM stock_reservations WHERE `+where+t.tx.DB().Dialect().ForUpdate, args...)
+	return t.query(ctx, `SELECT `+reservationCols+` FROM stock_reservations WHERE `+where+t.tx.ForUpdate(), args...)
 }
 
 func (t stockTx) query(ctx context.Context, q string, args ...any) ([]heldReservation, error) {

@@ -49,7 +49,7 @@ func (s *TaxStore) Tax(ctx context.Context, id string) (tax.Tax, error) {
 func (s *TaxStore) UpdateTax(ctx context.Context, id string, change func(t *tax.Tax) error) (tax.Tax, error) {
 	var out tax.Tax
 	err := s.db.Update(ctx, func(tx *Tx) error {
-		t, err := scanTax(tx.QueryRow(ctx, `SELECT `+taxColumns+` FROM taxes WHERE id = ?`+s.db.dialect.ForUpdate, id))
+		t, err := scanTax(tx.QueryRow(ctx, `SELECT `+taxColumns+` FROM taxes WHERE id = ?`+s.db.ForUpdate(), id))
 		if err != nil {
 			return s.db.NotFound(err, commerce.NewError(commerce.ETaxNotFound, id))
 		}

@@ -17,31 +17,16 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"strings"
 	"sync"
 	"time"
 
 	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
 
-	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/sqldb"
 )
 
 //go:embed migration/*.sql
 var migrations embed.FS
-
-// Dialect is SQLite's.
-var Dialect = sqldb.Dialect{
-	Name:      "sqlite",
-	RegexOp:   "REGEXP",
-	Regex:     Regex,
-	Translate: translate,
-}
-
-// Regex is SQLite's Dialect.Regex: REGEXP runs Go's regexp itself, so the
-// pattern only gets the case-insensitive flag.
-func Regex(pattern string) (string, error) { return "(?i)" + pattern, nil }
 
 func init() {
 	// "x REGEXP p" calls regexp(p, x). Patterns are Go RE2, made
@@ -92,9 +77,32 @@ func compile(p string) (*regexp.Regexp, error) {
 	return re, nil
 }
 
+// Options configure Open.
+type Options struct {
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// RegexTimeout bounds each read with regex conditions
+	// (sqldb.DB.RegexView): sqldb.DefaultRegexTimeout when 0, no bound
+	// when negative.
+	RegexTimeout time.Duration
+}
+
+// Pool sizes of the readers: the read pool, and a smaller one for regex
+// reads (a slow match keeps its connection until the time limit), so that
+// other reads always have connections left.
+var (
+	readConns  = max(4, runtime.GOMAXPROCS(0))
+	regexConns = max(1, readConns/2)
+)
+
 // Open opens (creating it and its folder when absent) the SQLite database
 // at path. It does not migrate; call Migrate.
 func Open(path string, now func() time.Time) (*sqldb.DB, error) {
+	return OpenWith(path, Options{Now: now})
+}
+
+// OpenWith is Open with options.
+func OpenWith(path string, o Options) (*sqldb.DB, error) {
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("sqlite: %w", err)
@@ -114,51 +122,22 @@ func Open(path string, now func() time.Time) (*sqldb.DB, error) {
 		write.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	read, err := sql.Open("sqlite", base+"&_pragma=query_only(1)")
-	if err != nil {
-		write.Close()
-		return nil, fmt.Errorf("sqlite: %w", err)
-	}
-	read.SetMaxOpenConns(max(4, runtime.GOMAXPROCS(0)))
-	read.SetMaxIdleConns(max(4, runtime.GOMAXPROCS(0)))
-	sub, _ := fs.Sub(migrations, "migration")
-	return sqldb.New(sqldb.Config{Dialect: Dialect, Write: write, Read: read, Migrations: sub, Now: now}), nil
-}
-
-// translate maps SQLite errors with a meaning for the interface.
-func translate(err error) error {
-	var se *sqlite.Error
-	if !errors.As(err, &se) {
-		return err
-	}
-	switch se.Code() {
-	case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
-		return &commerce.Error{Code: commerce.EDuplicateKey, Data: map[string]any{"index": uniqueIndex(se.Error())}, Message: se.Error()}
-	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR:
-		return &commerce.Error{Code: commerce.EUnavailable, Message: se.Error()}
-	}
-	return err
-}
-
-// uniqueIndex names the violated unique key after its columns, as the
-// PostgreSQL migrations name their unique indexes ("UNIQUE constraint
-// failed: categories.parent, categories.slug" -> "parent_slug").
-func uniqueIndex(msg string) string {
-	i := strings.LastIndex(msg, "failed: ")
-	if i < 0 {
-		return ""
-	}
-	cols := msg[i+len("failed: "):]
-	if j := strings.Index(cols, " ("); j >= 0 {
-		cols = cols[:j]
-	}
-	var names []string
-	for c := range strings.SplitSeq(cols, ",") {
-		c = strings.TrimSpace(c)
-		if _, col, ok := strings.Cut(c, "."); ok {
-			c = col
+	pools := []*sql.DB{write}
+	for _, size := range []int{readConns, regexConns} {
+		p, err := sql.Open("sqlite", base+"&_pragma=query_only(1)")
+		if err != nil {
+			for _, p := range pools {
+				p.Close()
+			}
+			return nil, fmt.Errorf("sqlite: %w", err)
 		}
-		names = append(names, c)
+		p.SetMaxOpenConns(size)
+		p.SetMaxIdleConns(size)
+		pools = append(pools, p)
 	}
-	return strings.Join(names, "_")
+	sub, _ := fs.Sub(migrations, "migration")
+	return sqldb.New(sqldb.Config{
+		Dialect: &Dialect{path: path}, Write: write, Read: pools[1], Regex: pools[2],
+		RegexTimeout: o.RegexTimeout, Migrations: sub, Now: o.Now,
+	}), nil
 }

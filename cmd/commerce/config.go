@@ -27,6 +27,10 @@ type config struct {
 	db        string
 	jwtSecret string
 	nats      string
+	// regexTimeout is --regex-timeout as given (a duration), parsed by
+	// openDB so that the flag beats the environment and a bad value names
+	// what was used.
+	regexTimeout string
 }
 
 // flagEnv names the environment variable of each flag that has one. A
@@ -41,12 +45,14 @@ var flagEnv = map[string]string{
 	"reservation-ttl": "COMMERCE_RESERVATION_TTL",
 	"url":             "COMMERCE_URL",
 	"token":           "COMMERCE_TOKEN",
+	"regex-timeout":   "COMMERCE_REGEX_TIMEOUT",
 }
 
 // storageFlags adds the flags every command that opens the store uses.
 func (c *config) storageFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.db, "db", "sqlite:./data/commerce.db", "storage: sqlite:PATH or a postgres:// URL (env COMMERCE_DB)")
 	fs.StringVar(&c.jwtSecret, "jwt-secret", "", fmt.Sprintf("HS256 key, at least %d bytes (env COMMERCE_JWT_SECRET; default: generated once and kept next to the SQLite file)", auth.MinSecretLen))
+	fs.StringVar(&c.regexTimeout, "regex-timeout", "", "time limit of a list query with regex filters; beyond it the request is a validation_error (env COMMERCE_REGEX_TIMEOUT; default 2s)")
 }
 
 // applyEnv sets every flag of fs that has an environment variable
@@ -95,15 +101,21 @@ func (c *config) sqlitePath() (string, bool) {
 // openDB opens and migrates the storage named by --db.
 func (c *config) openDB(ctx context.Context, now func() time.Time) (*sqldb.DB, error) {
 	var (
-		db  *sqldb.DB
-		err error
+		db           *sqldb.DB
+		err          error
+		regexTimeout time.Duration
 	)
+	if c.regexTimeout != "" {
+		if regexTimeout, err = time.ParseDuration(c.regexTimeout); err != nil || regexTimeout <= 0 {
+			return nil, fmt.Errorf("--regex-timeout (or COMMERCE_REGEX_TIMEOUT) %q: want a positive duration such as 2s", c.regexTimeout)
+		}
+	}
 	switch {
 	case strings.HasPrefix(c.db, "sqlite:"):
 		path, _ := c.sqlitePath()
-		db, err = sqlite.Open(path, now)
+		db, err = sqlite.OpenWith(path, sqlite.Options{Now: now, RegexTimeout: regexTimeout})
 	case strings.HasPrefix(c.db, "postgres://"), strings.HasPrefix(c.db, "postgresql://"):
-		db, err = postgres.Open(ctx, c.db, now)
+		db, err = postgres.OpenWith(ctx, c.db, postgres.Options{Now: now, RegexTimeout: regexTimeout})
 	default:
 		return nil, fmt.Errorf("--db %q: want sqlite:PATH or a postgres:// URL", redact(c.db))
 	}

@@ -168,6 +168,8 @@ func TestCommandErrors(t *testing.T) {
 		{"bad db", []string{"migrate", "--db", "mysql://x"}},
 		{"negative cart ttl", []string{"serve", "--cart-ttl", "-1h"}},
 		{"bad reservation ttl", []string{"serve", "--reservation-ttl", "soon"}},
+		{"bad regex timeout", []string{"migrate", "--db", "sqlite:" + filepath.Join(t.TempDir(), "c.db"), "--regex-timeout", "soon"}},
+		{"negative regex timeout", []string{"migrate", "--db", "sqlite:" + filepath.Join(t.TempDir(), "c.db"), "--regex-timeout", "-1s"}},
 		{"postgres without secret", []string{"token", "--scope", "api", "--db", "postgres://127.0.0.1/x"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -31,6 +31,18 @@ func Each(t *testing.T, fn func(t *testing.T, db *sqldb.DB)) {
 	t.Run("postgres", func(t *testing.T) { fn(t, Postgres(t)) })
 }
 
+// Store is a kind of database tests and benchmarks run on.
+type Store struct {
+	Name string
+	// Open returns a fresh migrated database, closed (and for
+	// PostgreSQL dropped) at the end of the test; it skips the test when
+	// the database is not configured.
+	Open func(testing.TB) *sqldb.DB
+}
+
+// Stores lists the databases: SQLite, then PostgreSQL.
+var Stores = []Store{{"sqlite", SQLite}, {"postgres", Postgres}}
+
 // SQLite returns a migrated database in a new temp file.
 func SQLite(t testing.TB) *sqldb.DB {
 	t.Helper()
@@ -76,15 +88,22 @@ func PostgresAt(t testing.TB, url string) *sqldb.DB {
 	return db
 }
 
+// SkipWithoutPostgres skips the test, saying why, when
+// COMMERCE_TEST_POSTGRES_URL is not set.
+func SkipWithoutPostgres(t testing.TB) {
+	t.Helper()
+	if os.Getenv(PostgresEnv) == "" {
+		t.Skip(PostgresEnv + " is not set: skipping the PostgreSQL run (set it to a server URL, e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable)")
+	}
+}
+
 // PostgresURL creates a fresh database and returns its URL (dropped at the
 // end of the test); it skips the test when COMMERCE_TEST_POSTGRES_URL is
 // not set.
 func PostgresURL(t testing.TB) string {
 	t.Helper()
+	SkipWithoutPostgres(t)
 	base := os.Getenv(PostgresEnv)
-	if base == "" {
-		t.Skip(PostgresEnv + " is not set: skipping the PostgreSQL run (set it to a server URL, e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable)")
-	}
 	admin, err := sql.Open("pgx", base)
 	if err != nil {
 		t.Fatal(err)

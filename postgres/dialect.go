@@ -1,0 +1,184 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/commercekit/commerce/sqldb"
+)
+
+// Lock keys of the advisory locks the service takes.
+const (
+	eventLockKey     = 7262001
+	migrationLockKey = 7262002
+)
+
+// Dialect is PostgreSQL's sqldb.Dialect.
+type Dialect struct{}
+
+var _ sqldb.Dialect = Dialect{}
+
+// Name implements sqldb.Dialect.
+func (Dialect) Name() string { return "postgres" }
+
+// Placeholder implements sqldb.Dialect: $1, $2...
+func (Dialect) Placeholder(n int) string { return "$" + strconv.Itoa(n) }
+
+// ForUpdate implements sqldb.Dialect: a row lock held to the end of the
+// transaction.
+func (Dialect) ForUpdate() string { return " FOR UPDATE" }
+
+// Upsert implements sqldb.Dialect with INSERT ... ON CONFLICT DO UPDATE.
+func (Dialect) Upsert(table string, cols, key, update []string) string {
+	return upsert(table, cols, key, update)
+}
+
+// upsert is the INSERT ... ON CONFLICT (key) DO UPDATE statement, with ?
+// placeholders (rebound by the DB).
+func upsert(table string, cols, key, update []string) string {
+	sets := make([]string, len(update))
+	for i, c := range update {
+		sets[i] = c + " = excluded." + c
+	}
+	q := "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES (" + sqldb.Placeholders(len(cols)) +
+		") ON CONFLICT (" + strings.Join(key, ", ") + ")"
+	if len(sets) == 0 {
+		return q + " DO NOTHING"
+	}
+	return q + " DO UPDATE SET " + strings.Join(sets, ", ")
+}
+
+// Returning implements sqldb.Dialect: PostgreSQL has RETURNING.
+func (Dialect) Returning() bool { return true }
+
+// Regex implements sqldb.Dialect: the pattern translated to PostgreSQL's
+// own regex syntax (TranslateRegex), matched with ~*.
+func (Dialect) Regex(col, pattern string) (string, any, error) {
+	are, err := TranslateRegex(pattern)
+	if err != nil {
+		return "", nil, err
+	}
+	return col + " ~* ?", are, nil
+}
+
+// ByteRange implements sqldb.Dialect with text_pattern_ops' operators
+// (~>=~, ~<~): byte order whatever the collation, the operator class of
+// the indexes that serve prefix searches.
+func (Dialect) ByteRange(col string) string { return col + " ~>=~ ? AND " + col + " ~<~ ?" }
+
+// Classify implements sqldb.Dialect from SQLSTATE codes and connection
+// errors.
+func (Dialect) Classify(err error) (sqldb.ErrorKind, string) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return sqldb.ErrCanceled, ""
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch {
+		case pe.Code == "23505": // unique_violation
+			return sqldb.ErrUnique, uniqueKey(pe)
+		case pe.Code == "23503": // foreign_key_violation
+			return sqldb.ErrForeignKey, ""
+		case pe.Code == "40001", pe.Code == "40P01": // serialization_failure, deadlock_detected
+			return sqldb.ErrRetryable, ""
+		case pe.Code == "57014": // query_canceled: statement_timeout, cancel request
+			return sqldb.ErrCanceled, ""
+		case pe.Code == "2201B", pe.Code == "54000": // invalid_regular_expression ("too complex"), program_limit_exceeded
+			return sqldb.ErrPatternRefused, ""
+		case strings.HasPrefix(pe.Code, "08"), // connection exceptions
+			pe.Code == "57P01", pe.Code == "57P02", pe.Code == "57P03", // shutdown, cannot connect now
+			pe.Code == "53300", pe.Code == "53100", pe.Code == "53200": // too many connections, disk full, out of memory
+			return sqldb.ErrUnavailable, ""
+		}
+		return sqldb.ErrOther, ""
+	}
+	var ne net.Error
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, sql.ErrConnDone) {
+		return sqldb.ErrUnavailable, ""
+	}
+	return sqldb.ErrOther, ""
+}
+
+// uniqueKey names a violated unique key as the SQLite dialect does, after
+// its columns ("Key (parent, slug)=(...) already exists." -> parent_slug),
+// or by its constraint name without its table's prefix when the detail
+// does not list plain columns.
+func uniqueKey(pe *pgconn.PgError) string {
+	if rest, ok := strings.CutPrefix(pe.Detail, "Key ("); ok {
+		if cols, _, ok := strings.Cut(rest, ")="); ok && !strings.ContainsAny(cols, "()\"") {
+			return strings.Join(strings.Split(cols, ", "), "_")
+		}
+	}
+	return strings.TrimPrefix(pe.ConstraintName, pe.TableName+"_")
+}
+
+// ReadOnly implements sqldb.Dialect.
+func (Dialect) ReadOnly() *sql.TxOptions { return &sql.TxOptions{ReadOnly: true} }
+
+// LimitStatements implements sqldb.Dialect with statement_timeout, set
+// for the transaction only: the server cancels the statement (SQLSTATE
+// 57014), keeping the connection.
+func (Dialect) LimitStatements(ctx context.Context, tx *sql.Tx, d time.Duration) (bool, error) {
+	_, err := tx.ExecContext(ctx, fmt.Sprintf("SET LOCAL statement_timeout = %d", max(1, d.Milliseconds())))
+	return true, err
+}
+
+// LockEvents implements sqldb.Dialect: a transaction-scoped advisory lock
+// taken right before the events are inserted and held to the commit, so
+// that transactions writing events allocate their sequence numbers in
+// commit order.
+func (Dialect) LockEvents(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, fmt.Sprintf("SELECT pg_advisory_xact_lock(%d)", eventLockKey))
+	return err
+}
+
+// LockMigrations implements sqldb.Dialect with a session advisory lock on
+// the migrating connection.
+func (Dialect) LockMigrations(ctx context.Context, conn *sql.Conn) (func(), error) {
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("SELECT pg_advisory_lock(%d)", migrationLockKey)); err != nil {
+		return nil, err
+	}
+	return func() {
+		conn.ExecContext(context.Background(), fmt.Sprintf("SELECT pg_advisory_unlock(%d)", migrationLockKey))
+	}, nil
+}
+
+// TryLead implements sqldb.Dialect with a session advisory lock
+// (pg_try_advisory_lock) on a connection kept for the lease: the lead ends
+// with Release or with the connection.
+func (Dialect) TryLead(ctx context.Context, write *sql.DB, key int64) (sqldb.Lease, error) {
+	conn, err := write.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var ok bool
+	if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, key).Scan(&ok); err != nil || !ok {
+		conn.Close()
+		return nil, err
+	}
+	return &lease{conn: conn, key: key}, nil
+}
+
+// lease is a held advisory lock.
+type lease struct {
+	conn *sql.Conn
+	key  int64
+}
+
+// Check pings the connection holding the lock.
+func (l *lease) Check(ctx context.Context) error { return l.conn.PingContext(ctx) }
+
+// Release unlocks and gives the connection back.
+func (l *lease) Release() {
+	l.conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1)`, l.key)
+	l.conn.Close()
+}

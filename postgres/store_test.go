@@ -1,0 +1,17 @@
+package postgres_test
+
+import (
+	"testing"
+
+	"github.com/commercekit/commerce/internal/storetest"
+	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/sqldb"
+)
+
+// TestStore runs the store conformance suites on PostgreSQL (a fresh
+// database per test); it skips, saying so, when COMMERCE_TEST_POSTGRES_URL
+// is not set.
+func TestStore(t *testing.T) {
+	testdb.SkipWithoutPostgres(t)
+	storetest.Run(t, func(t *testing.T) *sqldb.DB { return testdb.Postgres(t) })
+}

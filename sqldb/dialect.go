@@ -1,0 +1,136 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+)
+
+// Dialect is everything that differs between the databases the service
+// runs on. sqldb and the area stores write portable SQL with ? placeholders
+// and ask the dialect for the rest; the sqlite and postgres packages
+// implement it. Adding a database is one package implementing Dialect (and
+// opening the pools), plus its migrations.
+type Dialect interface {
+	// Name names the database in logs and metrics. Code must not branch
+	// on it: what differs is a method here.
+	Name() string
+
+	// Placeholder returns the n-th (from 1) bind parameter marker of a
+	// query: "?" for every n, or "$1", "$2"... DB.Rebind uses it.
+	Placeholder(n int) string
+
+	// ForUpdate is the clause appended to a SELECT that reads rows the
+	// transaction is about to change (" FOR UPDATE"), or "" where write
+	// transactions never run at the same time anyway.
+	ForUpdate() string
+
+	// Upsert returns an INSERT of cols into table (one row of ?
+	// placeholders) that, when a row with the same key columns exists,
+	// sets the update columns to the new row's values instead.
+	Upsert(table string, cols, key, update []string) string
+
+	// Returning reports whether INSERT, UPDATE and DELETE take a
+	// RETURNING clause. The stores of this repository use it; a dialect
+	// without it needs those statements written another way.
+	Returning() bool
+
+	// Regex returns the condition that matches the text expression col
+	// against the Go RE2 pattern as regexp.Compile("(?i)"+pattern) would
+	// (case-insensitively, anywhere), with one ? placeholder, and the
+	// argument for it. Its error is a message for the client (a construct
+	// the database cannot match as RE2 does); the caller names the field.
+	Regex(col, pattern string) (cond string, arg any, err error)
+
+	// ByteRange returns the condition "? <= col AND col < ?" comparing
+	// text bytewise, whatever the collation, written so that an index on
+	// col serves it (for prefix searches).
+	ByteRange(col string) string
+
+	// Classify tells what a driver error means. detail is the violated
+	// unique key for ErrUnique (its columns joined by "_", "parent_slug"),
+	// else "".
+	Classify(err error) (kind ErrorKind, detail string)
+
+	// ReadOnly returns the options of a read-only transaction (View).
+	ReadOnly() *sql.TxOptions
+
+	// LimitStatements makes the following statements of tx fail, with an
+	// error classified ErrCanceled, once each has run for d. It reports
+	// false when the database has no such limit: the statement then ends
+	// with its context's deadline only.
+	LimitStatements(ctx context.Context, tx *sql.Tx, d time.Duration) (bool, error)
+
+	// LockEvents runs in a write transaction right before its events are
+	// inserted, so that a reader paging the log by sequence never skips a
+	// row committed after one with a higher sequence. A database whose
+	// write transactions are serialised does nothing.
+	LockEvents(ctx context.Context, tx *sql.Tx) error
+
+	// LockMigrations keeps other processes from migrating the database
+	// until unlock is called; conn is the connection migrations run on.
+	// A database whose write transactions are serialised and whose
+	// migrations check their own record within their transaction may do
+	// nothing.
+	LockMigrations(ctx context.Context, conn *sql.Conn) (unlock func(), err error)
+
+	// TryLead tries to become, among the processes sharing the database,
+	// the one that runs the singleton job key. It returns a nil Lease
+	// (and no error) when another process leads.
+	TryLead(ctx context.Context, write *sql.DB, key int64) (Lease, error)
+}
+
+// Lease is a held leadership (Dialect.TryLead).
+type Lease interface {
+	// Check reports an error once the leadership may have been lost (the
+	// connection or file holding it is gone).
+	Check(ctx context.Context) error
+	// Release gives the leadership up.
+	Release()
+}
+
+// ErrorKind is what a driver error means (Dialect.Classify).
+type ErrorKind int
+
+// The kinds of driver errors the storage core acts on.
+const (
+	// ErrOther is any other error: returned as it is.
+	ErrOther ErrorKind = iota
+	// ErrUnique is a unique or primary key violation: duplicate_key.
+	ErrUnique
+	// ErrForeignKey is a foreign key violation: the stores turn it into
+	// their own codes (errors.Is(err, ErrForeignKeyViolation)).
+	ErrForeignKey
+	// ErrUnavailable is storage that cannot be reached or used now
+	// (connection refused or lost, shutdown, disk full, locked): unavailable.
+	ErrUnavailable
+	// ErrRetryable is a transient conflict (serialization failure,
+	// deadlock) after which the whole transaction may run again.
+	ErrRetryable
+	// ErrCanceled is a statement stopped before its end: by its time
+	// limit (LimitStatements), its context or an interruption.
+	ErrCanceled
+	// ErrPatternRefused is the database refusing a regular expression it
+	// was given (too complex, too large once compiled).
+	ErrPatternRefused
+)
+
+// Errors in the chain of translated driver errors (errors.Is), for the
+// kinds that have no code of the interface of their own.
+var (
+	ErrForeignKeyViolation = errors.New("foreign key violation")
+	ErrRetry               = errors.New("transient conflict, the transaction may be retried")
+	ErrStatementCanceled   = errors.New("statement canceled")
+	ErrPatternRejected     = errors.New("regular expression refused by the database")
+)
+
+// kindError is a driver error with the sentinel of its kind: errors.Is
+// sees the sentinel, errors.As the driver's own error.
+type kindError struct {
+	kind error
+	err  error
+}
+
+func (e *kindError) Error() string   { return e.err.Error() }
+func (e *kindError) Unwrap() []error { return []error{e.kind, e.err} }

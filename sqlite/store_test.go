@@ -1,0 +1,15 @@
+package sqlite_test
+
+import (
+	"testing"
+
+	"github.com/commercekit/commerce/internal/storetest"
+	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/sqldb"
+)
+
+// TestStore runs the store conformance suites on SQLite (a temp file per
+// test).
+func TestStore(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) *sqldb.DB { return testdb.SQLite(t) })
+}
