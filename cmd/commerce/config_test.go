@@ -25,9 +25,10 @@ func TestFlagBeatsEnvironment(t *testing.T) {
 		"COMMERCE_ADDR":            "not an address",
 		"COMMERCE_DB":              "mysql://nowhere",
 		"COMMERCE_JWT_SECRET":      "short",
+		"COMMERCE_REGEX_TIMEOUT":   "never",
 	}
 	base, stop := startServe(t, []string{"--cart-ttl", "1h", "--reservation-ttl", "30m",
-		"--db", "sqlite:" + filepath.Join(dir, "c.db"), "--jwt-secret", testSecret}, env)
+		"--db", "sqlite:" + filepath.Join(dir, "c.db"), "--jwt-secret", testSecret, "--regex-timeout", "3s"}, env)
 	res, err := http.Get(base + "/healthz")
 	if err != nil {
 		t.Fatal(err)
@@ -46,6 +47,7 @@ func TestBadEnvironmentVariable(t *testing.T) {
 	for _, tc := range []struct{ name, value string }{
 		{"COMMERCE_CART_TTL", "bogus"},
 		{"COMMERCE_RESERVATION_TTL", "soon"},
+		{"COMMERCE_REGEX_TIMEOUT", "never"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := map[string]string{tc.name: tc.value, "COMMERCE_JWT_SECRET": testSecret,
