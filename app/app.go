@@ -6,6 +6,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -97,9 +98,12 @@ func New(opts Options) (*App, error) {
 	a := &App{opts: opts, db: opts.DB, logger: opts.Logger, now: opts.Now}
 	a.srv = rpc.NewServer(opts.Keys, opts.Logger, opts.DB.Ping)
 	a.viewed = event.NewBuffer(opts.DB, opts.Logger, opts.ViewedFlush, 512)
+	if err := a.srv.Registry().Register(a.viewed.Collector()); err != nil {
+		return nil, fmt.Errorf("register the VIEWED buffer's metrics: %w", err)
+	}
 	for _, register := range areas {
 		if err := register(a); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("assemble the areas: %w", err)
 		}
 	}
 	return a, nil
