@@ -30,6 +30,9 @@ type Options struct {
 	// (sqldb.DB.RegexView): sqldb.DefaultRegexTimeout when 0, no bound
 	// when negative.
 	RegexTimeout time.Duration
+	// WriteQueue bounds the write transactions waiting their turn
+	// (sqldb.DefaultWriteQueue when 0): beyond it a write is unavailable.
+	WriteQueue int
 }
 
 // Pool sizes: two pools so that a write transaction that also reads
@@ -65,6 +68,9 @@ func OpenWith(ctx context.Context, url string, o Options) (*sqldb.DB, error) {
 	return sqldb.New(sqldb.Config{
 		Dialect: Dialect{}, Write: pools[0], Read: pools[1], Regex: pools[2],
 		RegexTimeout: o.RegexTimeout, Migrations: sub, Now: o.Now,
+		// Two connections of the write pool stay for what is not a write
+		// transaction: the relay's lead, migrations.
+		WriteConcurrency: writeConns - 2, WriteQueue: o.WriteQueue,
 	}), nil
 }
 
