@@ -1,8 +1,9 @@
 // Package postgres opens PostgreSQL storage through pgx (its database/sql
 // driver), for production and for several service processes sharing one
 // database. Correctness across processes comes from the database: row locks
-// (SELECT ... FOR UPDATE), conditional updates, an advisory lock that orders
-// the outbox, and retried serialization failures.
+// (SELECT ... FOR UPDATE), conditional updates, retried serialization
+// failures, and an outbox ordered by transaction ids (see
+// Dialect.EventKey) that needs no lock.
 package postgres
 
 import (

@@ -267,18 +267,19 @@ func (w *writer) transaction(reqs []*writeReq) {
 		}
 		return
 	}
-	if _, err := conn.ExecContext(ctx, w.db.dialect.BeginWrite()); err != nil {
+	// BEGIN, SAVEPOINT, RELEASE and COMMIT are prepared once, too.
+	q := cachedQuerier{cache: w.cache, plain: conn}
+	if _, err := q.ExecContext(ctx, w.db.dialect.BeginWrite()); err != nil {
 		w.release()
 		for _, r := range reqs {
 			answer(r, fmt.Errorf("begin: %w", err), nil)
 		}
 		return
 	}
-	q := cachedQuerier{cache: w.cache, plain: conn}
 	var done []*writeReq // ran to the end of their function
 	events := false
 	for i, r := range reqs {
-		if _, err := conn.ExecContext(ctx, "SAVEPOINT g"); err != nil {
+		if _, err := q.ExecContext(ctx, "SAVEPOINT g"); err != nil {
 			w.abort(conn)
 			again(append(done, reqs[i:]...), fmt.Errorf("savepoint: %w", err))
 			return
@@ -303,7 +304,7 @@ func (w *writer) transaction(reqs []*writeReq) {
 			}
 			continue
 		}
-		if _, err := conn.ExecContext(ctx, "RELEASE g"); err != nil {
+		if _, err := q.ExecContext(ctx, "RELEASE g"); err != nil {
 			w.abort(conn)
 			again(append(done, reqs[i:]...), fmt.Errorf("release: %w", err))
 			return
@@ -317,7 +318,7 @@ func (w *writer) transaction(reqs []*writeReq) {
 		}
 		return
 	}
-	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+	if _, err := q.ExecContext(ctx, "COMMIT"); err != nil {
 		w.abort(conn)
 		again(done, fmt.Errorf("commit: %w", err))
 		return

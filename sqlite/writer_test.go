@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/sqlite"
 )
 
 // holdWriter starts a write that holds the single writer until release is
@@ -167,5 +169,34 @@ func TestWriterCommitFailureIsolated(t *testing.T) {
 	db.QueryRow(ctx, `SELECT COUNT(*) FROM fixture_children`).Scan(&children)
 	if parents != 2 || children != 0 {
 		t.Errorf("got %d parents and %d children, want 2 and 0", parents, children)
+	}
+}
+
+// TestSync: commits are flushed to the disk (synchronous=FULL) unless
+// SyncNormal is asked for.
+func TestSync(t *testing.T) {
+	for _, tc := range []struct {
+		sync string
+		want int // PRAGMA synchronous: 1 NORMAL, 2 FULL
+	}{{"", 2}, {sqlite.SyncFull, 2}, {sqlite.SyncNormal, 1}} {
+		t.Run(tc.sync, func(t *testing.T) {
+			db, err := sqlite.OpenWith(filepath.Join(t.TempDir(), "c.db"), sqlite.Options{Sync: tc.sync})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			var got int
+			if err := db.Update(context.Background(), func(tx *sqldb.Tx) error {
+				return tx.QueryRow(context.Background(), `PRAGMA synchronous`).Scan(&got)
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("writer's synchronous = %d, want %d", got, tc.want)
+			}
+		})
+	}
+	if _, err := sqlite.OpenWith(filepath.Join(t.TempDir(), "c.db"), sqlite.Options{Sync: "off"}); err == nil {
+		t.Error("sync off: got no error")
 	}
 }

@@ -30,12 +30,15 @@ type config struct {
 	// openDB so that the flag beats the environment and a bad value names
 	// what was used.
 	regexTimeout string
+	// sqliteSync is --sqlite-sync: full (default) or normal.
+	sqliteSync string
 }
 
 // storageFlags adds the flags every command that opens the store uses.
 func (c *config) storageFlags(fs *flag.FlagSet, getenv func(string) string) {
 	fs.StringVar(&c.db, "db", envOr(getenv, "COMMERCE_DB", "sqlite:./data/commerce.db"), "storage: sqlite:PATH or a postgres:// URL (env COMMERCE_DB)")
 	fs.StringVar(&c.jwtSecret, "jwt-secret", getenv("COMMERCE_JWT_SECRET"), "HS256 key (env COMMERCE_JWT_SECRET; default: generated once and kept next to the SQLite file)")
+	fs.StringVar(&c.sqliteSync, "sqlite-sync", envOr(getenv, "COMMERCE_SQLITE_SYNC", sqlite.SyncFull), "SQLite durability: full (a write is on disk before it is answered) or normal (faster; a power loss may lose the last answered writes) (env COMMERCE_SQLITE_SYNC)")
 	fs.StringVar(&c.regexTimeout, "regex-timeout", getenv("COMMERCE_REGEX_TIMEOUT"), "time limit of a list query with regex filters; beyond it the request is a validation_error (env COMMERCE_REGEX_TIMEOUT; default 2s)")
 }
 
@@ -84,7 +87,7 @@ func (c *config) openDB(ctx context.Context, now func() time.Time) (*sqldb.DB, e
 	switch {
 	case strings.HasPrefix(c.db, "sqlite:"):
 		path, _ := c.sqlitePath()
-		db, err = sqlite.OpenWith(path, sqlite.Options{Now: now, RegexTimeout: regexTimeout})
+		db, err = sqlite.OpenWith(path, sqlite.Options{Now: now, RegexTimeout: regexTimeout, Sync: c.sqliteSync})
 	case strings.HasPrefix(c.db, "postgres://"), strings.HasPrefix(c.db, "postgresql://"):
 		db, err = postgres.OpenWith(ctx, c.db, postgres.Options{Now: now, RegexTimeout: regexTimeout})
 	default:
