@@ -60,6 +60,9 @@ type Config struct {
 	// first served (the pool alone hands a freed connection to a random
 	// waiter). 0: no limit but the pool's.
 	WriteConcurrency int
+	// Closers run when the DB closes, after the writer stopped and
+	// before the pools close (background work of the adapter).
+	Closers []func() error
 	// CacheStatements keeps statements prepared on each connection, by
 	// query text, instead of parsing them on every call; for drivers
 	// that do not cache them themselves (pgx does).
@@ -70,10 +73,11 @@ type Config struct {
 type DB struct {
 	dialect            Dialect
 	write, read, regex *sql.DB
-	reads              querier      // read, through the statement cache when there is one
-	readCache          *stmtCache   // nil without CacheStatements
-	writer             *writer      // GroupCommit's single writer, or nil
-	admit              *admission   // WriteConcurrency's turns, or nil
+	reads              querier    // read, through the statement cache when there is one
+	readCache          *stmtCache // nil without CacheStatements
+	writer             *writer    // GroupCommit's single writer, or nil
+	admit              *admission // WriteConcurrency's turns, or nil
+	closers            []func() error
 	transactions       atomic.Int64 // committed write transactions
 	commits            atomic.Int64 // physical commits
 	migrations         fs.FS
@@ -91,7 +95,7 @@ type DB struct {
 
 // New returns a DB over the pools of cfg.
 func New(cfg Config) *DB {
-	db := &DB{dialect: cfg.Dialect, write: cfg.Write, read: cfg.Read, regex: cfg.Regex, migrations: cfg.Migrations, Now: cfg.Now}
+	db := &DB{dialect: cfg.Dialect, write: cfg.Write, read: cfg.Read, regex: cfg.Regex, migrations: cfg.Migrations, Now: cfg.Now, closers: cfg.Closers}
 	if db.Now == nil {
 		db.Now = time.Now
 	}
@@ -133,7 +137,11 @@ func (db *DB) Close() error {
 	if db.readCache != nil {
 		db.readCache.close()
 	}
-	err := db.write.Close()
+	var err error
+	for _, c := range db.closers {
+		err = errors.Join(err, c())
+	}
+	err = errors.Join(err, db.write.Close())
 	if db.read != db.write {
 		err = errors.Join(err, db.read.Close())
 	}

@@ -142,9 +142,11 @@ func OpenWith(path string, o Options) (*sqldb.DB, error) {
 	default:
 		return nil, fmt.Errorf("sqlite: sync %q: want %s or %s", o.Sync, SyncFull, SyncNormal)
 	}
-	pragmas := "_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(" + syncMode + ")"
+	pragmas := "_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(" + syncMode + ")" +
+		"&_pragma=journal_size_limit(67108864)"
 	base := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + pragmas
-	write, err := sql.Open("sqlite", base+"&_txlock=immediate")
+	// The checkpointer copies the log into the database, not the writer.
+	write, err := sql.Open("sqlite", base+"&_txlock=immediate&_pragma=wal_autocheckpoint(0)")
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
@@ -167,8 +169,16 @@ func OpenWith(path string, o Options) (*sqldb.DB, error) {
 		p.SetMaxIdleConns(size)
 		pools = append(pools, p)
 	}
+	cp, err := startCheckpointer(base)
+	if err != nil {
+		for _, p := range pools {
+			p.Close()
+		}
+		return nil, fmt.Errorf("sqlite: checkpointer: %w", err)
+	}
 	sub, _ := fs.Sub(migrations, "migration")
 	return sqldb.New(sqldb.Config{
+		Closers: []func() error{cp.close},
 		Dialect: &Dialect{path: path}, Write: write, Read: pools[1], Regex: pools[2],
 		RegexTimeout: o.RegexTimeout, Migrations: sub, Now: o.Now,
 		GroupCommit: true, WriteQueue: o.WriteQueue, CacheStatements: true,

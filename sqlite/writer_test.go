@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -198,5 +200,40 @@ func TestSync(t *testing.T) {
 	}
 	if _, err := sqlite.OpenWith(filepath.Join(t.TempDir(), "c.db"), sqlite.Options{Sync: "off"}); err == nil {
 		t.Error("sync off: got no error")
+	}
+}
+
+// TestCheckpointer: the log is copied into the database file in the
+// background (the writer does not checkpoint).
+func TestCheckpointer(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.db")
+	db := testdb.SQLiteAt(t, path)
+	ctx := context.Background()
+	size := func() int64 {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	before := size()
+	err := db.Update(ctx, func(tx *sqldb.Tx) error {
+		if _, err := tx.Exec(ctx, `CREATE TABLE fixture_blobs (b TEXT)`); err != nil {
+			return err
+		}
+		for range 256 {
+			if _, err := tx.Exec(ctx, `INSERT INTO fixture_blobs (b) VALUES (?)`, strings.Repeat("x", 8000)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); size() < before+2<<20; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the database file has %d bytes, was %d: the 2 MB written are still only in the log", size(), before)
+		}
 	}
 }
