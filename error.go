@@ -65,6 +65,9 @@ const (
 	EShippingAddressNotSet = "shipping_address_not_set" // cart.setBillingAddress
 	EShippingAddressNotset = "shipping_address_notset"  // cart.setShippingMethod, cart.checkout (sic)
 	EInvalidShippingMethod = "invalid_shipping_method"
+
+	// Payments (CONTRACT.md section 14).
+	EPaymentFailed = "payment_failed"
 )
 
 // Error is the service's one error type. Code is one of the E* constants,

@@ -78,11 +78,11 @@ func Project(v any, fields []string) (any, error) {
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return nil, err
+		return nil, Errorf(EInternal, "project fields: %w", err)
 	}
 	var all map[string]json.RawMessage
 	if err := json.Unmarshal(b, &all); err != nil {
-		return nil, err
+		return nil, Errorf(EInternal, "project fields: %w", err)
 	}
 	out := map[string]json.RawMessage{"id": all["id"]}
 	for _, f := range fields {

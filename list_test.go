@@ -2,6 +2,7 @@ package commerce
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"testing"
 )
@@ -40,5 +41,15 @@ func TestProject(t *testing.T) {
 	}
 	if same, _ := Project(v, nil); same == nil {
 		t.Error("no fields: want the record itself")
+	}
+}
+
+// A value that cannot be projected is internal_error with its cause.
+func TestProjectKeepsTheCause(t *testing.T) {
+	_, err := Project(map[string]any{"id": make(chan int)}, []string{"id"})
+	var ue *json.UnsupportedTypeError
+	var ce *Error
+	if !errors.As(err, &ce) || ce.Code != EInternal || !errors.As(err, &ue) {
+		t.Errorf("got %v, want an internal_error *Error caused by *json.UnsupportedTypeError", err)
 	}
 }

@@ -6,6 +6,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"github.com/commercekit/commerce/catalog"
 	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/natsrelay"
+	"github.com/commercekit/commerce/payment"
 	"github.com/commercekit/commerce/promotion"
 	"github.com/commercekit/commerce/rpc"
 	"github.com/commercekit/commerce/shipping"
@@ -37,12 +39,17 @@ type Options struct {
 	ViewedFlush time.Duration
 	// ReservationTTL is how long a cart's stock reservation holds (24h when 0).
 	ReservationTTL time.Duration
-	// StockSweep is how often expired reservations are released (30s when 0).
+	// StockSweep is how often expired reservations are released
+	// (stock.SweepInterval(ReservationTTL) when 0: a quarter of the TTL, at
+	// most 30s).
 	StockSweep time.Duration
 	// CartTTL is how long a cart lives after its last change (7 days when 0).
 	CartTTL time.Duration
 	// CartSweep is how often expired carts are expired (1 minute when 0).
 	CartSweep time.Duration
+	// PaymentProviders are payment providers by id, besides the built-in
+	// manual one (a provider configured from flags, a test's own).
+	PaymentProviders map[string]payment.Provider
 }
 
 // App is the assembled service.
@@ -72,6 +79,9 @@ type App struct {
 	Tax *tax.Service
 	// Cart is the cart area.
 	Cart *cart.Service
+	// Payments are the payment providers the service is configured with
+	// (manual and Options.PaymentProviders), by id.
+	Payments *payment.Providers
 }
 
 // New builds the service and registers every area's operations.
@@ -85,15 +95,15 @@ func New(opts Options) (*App, error) {
 	if opts.ViewedFlush == 0 {
 		opts.ViewedFlush = time.Second
 	}
-	if opts.StockSweep == 0 {
-		opts.StockSweep = 30 * time.Second
-	}
 	a := &App{opts: opts, db: opts.DB, logger: opts.Logger, now: opts.Now}
 	a.srv = rpc.NewServer(opts.Keys, opts.Logger, opts.DB.Ping)
 	a.viewed = event.NewBuffer(opts.DB, opts.Logger, opts.ViewedFlush, 512)
+	if err := a.srv.Registry().Register(a.viewed.Collector()); err != nil {
+		return nil, fmt.Errorf("register the VIEWED buffer's metrics: %w", err)
+	}
 	for _, register := range areas {
 		if err := register(a); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("assemble the areas: %w", err)
 		}
 	}
 	return a, nil

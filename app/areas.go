@@ -21,7 +21,7 @@ var areas = []func(a *App) error{
 		return nil
 	},
 	func(a *App) error {
-		a.Stock = stock.NewService(sqldb.NewStockStore(a.db), a.now, a.opts.ReservationTTL)
+		a.Stock = stock.NewService(sqldb.NewStockStore(a.db), stockCatalog(a), a.now, a.opts.ReservationTTL)
 		rpc.RegisterStock(a.srv, a.Stock)
 		return nil
 	},
@@ -40,10 +40,16 @@ var areas = []func(a *App) error{
 		rpc.RegisterPromotion(a.srv, a.Promotion)
 		return nil
 	},
+	func(a *App) (err error) {
+		a.Payments, err = payments(a.opts.PaymentProviders)
+		return err
+	},
 	func(a *App) error {
 		a.Cart = cart.NewService(sqldb.NewCartStore(a.db), cart.Deps{
 			Catalog: a.Catalog, Promotions: a.Promotion, Taxes: a.Tax, Shipping: a.Shipping, Stock: a.Stock,
+			Payments: a.Payments,
 		}, a.now, a.opts.CartTTL)
+		a.Cart.Logger = a.logger
 		rpc.RegisterCart(a.srv, a.Cart)
 		return nil
 	},

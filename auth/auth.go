@@ -3,7 +3,7 @@
 package auth
 
 import (
-	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -27,10 +27,16 @@ type Keys struct {
 	parser *jwt.Parser
 }
 
-// New returns keys for the secret, which must not be empty.
+// MinSecretLen is the shortest HS256 secret accepted, in bytes: RFC 7518
+// section 3.2 asks for a key at least as long as the hash output (256
+// bits), and a short one can be found by brute force from any token.
+const MinSecretLen = 32
+
+// New returns keys for the secret, which must be at least MinSecretLen
+// bytes long.
 func New(secret []byte) (*Keys, error) {
-	if len(secret) == 0 {
-		return nil, errors.New("auth: empty JWT secret")
+	if len(secret) < MinSecretLen {
+		return nil, fmt.Errorf("auth: the JWT secret must be at least %d bytes long, got %d (use a long random one, for example `openssl rand -hex 32`)", MinSecretLen, len(secret))
 	}
 	return &Keys{
 		secret: secret,
@@ -60,7 +66,7 @@ func (k *Keys) Verify(token string) (commerce.Claims, error) {
 	var tc tokenClaims
 	_, err := k.parser.ParseWithClaims(token, &tc, func(*jwt.Token) (any, error) { return k.secret, nil })
 	if err != nil {
-		return commerce.Claims{}, &commerce.Error{Code: commerce.EInvalidToken, Message: err.Error()}
+		return commerce.Claims{}, &commerce.Error{Code: commerce.EInvalidToken, Message: err.Error(), Err: err}
 	}
 	return commerce.Claims{
 		Subject:      tc.Subject,

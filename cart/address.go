@@ -39,6 +39,7 @@ type Address struct {
 type Text string
 
 // UnmarshalJSON reads a string or a number; null leaves it unchanged.
+// Another JSON value is a *json.UnmarshalTypeError naming Text.
 func (t *Text) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	switch {
@@ -60,71 +61,62 @@ func (t *Text) UnmarshalJSON(b []byte) error {
 	return &json.UnmarshalTypeError{Value: "value", Type: reflect.TypeFor[Text](), Offset: math.MaxInt64}
 }
 
-// Validate checks the address given as the argument field: the required
+// Check records the address's missing fields under path: the required
 // fields (firstName, address_1, postCode, city, state, country) must not be
-// blank, else validation_error naming each missing one
-// ("shippingAddress.city: required"); then the country must be an ISO
-// 3166-1 alpha-2 code in upper case, else invalid_country (data: the
-// country as given); then the state must be a subdivision of the country
-// (its code or English name), else invalid_state (data: the state as
-// given).
-func (a *Address) Validate(field string) error {
-	var problems []string
+// blank ("shippingAddress.city: required").
+func (a *Address) Check(p *commerce.Problems, path string) {
 	for _, f := range []struct{ name, value string }{
 		{"firstName", a.FirstName}, {"address_1", a.Address1}, {"postCode", string(a.PostCode)},
 		{"city", a.City}, {"state", a.State}, {"country", a.Country},
 	} {
 		if strings.TrimSpace(f.value) == "" {
-			problems = append(problems, field+"."+f.name+": required")
+			p.Add(path+"."+f.name, "required")
 		}
 	}
-	if problems != nil {
-		return commerce.Invalid(problems...)
-	}
+}
+
+// CheckPlace checks the country and state of an address given as the
+// argument path: the country must be an ISO 3166-1 alpha-2 code in upper
+// case, else invalid_country (data: the country as given); then the state
+// must be a subdivision of the country (its code or English name), else
+// invalid_state (data: the state as given).
+func (a *Address) CheckPlace(path string) error {
 	if !geo.ValidCountry(a.Country) {
 		return &commerce.Error{Code: commerce.EInvalidCountry, Data: a.Country,
-			Message: fmt.Sprintf("%s.country: %q is not an ISO 3166-1 alpha-2 country code", field, a.Country)}
+			Message: fmt.Sprintf("%s.country: %q is not an ISO 3166-1 alpha-2 country code", path, a.Country)}
 	}
 	if !geo.ValidState(a.Country, a.State) {
 		return &commerce.Error{Code: commerce.EInvalidState, Data: a.State,
-			Message: fmt.Sprintf("%s.state: %q is not a state of %s", field, a.State, a.Country)}
+			Message: fmt.Sprintf("%s.state: %q is not a state of %s", path, a.State, a.Country)}
 	}
 	return nil
 }
 
-// normalise drops an address_2 given as null (null means absent).
-func (a *Address) normalise() {
-	if s := strings.TrimSpace(string(a.Address2)); s == "" || s == "null" {
-		a.Address2 = nil
+// Validate checks the address given as the argument path: the missing
+// fields (validation_error naming each one, see Check), then the country
+// and state (see CheckPlace).
+func (a *Address) Validate(path string) error {
+	var p commerce.Problems
+	a.Check(&p, path)
+	if err := p.Err(); err != nil {
+		return err
 	}
+	return a.CheckPlace(path)
 }
 
-// parseAddressArg reads an argument holding an address object or a
-// string. It returns the address, or the string, or neither when the
-// argument is absent (or null). A malformed object is validation_error
-// naming the field path; the address is validated (see Address.Validate).
-func parseAddressArg(field string, raw json.RawMessage) (*Address, string, error) {
-	b := bytes.TrimSpace(raw)
-	switch {
-	case len(b) == 0 || string(b) == "null":
-		return nil, "", nil
-	case b[0] == '"':
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return nil, "", commerce.Invalid(field + ": not valid JSON")
+// argProblem is a problem of an argument at a path relative to it ("" for
+// the argument itself).
+type argProblem struct{ path, msg string }
+
+// addProblems records the problems of the argument name.
+func addProblems(p *commerce.Problems, name string, ps []argProblem) {
+	for _, x := range ps {
+		path := name
+		if x.path != "" {
+			path += "." + x.path
 		}
-		return nil, s, nil
-	case b[0] != '{':
-		return nil, "", commerce.Invalid(field + ": must be an address object or the string " + SameAsShipping)
+		p.Add(path, "%s", x.msg)
 	}
-	a, err := decodeAddress(field, b)
-	if err != nil {
-		return nil, "", err
-	}
-	if err := a.Validate(field); err != nil {
-		return nil, "", err
-	}
-	return a, "", nil
 }
 
 // addressFields are the names of an address's fields, matched exactly.
@@ -134,22 +126,23 @@ var addressFields = map[string]bool{
 }
 
 // decodeAddress decodes an address object strictly: a field whose name is
-// not exactly one of addressFields is validation_error, as in every
-// request body (encoding/json alone would take "FIRSTNAME" for firstName).
-func decodeAddress(field string, b []byte) (*Address, error) {
+// not exactly one of addressFields is a problem, as in every request body
+// (encoding/json alone would take "FIRSTNAME" for firstName), and so is a
+// value of the wrong type. An address_2 given as null is absent.
+func decodeAddress(b []byte) (*Address, []argProblem) {
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(b, &keys); err != nil {
-		return nil, commerce.Invalid(field + ": not valid JSON")
+		return nil, []argProblem{{"", "not valid JSON"}}
 	}
-	var unknown []string
+	var unknown []argProblem
 	for k := range keys {
 		if !addressFields[k] {
-			unknown = append(unknown, field+"."+k+": unknown field")
+			unknown = append(unknown, argProblem{k, "unknown field"})
 		}
 	}
 	if unknown != nil {
-		slices.Sort(unknown)
-		return nil, commerce.Invalid(unknown...)
+		slices.SortFunc(unknown, func(a, b argProblem) int { return strings.Compare(a.path, b.path) })
+		return nil, unknown
 	}
 	var a Address
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -158,21 +151,15 @@ func decodeAddress(field string, b []byte) (*Address, error) {
 		var te *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &te):
-			path := field
-			if te.Field != "" {
-				path += "." + te.Field
-			}
-			return nil, commerce.Invalid(path + ": must be " + typeName(te.Type))
+			return nil, []argProblem{{te.Field, "must be " + typeName(te.Type)}}
 		case errors.Is(err, io.ErrUnexpectedEOF):
-			return nil, commerce.Invalid(field + ": not valid JSON")
+			return nil, []argProblem{{"", "not valid JSON"}}
 		}
-		msg := err.Error()
-		if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-			return nil, commerce.Invalid(field + "." + strings.Trim(name, `"`) + ": unknown field")
-		}
-		return nil, commerce.Invalid(field + ": " + strings.TrimPrefix(msg, "json: "))
+		return nil, []argProblem{{"", strings.TrimPrefix(err.Error(), "json: ")}}
 	}
-	a.normalise()
+	if s := strings.TrimSpace(string(a.Address2)); s == "" || s == "null" {
+		a.Address2 = nil
+	}
 	return &a, nil
 }
 

@@ -4,7 +4,7 @@
 // (SPEC.md "Cart", CONTRACT.md sections 3, 5, 8, 9, 10 and 11).
 //
 // The cart calls the other areas in-process through interfaces it owns
-// (Catalog, Promotions, Taxes, Shipping, Stock), and every change of a cart
+// (Catalog, Promotions, Taxes, Shipping, Stock, Payments), and every change of a cart
 // commits in ONE store transaction: the row of the cart is locked, stock is
 // reserved, released or committed through the same transaction
 // (Tx.Stock), the cart is stored and its CARTS event written to the
@@ -15,23 +15,36 @@
 // anyway): parallel changes of one cart all apply, none is lost, whichever
 // process makes them (see Service.change).
 //
+// Checkout authorises the payment with the provider once, before its
+// transaction and outside it, and voids the authorisation when that
+// transaction then fails (see Service.Checkout).
+//
+// A cart shows the reservations it really holds: an ACTIVE cart's entries
+// list only reservations not released and not past their expiration time
+// (see Cart.DropLapsed); a CHECKED_OUT cart's, the ones committed.
+//
 // Storage keeps a cart as one document (its entries, addresses, shipping
 // method and the last computed promotions and taxes) plus the columns the
 // store queries: status, expiration, version.
+//
+// Files: cart.go (records), input.go (operation arguments), address.go
+// (addresses), store.go (the store), service.go (the service, its
+// dependencies, cart.create and cart.info), service_items.go,
+// service_address.go, service_checkout.go (the other use cases),
+// service_change.go (how a change is computed and committed),
+// service_pricing.go (promotions and taxes), service_expiry.go (expiry and
+// the sweep), price.go (price selection), view.go (the answer forms).
 package cart
 
 import (
-	"context"
+	"slices"
 	"time"
 
 	"github.com/commercekit/commerce"
-	"github.com/commercekit/commerce/catalog"
-	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/payment"
 	"github.com/commercekit/commerce/promotion/engine"
 	"github.com/commercekit/commerce/shipping"
 	"github.com/commercekit/commerce/stock"
-	"github.com/commercekit/commerce/tax"
 )
 
 // Cart statuses. A cart is ACTIVE until it is checked out or expires; only
@@ -128,7 +141,8 @@ type Entry struct {
 	Discounts []Discount `json:"discounts"`
 	Taxes     EntryTaxes `json:"taxes"`
 	// Reserves are the entry's stock reservations (none for a product
-	// with UNLIMITED stock); for a checked-out cart, the ones committed.
+	// with UNLIMITED stock): for an ACTIVE cart, the ones holding units
+	// (see DropLapsed); for a checked-out cart, the ones committed.
 	Reserves []stock.Reservation `json:"reserves"`
 }
 
@@ -179,6 +193,22 @@ func (c *Cart) Entry(id string) *Entry {
 	return nil
 }
 
+// DropLapsed removes from an ACTIVE cart's entries the reservations that
+// no longer hold units at now: released (by the sweep, or by another cart
+// that needed the units) or past their expiration time, which makes their
+// units free for other carts. A cart in another status is left as it is.
+func (c *Cart) DropLapsed(now time.Time) {
+	if c.Status != StatusActive {
+		return
+	}
+	for _, e := range c.Items {
+		e.Reserves = slices.DeleteFunc(e.Reserves, func(r stock.Reservation) bool { return !r.Holds(now) })
+		if e.Reserves == nil {
+			e.Reserves = []stock.Reservation{}
+		}
+	}
+}
+
 // Discount returns the entry's total discount: per-unit discount x
 // discounted quantity, over its discounts.
 func (e *Entry) Discount() int64 {
@@ -187,89 +217,6 @@ func (e *Entry) Discount() int64 {
 		d += x.Discount * int64(x.Quantity)
 	}
 	return d
-}
-
-// Store keeps the carts (implemented by package sqldb).
-type Store interface {
-	// Update runs fn in one write transaction and commits it with the
-	// events fn emitted; fn's error rolls everything back and is returned.
-	// fn may be run more than once (a transient conflict of the database),
-	// so it must have no effect outside the transaction.
-	Update(ctx context.Context, fn func(tx Tx) error) error
-	// Cart returns the stored cart, without locking it.
-	// Errors: cart_not_found (data: the id).
-	Cart(ctx context.Context, id string) (*Cart, error)
-}
-
-// Tx is a write transaction of the cart store.
-type Tx interface {
-	// Emit queues an event, committed with the transaction.
-	Emit(e event.Event)
-	// Stock gives the stock reservations inside this transaction, so that
-	// a reservation commits or rolls back with the cart's change.
-	Stock() stock.Tx
-	// Lock returns the cart and holds its row until the transaction ends,
-	// so that changes of one cart are serialised across processes.
-	// Errors: cart_not_found (data: the id).
-	Lock(ctx context.Context, id string) (*Cart, error)
-	// LockVersion holds the cart's row as Lock does and returns only its
-	// version (a change computed outside the transaction checks it).
-	// Errors: cart_not_found (data: the id).
-	LockVersion(ctx context.Context, id string) (int64, error)
-	// Insert stores a new cart (Version 1).
-	Insert(ctx context.Context, c *Cart) error
-	// Save stores c over the version Lock read and increments c.Version.
-	// Errors: concurrent_modification when the stored version moved
-	// (which the row lock prevents; it is a safety net).
-	Save(ctx context.Context, c *Cart) error
-	// Expired returns, locked, up to limit ACTIVE carts whose expiration
-	// time is at or before now, oldest expiration first.
-	Expired(ctx context.Context, now time.Time, limit int) ([]*Cart, error)
-}
-
-// Catalog gives the cart the products it sells (the catalog area).
-type Catalog interface {
-	// Products returns, in one batch, the products with the given ids,
-	// whatever their status; unknown ids are absent from the map.
-	Products(ctx context.Context, ids []string) (map[string]*catalog.Product, error)
-}
-
-// Promotions evaluates the active promotions on the cart's entries (the
-// promotion area).
-type Promotions interface {
-	// Evaluate applies the active promotions to entries whose unit prices
-	// are minor units of a currency with the given precision.
-	Evaluate(ctx context.Context, entries []engine.Entry, precision int) (engine.Result, error)
-}
-
-// Taxes computes the taxes of the cart's entries and shipping line (the
-// tax area).
-type Taxes interface {
-	// Compute returns the taxes of each entry, in entry order.
-	Compute(ctx context.Context, entries []tax.Entry, precision int) ([]tax.Result, error)
-}
-
-// Shipping gives the shipping methods available for an address (the
-// shipping area).
-type Shipping interface {
-	// Available returns the methods available for shipping to (country,
-	// state) in currency, never nil.
-	Available(ctx context.Context, country, state, currency string) ([]shipping.Available, error)
-	// Rate returns a method as selected for the address and currency.
-	// Errors: invalid_shipping_method (unknown, inactive or not
-	// available there).
-	Rate(ctx context.Context, methodID, country, state, currency string) (shipping.Selected, error)
-}
-
-// Stock reserves and releases units for cart entries inside the cart's
-// transaction (the stock area).
-type Stock interface {
-	// Reserve holds r.Quantity units for the entry and returns the
-	// reservation with its id and expiration time.
-	// Errors: not_enough_stock, validation_error.
-	Reserve(ctx context.Context, tx stock.Tx, r stock.Reservation) (stock.Reservation, error)
-	// Release gives back quantity units reserved by the entry.
-	Release(ctx context.Context, tx stock.Tx, cartID, itemID string, quantity int64) error
 }
 
 // NotFound returns the cart_not_found error of a cart id, with the id as

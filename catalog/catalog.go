@@ -6,6 +6,13 @@
 // Other areas call the Service in-process: Products (a batch get of the
 // records the cart prices and titles) and CategoryAncestors (the categories
 // a product counts for in promotions, ancestors included).
+//
+// Layout (CONVENTIONS.md): catalog.go the records and errors, input.go the
+// operations' arguments (literal.go the typed JSON value of classification
+// values and price amounts), store.go the Store and Tx interfaces and their
+// filters, service*.go the use cases, and the rules in validate.go,
+// price.go and classification.go. Slugs, skus and tax codes are stored and
+// compared as commerce.Key normalises them (Unicode NFC).
 package catalog
 
 import (
@@ -13,6 +20,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/money"
 )
 
@@ -42,6 +50,18 @@ const (
 // DefaultTaxCode is the tax code of a product that gives none.
 const DefaultTaxCode = "default"
 
+// ProductNotFound is the error of a product that does not exist:
+// product_not_found, data the id.
+func ProductNotFound(id string) *commerce.Error {
+	return commerce.NewError(commerce.EProductNotFound, id)
+}
+
+// CategoryNotFound is the error of a category that does not exist:
+// category_not_found, data the id.
+func CategoryNotFound(id string) *commerce.Error {
+	return commerce.NewError(commerce.ECategoryNotFound, id)
+}
+
 // DefaultMaxCategories is the default number of categories a product may
 // belong to (max_categories_per_product_reached above it).
 const DefaultMaxCategories = 5
@@ -49,8 +69,10 @@ const DefaultMaxCategories = 5
 // CustomerTypes are the values a price's customerType may take.
 var CustomerTypes = []string{"VIP", "B2B", "B2C"}
 
-// Product is a product as the interface shows it. Prices hold minor units;
-// they marshal to major units.
+// Product is a product: the record the service checks and the store keeps.
+// Its JSON form (MarshalJSON) is the interface's: prices hold minor units
+// and marshal to major units. The store keeps its own, versioned form, so
+// that either can change without the other.
 //
 // A Base product has Modifiers (and Variants, the ids of the Variant
 // products whose base it is, in creation order, kept up to date by the
@@ -149,26 +171,6 @@ func (p Price) MarshalJSON() ([]byte, error) {
 	return json.Marshal(out)
 }
 
-// UnmarshalJSON reads the form MarshalJSON writes (a stored product). Input
-// from clients goes through PriceInput and its validation instead.
-func (p *Price) UnmarshalJSON(b []byte) error {
-	var in priceJSON
-	if err := json.Unmarshal(b, &in); err != nil {
-		return err
-	}
-	prec, err := money.Precision(in.Currency)
-	if err != nil {
-		return err
-	}
-	amount, err := money.ParseMajor(string(in.Amount), prec)
-	if err != nil {
-		return fmt.Errorf("price %s: amount: %w", in.ID, err)
-	}
-	*p = Price{ID: in.ID, Amount: amount, Currency: in.Currency, Country: in.Country,
-		CustomerType: in.CustomerType, Channel: in.Channel, ValidFrom: in.ValidFrom, ValidUntil: in.ValidUntil}
-	return nil
-}
-
 // Media is a media entry of a product.
 type Media struct {
 	ID  string `json:"id"`
@@ -183,11 +185,13 @@ type Variation struct {
 }
 
 // ClassificationValue is a product's value for a classification defined by
-// one of its categories (or their ancestors). Value is a JSON literal: a
-// number for NUMBER, a boolean for BOOLEAN, a string for STRING.
+// one of its categories (or their ancestors). In a stored product Value is
+// a number for NUMBER, a boolean for BOOLEAN and a string for STRING; as
+// given (an input) it may be any JSON value, which the service checks and
+// converts.
 type ClassificationValue struct {
-	ID    string          `json:"id"`
-	Value json.RawMessage `json:"value"`
+	ID    string  `json:"id"`
+	Value Literal `json:"value,omitzero"`
 }
 
 // Category is a category of the tree. Description is nil when absent (null

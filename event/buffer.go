@@ -5,32 +5,76 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
+
+// DropLogInterval is how often, at most, the buffer logs that it dropped
+// events (with the count since its last such line), so a slow event log
+// does not also flood the log.
+const DropLogInterval = 10 * time.Second
 
 // Buffer collects events that may be lost in a crash (VIEWED) and writes
 // them to the log in batches, at least every Interval, off the request path.
+//
+// It holds at most Capacity events waiting (100 batches), besides the batch
+// being written: while the log is slow or failing, what does not fit is
+// dropped (VIEWED events may be lost; memory must stay bounded), counted in
+// the metric commerce_events_dropped_total and reported in the log at WARN,
+// at most once every DropLogInterval.
 type Buffer struct {
 	log      Log
 	logger   *slog.Logger
 	interval time.Duration
 	max      int
+	capacity int
+	dropped  prometheus.Counter
 
-	mu      sync.Mutex
-	pending []Event
-	full    chan struct{}
-	done    chan struct{}
+	mu              sync.Mutex
+	pending         []Event
+	droppedSinceLog int
+	lastDropLog     time.Time
+
+	full chan struct{}
+	done chan struct{}
 }
 
 // NewBuffer returns a buffer writing to log every interval (at most one
-// second is the contract) or as soon as max events are waiting. Call Run.
+// second is the contract) or as soon as max events are waiting. Call Run,
+// and register Collector on the service's metrics registry.
 func NewBuffer(log Log, logger *slog.Logger, interval time.Duration, max int) *Buffer {
-	return &Buffer{log: log, logger: logger, interval: interval, max: max,
+	return &Buffer{log: log, logger: logger, interval: interval, max: max, capacity: 100 * max,
+		dropped: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "commerce_events_dropped_total",
+			Help: "Buffered (VIEWED) events dropped because the buffer was full: the event log is not keeping up.",
+		}),
 		full: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
-// Add queues an event. It never blocks on storage.
+// Collector returns the buffer's metric, commerce_events_dropped_total.
+func (b *Buffer) Collector() prometheus.Collector { return b.dropped }
+
+// Capacity is the most events the buffer holds waiting.
+func (b *Buffer) Capacity() int { return b.capacity }
+
+// Pending is the number of events waiting (not counting a batch being
+// written).
+func (b *Buffer) Pending() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.pending)
+}
+
+// Add queues an event. It never blocks on storage; when the buffer is full
+// the event is dropped.
 func (b *Buffer) Add(e Event) {
 	b.mu.Lock()
+	if len(b.pending) >= b.capacity {
+		report := b.dropLocked(1)
+		b.mu.Unlock()
+		b.reportDrops(report)
+		return
+	}
 	b.pending = append(b.pending, e)
 	n := len(b.pending)
 	b.mu.Unlock()
@@ -39,6 +83,27 @@ func (b *Buffer) Add(e Event) {
 		case b.full <- struct{}{}:
 		default:
 		}
+	}
+}
+
+// dropLocked counts n dropped events and returns how many to report in the
+// log now (0 while the last report is recent). b.mu is held.
+func (b *Buffer) dropLocked(n int) int {
+	b.dropped.Add(float64(n))
+	b.droppedSinceLog += n
+	now := time.Now()
+	if !b.lastDropLog.IsZero() && now.Sub(b.lastDropLog) < DropLogInterval {
+		return 0
+	}
+	report := b.droppedSinceLog
+	b.droppedSinceLog, b.lastDropLog = 0, now
+	return report
+}
+
+func (b *Buffer) reportDrops(n int) {
+	if n > 0 {
+		b.logger.Warn("buffered events dropped: the event log is not keeping up",
+			"dropped", n, "capacity", b.capacity, "next report within", DropLogInterval)
 	}
 }
 
@@ -66,8 +131,8 @@ func (b *Buffer) Run(ctx context.Context) {
 func (b *Buffer) Done() <-chan struct{} { return b.done }
 
 // Flush writes the pending events now. On a storage failure the batch is
-// kept for the next flush, up to 100 times max, after which the oldest are
-// dropped (VIEWED events are allowed to be lost; memory is not unbounded).
+// kept for the next flush, in front of the events added since, within the
+// capacity: the oldest that do not fit are dropped (and counted).
 func (b *Buffer) Flush(ctx context.Context) {
 	b.mu.Lock()
 	batch := b.pending
@@ -79,10 +144,14 @@ func (b *Buffer) Flush(ctx context.Context) {
 	if err := b.log.Append(ctx, batch); err != nil {
 		b.logger.Error("write buffered events", "count", len(batch), "err", err)
 		b.mu.Lock()
-		if keep := 100 * b.max; len(batch)+len(b.pending) > keep {
-			batch = batch[min(len(batch), len(batch)+len(b.pending)-keep):]
+		report := 0
+		if over := len(batch) + len(b.pending) - b.capacity; over > 0 {
+			n := min(over, len(batch))
+			batch = batch[n:]
+			report = b.dropLocked(n)
 		}
 		b.pending = append(batch, b.pending...)
 		b.mu.Unlock()
+		b.reportDrops(report)
 	}
 }

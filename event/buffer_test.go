@@ -3,8 +3,11 @@ package event_test
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/internal/testdb"
@@ -63,4 +66,125 @@ func TestBufferFlushesWhenFull(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatal("a full buffer was not flushed before the interval")
+}
+
+// gatedLog is the real SQLite event log whose Append waits until the gate
+// opens: a slow flush.
+type gatedLog struct {
+	event.Log
+	gate    chan struct{}
+	entered chan struct{}
+}
+
+func (g *gatedLog) Append(ctx context.Context, events []event.Event) error {
+	select {
+	case g.entered <- struct{}{}:
+	default:
+	}
+	<-g.gate
+	return g.Log.Append(ctx, events)
+}
+
+// Issue 9 defect 12: while a flush is slow, the buffer holds at most its
+// capacity; what does not fit is dropped, counted in a metric and logged,
+// once for many drops.
+func TestBufferBoundedWhileFlushIsSlow(t *testing.T) {
+	db := testdb.SQLite(t)
+	slow := &gatedLog{Log: db, gate: make(chan struct{}), entered: make(chan struct{}, 1)}
+	logs := &levelCounter{}
+	const max = 5
+	b := event.NewBuffer(slow, slog.New(logs), time.Hour, max)
+	reg := prometheus.NewRegistry()
+	if err := reg.Register(b.Collector()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go b.Run(ctx)
+	viewed := func(i int) event.Event {
+		e, err := event.New(event.Products, event.Viewed, time.Now(), map[string]int{"n": i})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	for i := range max {
+		b.Add(viewed(i))
+	}
+	select { // the first batch is being written, slowly
+	case <-slow.entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a full buffer was not flushed")
+	}
+	capacity := b.Capacity()
+	extra := 3 * capacity
+	for i := range extra {
+		b.Add(viewed(max + i))
+	}
+	if got := b.Pending(); got != capacity {
+		t.Errorf("pending = %d while the flush is slow, want the capacity %d", got, capacity)
+	}
+	wantDropped := float64(extra - capacity)
+	if got := gathered(t, reg, "commerce_events_dropped_total"); got != wantDropped {
+		t.Errorf("commerce_events_dropped_total = %v, want %v", got, wantDropped)
+	}
+	if w := logs.count(slog.LevelWarn); w != 1 {
+		t.Errorf("%d warnings for %v drops, want 1 (rate-limited)", w, wantDropped)
+	}
+	// Once the log keeps up again, the first batch and what the buffer
+	// held are written.
+	close(slow.gate)
+	var got []event.Event
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		var err error
+		if got, err = db.List(context.Background(), event.Filter{Limit: 1000}); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) >= max+capacity {
+			break
+		}
+	}
+	cancel()
+	<-b.Done()
+	if len(got) != max+capacity {
+		t.Errorf("%d events written, want the first batch and the capacity: %d", len(got), max+capacity)
+	}
+}
+
+type levelCounter struct {
+	mu sync.Mutex
+	n  map[slog.Level]int
+}
+
+func (l *levelCounter) Enabled(context.Context, slog.Level) bool { return true }
+func (l *levelCounter) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.n == nil {
+		l.n = map[slog.Level]int{}
+	}
+	l.n[r.Level]++
+	return nil
+}
+func (l *levelCounter) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *levelCounter) WithGroup(string) slog.Handler      { return l }
+func (l *levelCounter) count(level slog.Level) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.n[level]
+}
+
+// gathered returns the value of the counter named name in reg.
+func gathered(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() == name && len(f.GetMetric()) == 1 {
+			return f.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	t.Fatalf("%s is not registered", name)
+	return 0
 }

@@ -1,72 +1,125 @@
-// Package payment holds the payment providers a cart can be checked out
-// with. cart.checkout names one by its `paymentId` and passes it the
-// client's `paymentData`; the provider authorises the payment of the
-// cart's total and returns what is to be recorded with the cart.
+// Package payment is the payment port: the Provider interface every
+// payment provider implements (authorise, capture, void, refund), the
+// Providers set the application builds from its configuration, and the
+// payment_failed error.
 //
-// The provider "manual" is built in: it records paymentData as given and
-// always authorises (cash on delivery, bank transfer, invoices settled
-// outside the service).
+// Providers are subpackages (payment/manual is built in) constructed by
+// package app and handed to the areas that take payments; nothing is
+// registered from init, and there is no global registry.
 //
-// # Adding a provider
+// # Remote calls and transactions
 //
-// Write a package that implements Provider and registers it in an init
-// function,
-//
-//	func init() { payment.Register("acme", acme{}) }
-//
-// and import it for its side effect from cmd/commerce
-// (import _ "github.com/commercekit/commerce/payment/acme"). From then on cart.checkout accepts
-// paymentId "acme"; an id nobody registered is validation_error.
-//
-// # Local and remote providers
-//
-// The cart calls Authorize inside the checkout transaction, so that the
-// payment record, the stock decrement, the CHECKED_OUT status and the
-// CHECKOUT event commit together or not at all. That is right for a local
-// provider such as manual, whose Authorize has no effect outside the
-// transaction. A provider that calls a remote payment service must not
-// charge from there: the transaction may still roll back (not enough stock,
-// a lost race) or be run again (a PostgreSQL serialization retry), and a
-// network call would hold the cart's row lock while it waits. Such a
-// provider authorises (places a hold, with the cart id and version as the
-// idempotency key) before the checkout and captures after the commit,
-// voiding the hold when the checkout fails; its Authorize here then only
-// checks and records the authorisation it is given in paymentData. The
-// two-phase hooks are not part of this interface yet because no remote
-// provider exists.
+// A provider may call a remote payment service, so its methods are never
+// called inside a store transaction (a transaction may be run again after
+// a serialization failure, and must not hold row locks while a network
+// call waits). Checkout authorises once, before its transaction, under an
+// idempotency key of its own, and voids the authorisation when the
+// transaction then fails (see package cart). Every call carries an
+// idempotency key: calling a method again with the same key (a retry
+// after a timeout, a recovery job) has the effect of one call and returns
+// the same result.
 package payment
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/commercekit/commerce"
 )
 
-// Manual is the id of the built-in provider.
-const Manual = "manual"
-
-// Request is what a provider is asked to authorise: Amount minor units of
-// Currency (whose precision is Precision) for the cart, with the client's
-// paymentData (a JSON object).
-type Request struct {
-	CartID     string
-	CustomerID string
-	Amount     int64
-	Currency   string
-	Precision  int
-	Data       json.RawMessage
+// Provider is a payment provider. Amounts are minor units of Currency
+// (an ISO 4217 code in upper case) whose precision is Precision.
+//
+// Errors: a refusal (a declined card, a payment the provider will not
+// make) or a failure of the provider is a *Decline (see Declined);
+// validation_error naming the paymentData fields at fault
+// ("paymentData.paymentMethod: required") for data the provider cannot
+// use. The Provider a Providers set returns turns every other error into
+// payment_failed (see Providers.Provider).
+type Provider interface {
+	// Authorize places a hold of r.Amount on the customer's means of
+	// payment and returns the authorisation.
+	Authorize(ctx context.Context, r AuthorizeRequest) (Authorization, error)
+	// Capture takes r.Amount (at most what was authorised) of an
+	// authorisation.
+	Capture(ctx context.Context, r CaptureRequest) (Receipt, error)
+	// Void cancels an authorisation that was not captured.
+	Void(ctx context.Context, r VoidRequest) (Receipt, error)
+	// Refund gives back r.Amount (at most what was captured and not yet
+	// refunded) of a captured authorisation.
+	Refund(ctx context.Context, r RefundRequest) (Receipt, error)
 }
 
-// Record is an authorised payment, stored with the checked-out cart and
-// carried by its CHECKOUT event: the provider id, the provider's reference
-// of the authorisation, the amount and what the provider keeps of the
+// AuthorizeRequest asks for the authorisation of Amount for a cart's
+// checkout.
+type AuthorizeRequest struct {
+	// IdempotencyKey identifies the checkout attempt: the same key always
+	// means the same authorisation.
+	IdempotencyKey string
+	CartID         string
+	CustomerID     string
+	// OrderNumber is the number of the order the checkout will create,
+	// when one was allocated before the authorisation ("" otherwise);
+	// providers record it with the payment (Stripe: metadata orderNumber).
+	OrderNumber string
+	Amount      int64
+	Currency    string
+	Precision   int
+	// Data is the client's paymentData, a JSON object (a card token, a
+	// payment method id, a purchase order reference...).
+	Data json.RawMessage
+}
+
+// Authorization is an authorised payment: the provider's Reference of it
+// (what Capture, Void and Refund name) and what the provider keeps of the
 // paymentData (a provider handling card details keeps a token, never the
-// details).
+// details; manual keeps the object as given).
+type Authorization struct {
+	Reference string
+	Amount    int64
+	Currency  string
+	Precision int
+	Data      json.RawMessage
+}
+
+// CaptureRequest asks to capture Amount of the authorisation Reference.
+type CaptureRequest struct {
+	IdempotencyKey string
+	Reference      string
+	Amount         int64
+	Currency       string
+}
+
+// VoidRequest asks to cancel the authorisation Reference.
+type VoidRequest struct {
+	IdempotencyKey string
+	Reference      string
+}
+
+// RefundRequest asks to refund Amount of the captured authorisation
+// Reference.
+type RefundRequest struct {
+	IdempotencyKey string
+	Reference      string
+	Amount         int64
+	Currency       string
+	Reason         string
+}
+
+// Receipt is the provider's answer to a capture, void or refund: its
+// reference of the operation (a refund id, ...) and the amount it moved
+// (0 for a void).
+type Receipt struct {
+	Reference string
+	Amount    int64
+}
+
+// Record is an authorised payment as a checked-out cart stores it and its
+// CHECKOUT event carries it: the provider's id, the authorisation's
+// reference, the amount and what the provider keeps of the paymentData.
 type Record struct {
 	PaymentID     string          `json:"paymentId"`
 	Authorization string          `json:"authorization"`
@@ -76,96 +129,151 @@ type Record struct {
 	Data          json.RawMessage `json:"paymentData,omitempty"`
 }
 
-// Provider authorises payments.
-type Provider interface {
-	// Authorize authorises the payment of r and returns its record
-	// (PaymentID is filled in by the caller). It may be called more than
-	// once for one checkout (a retried transaction) and its result thrown
-	// away (a rolled-back one), so it must have no effect outside the
-	// service (see the package documentation). A refusal is a
-	// *commerce.Error: validation_error with data naming the paymentData
-	// fields at fault ("paymentData.card: ...").
-	Authorize(ctx context.Context, r Request) (Record, error)
+// NewRecord returns the record of an authorisation by the provider id.
+func NewRecord(id string, a Authorization) Record {
+	return Record{PaymentID: id, Authorization: a.Reference, Amount: a.Amount, Currency: a.Currency,
+		Precision: a.Precision, Data: a.Data}
 }
 
-// ProviderFunc adapts a function to a Provider.
-type ProviderFunc func(ctx context.Context, r Request) (Record, error)
+// Decline is a provider's refusal or failure: Code is the provider's
+// reason ("card_declined", "provider_error"), Message a text for the
+// customer. Providers return it with Declined; the Providers set turns it
+// into payment_failed.
+type Decline struct {
+	Code    string
+	Message string
+	// Err is the cause (a network error, the provider's own error).
+	Err error
+}
 
-// Authorize calls f(ctx, r).
-func (f ProviderFunc) Authorize(ctx context.Context, r Request) (Record, error) { return f(ctx, r) }
+// Declined returns a provider's refusal with its code and message.
+func Declined(code, message string, cause error) *Decline {
+	return &Decline{Code: code, Message: message, Err: cause}
+}
 
-var (
-	mu        sync.RWMutex
-	providers = map[string]Provider{Manual: ProviderFunc(manual)}
-)
-
-// Register makes a provider available under an id. It is meant to be
-// called from an init function and panics when id is empty, p is nil or
-// the id is taken.
-func Register(id string, p Provider) {
-	mu.Lock()
-	defer mu.Unlock()
-	if id == "" || p == nil {
-		panic("payment: Register needs an id and a provider")
+// Error implements error.
+func (d *Decline) Error() string {
+	if d.Err != nil {
+		return fmt.Sprintf("payment declined: %s: %s: %v", d.Code, d.Message, d.Err)
 	}
-	if _, dup := providers[id]; dup {
-		panic("payment: Register called twice for " + id)
+	return fmt.Sprintf("payment declined: %s: %s", d.Code, d.Message)
+}
+
+// Unwrap returns the cause.
+func (d *Decline) Unwrap() error { return d.Err }
+
+// ProviderError is the Decline code of a provider failure that is not a
+// refusal (unreachable, an unexpected answer).
+const ProviderError = "provider_error"
+
+// Failure is the data of a payment_failed error: the provider's id, the
+// provider's reason code and its message.
+type Failure struct {
+	Provider string `json:"provider"`
+	Code     string `json:"code"`
+	Message  string `json:"message"`
+}
+
+// Failed returns the payment_failed error (HTTP 402) of a refusal or
+// failure of the provider id.
+func Failed(id, code, message string, cause error) *commerce.Error {
+	return &commerce.Error{Code: commerce.EPaymentFailed, Data: Failure{Provider: id, Code: code, Message: message},
+		Message: fmt.Sprintf("payment provider %s: %s: %s", id, code, message), Err: cause}
+}
+
+// Providers is the set of payment providers the service is configured
+// with, by id (the paymentId of cart.checkout). Package app builds it.
+type Providers struct {
+	byID map[string]Provider
+}
+
+// NewProviders returns the set of the providers given by id. An empty id
+// or a nil provider is an error.
+func NewProviders(byID map[string]Provider) (*Providers, error) {
+	ps := &Providers{byID: make(map[string]Provider, len(byID))}
+	for id, p := range byID {
+		if id == "" || p == nil {
+			return nil, fmt.Errorf("payment providers: provider %q: an id and a provider are required", id)
+		}
+		ps.byID[id] = named{id: id, p: p}
 	}
-	providers[id] = p
+	return ps, nil
 }
 
-// Lookup returns the provider registered under id.
-func Lookup(id string) (Provider, bool) {
-	mu.RLock()
-	defer mu.RUnlock()
-	p, ok := providers[id]
-	return p, ok
-}
-
-// IDs returns the registered provider ids, sorted.
-func IDs() []string {
-	mu.RLock()
-	defer mu.RUnlock()
-	ids := make([]string, 0, len(providers))
-	for id := range providers {
+// IDs returns the ids of the providers, sorted.
+func (ps *Providers) IDs() []string {
+	ids := make([]string, 0, len(ps.byID))
+	for id := range ps.byID {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
 	return ids
 }
 
-// Authorize authorises r with the provider registered under id and
-// returns its record. An unknown id is validation_error naming paymentId.
-func Authorize(ctx context.Context, id string, r Request) (Record, error) {
-	p, ok := Lookup(id)
+// Provider returns the provider with the id. Its calls need an
+// idempotency key (an internal error without one) and answer in the
+// service's errors: a *Decline, or any error that is neither a
+// *commerce.Error nor the end of the caller's context, becomes
+// payment_failed with data {provider, code, message} (code
+// provider_error, with a generic message, for a failure that is not a
+// refusal: details go to the log through the error's cause).
+// Errors: validation_error naming paymentId for an unknown id.
+func (ps *Providers) Provider(id string) (Provider, error) {
+	p, ok := ps.byID[id]
 	if !ok {
-		return Record{}, UnknownProvider(id)
+		return nil, commerce.Invalid(fmt.Sprintf("paymentId: unknown payment provider %q (available: %v)", id, ps.IDs()))
 	}
-	rec, err := p.Authorize(ctx, r)
-	if err != nil {
-		return Record{}, fmt.Errorf("payment %s: %w", id, err)
-	}
-	rec.PaymentID = id
-	return rec, nil
+	return p, nil
 }
 
-// UnknownProvider is the validation_error of a paymentId no provider is
-// registered under.
-func UnknownProvider(id string) *commerce.Error {
-	return commerce.Invalid(fmt.Sprintf("paymentId: unknown payment provider %q (available: %v)", id, IDs()))
+// named is a provider of a set: it checks the idempotency key and
+// translates errors (see Providers.Provider).
+type named struct {
+	id string
+	p  Provider
 }
 
-// manual records paymentData as given and always authorises.
-func manual(_ context.Context, r Request) (Record, error) {
-	data := bytes.TrimSpace(r.Data)
-	if len(data) == 0 {
-		data = []byte("{}")
+var errNoKey = errors.New("payment: an idempotency key is required")
+
+func (n named) Authorize(ctx context.Context, r AuthorizeRequest) (Authorization, error) {
+	return call(ctx, n, "authorize", r.IdempotencyKey, func() (Authorization, error) { return n.p.Authorize(ctx, r) })
+}
+
+func (n named) Capture(ctx context.Context, r CaptureRequest) (Receipt, error) {
+	return call(ctx, n, "capture", r.IdempotencyKey, func() (Receipt, error) { return n.p.Capture(ctx, r) })
+}
+
+func (n named) Void(ctx context.Context, r VoidRequest) (Receipt, error) {
+	return call(ctx, n, "void", r.IdempotencyKey, func() (Receipt, error) { return n.p.Void(ctx, r) })
+}
+
+func (n named) Refund(ctx context.Context, r RefundRequest) (Receipt, error) {
+	return call(ctx, n, "refund", r.IdempotencyKey, func() (Receipt, error) { return n.p.Refund(ctx, r) })
+}
+
+// call runs the provider's operation op, which needs an idempotency key,
+// and translates its error (see Providers.Provider).
+func call[R any](ctx context.Context, n named, op, key string, fn func() (R, error)) (R, error) {
+	if key == "" {
+		var zero R
+		return zero, commerce.Errorf(commerce.EInternal, "%s with %s: %w", op, n.id, errNoKey)
 	}
-	return Record{
-		Authorization: "manual-" + commerce.NewID(),
-		Amount:        r.Amount,
-		Currency:      r.Currency,
-		Precision:     r.Precision,
-		Data:          json.RawMessage(data),
-	}, nil
+	r, err := fn()
+	return r, n.fail(ctx, op, err)
+}
+
+// fail translates an error of the provider's operation op.
+func (n named) fail(ctx context.Context, op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var d *Decline
+	if errors.As(err, &d) {
+		return Failed(n.id, d.Code, d.Message, err)
+	}
+	var ce *commerce.Error
+	if errors.As(err, &ce) || ctx.Err() != nil {
+		return fmt.Errorf("%s with %s: %w", op, n.id, err)
+	}
+	return Failed(n.id, ProviderError, "the payment provider could not "+op+" the payment; try again later", err)
 }

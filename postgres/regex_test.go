@@ -76,9 +76,9 @@ func TestRegexTooComplex(t *testing.T) {
 		limit   time.Duration
 		want    string
 	}{
-		{"rejected", catalog.ProductFilter{Title: `(?:(?:[a-z]|\b){30}){30}`}, nil, 10 * time.Second, "title: the regular expression is too complex for this database"},
-		{"slower than the time limit", catalog.ProductFilter{Brand: `(?:a?b?c?d?){255}`}, nil, 300 * time.Millisecond, "brand: pattern took too long to match"},
-		{"category description", catalog.ProductFilter{}, &catalog.CategoryFilter{Description: `(?:(?:[a-z]|\b){30}){30}`}, 10 * time.Second, "description: the regular expression is too complex for this database"},
+		{"rejected", catalog.ProductFilter{Title: new(commerce.Pattern(`(?:(?:[a-z]|\b){30}){30}`))}, nil, 10 * time.Second, "title: the regular expression is too complex for this database"},
+		{"slower than the time limit", catalog.ProductFilter{Brand: new(commerce.Pattern(`(?:a?b?c?d?){255}`))}, nil, 300 * time.Millisecond, "brand: pattern took too long to match"},
+		{"category description", catalog.ProductFilter{}, &catalog.CategoryFilter{Description: new(commerce.Pattern(`(?:(?:[a-z]|\b){30}){30}`))}, 10 * time.Second, "description: the regular expression is too complex for this database"},
 	}
 	db := testdb.Postgres(t)
 	store := sqldb.NewCatalogStore(db)

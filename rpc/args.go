@@ -147,9 +147,9 @@ func decodeArgs(dst any, fields argFields, query url.Values, body []byte) error 
 		}
 	}
 	if len(body) == 0 {
-		return nil
+		return checkValues(dst)
 	}
-	if problems := unknownFields(body, reflect.TypeOf(dst)); problems != nil {
+	if problems := shapeProblems(body, reflect.TypeOf(dst)); problems != nil {
 		return commerce.Invalid(problems...)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -160,14 +160,18 @@ func decodeArgs(dst any, fields argFields, query url.Values, body []byte) error 
 	if dec.More() {
 		return commerce.Invalid("body: unexpected data after the JSON object")
 	}
-	return nil
+	return checkValues(dst)
 }
 
-// unknownFields lists the body's fields that the argument type t does not
-// have, with their paths ("medias[0].alt: unknown field"). encoding/json
-// matches names case-insensitively and reports no path; the interface's
-// names are exact, so "ISPERCENTAGE" or "isPercentaje" must be rejected.
-func unknownFields(body []byte, t reflect.Type) []string {
+// shapeProblems lists what is wrong with the shape of the merged arguments
+// before they are decoded into the argument type t, each with its path:
+// fields that t does not have ("medias[0].alt: unknown field";
+// encoding/json matches names case-insensitively and reports no path, but
+// the interface's names are exact, so "ISPERCENTAGE" or "isPercentaje"
+// must be rejected), and NUL bytes in any string or field name at any
+// depth, opaque JSON included (PostgreSQL cannot store them, so no
+// operation accepts them on any store).
+func shapeProblems(body []byte, t reflect.Type) []string {
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
@@ -175,8 +179,62 @@ func unknownFields(body []byte, t reflect.Type) []string {
 		return nil // not JSON: the decoder reports it
 	}
 	var problems []string
+	// JSON can only carry a NUL as the escape \u0000 (a raw NUL byte is not
+	// valid JSON): without one, there is nothing to walk for.
+	if bytes.Contains(body, []byte(`\u0000`)) {
+		walkNUL(v, "", &problems)
+	}
 	walkFields(v, t, "", &problems)
 	return problems
+}
+
+// walkNUL reports every string value and field name of the JSON value v
+// that holds a NUL byte, with its path.
+func walkNUL(v any, path string, problems *[]string) {
+	switch v := v.(type) {
+	case string:
+		if strings.IndexByte(v, 0) >= 0 {
+			*problems = append(*problems, fieldPath(path)+": must not contain a NUL byte")
+		}
+	case []any:
+		for i, e := range v {
+			walkNUL(e, commerce.Index(path, i), problems)
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		badKey := false
+		for k := range v {
+			keys = append(keys, k)
+			badKey = badKey || strings.IndexByte(k, 0) >= 0
+		}
+		if badKey {
+			msg := "field names must not contain a NUL byte"
+			if path != "" {
+				msg = path + ": " + msg
+			}
+			*problems = append(*problems, msg)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if strings.IndexByte(k, 0) < 0 {
+				walkNUL(v[k], joinPath(path, k), problems)
+			}
+		}
+	}
+}
+
+func fieldPath(path string) string {
+	if path == "" {
+		return "body"
+	}
+	return path
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
 }
 
 var (
@@ -224,16 +282,17 @@ func walkFields(v any, t reflect.Type, path string, problems *[]string) {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			p := k
-			if path != "" {
-				p = path + "." + k
+			if strings.IndexByte(k, 0) >= 0 {
+				continue // reported by walkNUL
 			}
 			ft, ok := fields[k]
 			if !ok {
-				*problems = append(*problems, p+": unknown field")
+				*problems = append(*problems, joinPath(path, k)+": unknown field")
 				continue
 			}
-			walkFields(m[k], ft, p, problems)
+			if hasShape(ft) {
+				walkFields(m[k], ft, joinPath(path, k), problems)
+			}
 		}
 	case reflect.Slice, reflect.Array:
 		if list, ok := v.([]any); ok {
@@ -243,19 +302,51 @@ func walkFields(v any, t reflect.Type, path string, problems *[]string) {
 		}
 	case reflect.Map:
 		if m, ok := v.(map[string]any); ok {
-			for k, e := range m {
-				walkFields(e, t.Elem(), path+"."+k, problems)
+			keys := make([]string, 0, len(m))
+			for k := range m {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walkFields(m[k], t.Elem(), joinPath(path, k), problems)
 			}
 		}
 	}
 }
 
+// hasShape reports whether walkFields has anything to check in a value of
+// type t: fields (structs, possibly in lists or maps) or a String List's
+// length. Scalars have none.
+func hasShape(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t == stringListType:
+		return true
+	case t == rawMessageType || t.Kind() == reflect.Interface || reflect.PointerTo(t).Implements(unmarshalerTyp):
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		return true
+	case reflect.Slice, reflect.Array, reflect.Map:
+		return hasShape(t.Elem())
+	}
+	return false
+}
+
 // decodeError turns a JSON decoding error into a validation_error naming
-// the field path.
+// the field path, with the decoder's error as its cause.
 func decodeError(err error, body []byte) error {
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
 	var ce *commerce.Error
+	invalid := func(problem string) error {
+		e := commerce.Invalid(problem)
+		e.Err = err
+		return e
+	}
 	switch {
 	case errors.As(err, &ce):
 		return ce
@@ -267,15 +358,15 @@ func decodeError(err error, body []byte) error {
 		if field == "" {
 			field = "body"
 		}
-		return commerce.Invalid(field + ": must be " + kindName(te.Type))
+		return invalid(field + ": must be " + kindName(te.Type))
 	case errors.As(err, &se), errors.Is(err, io.ErrUnexpectedEOF):
-		return commerce.Invalid("body: not valid JSON")
+		return invalid("body: not valid JSON")
 	}
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		return commerce.Invalid(strings.Trim(name, `"`) + ": unknown field")
+		return invalid(strings.Trim(name, `"`) + ": unknown field")
 	}
-	return commerce.Invalid("body: " + strings.TrimPrefix(msg, "json: "))
+	return invalid("body: " + strings.TrimPrefix(msg, "json: "))
 }
 
 // pathAt returns the path ("items[2].quantity") of the scalar value that

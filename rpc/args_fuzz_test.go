@@ -1,6 +1,8 @@
 package rpc
 
 import (
+	"encoding/json"
+	"errors"
 	"net/url"
 	"reflect"
 	"testing"
@@ -41,4 +43,15 @@ func FuzzDecodeArgs(f *testing.F) {
 			t.Fatalf("got %v (%s), want validation_error", err, commerce.ErrorCode(err))
 		}
 	})
+}
+
+// A decoding error keeps the decoder's error as its cause (issue 9
+// defect 11).
+func TestDecodeErrorKeepsTheCause(t *testing.T) {
+	var a fuzzArgs
+	err := decodeArgs(&a, fieldsOf(reflect.TypeFor[fuzzArgs]()), nil, []byte(`{"count":"x"}`))
+	var te *json.UnmarshalTypeError
+	if commerce.ErrorCode(err) != commerce.EValidation || !errors.As(err, &te) {
+		t.Errorf("got %v, want validation_error caused by a *json.UnmarshalTypeError", err)
+	}
 }

@@ -42,7 +42,7 @@ type failArgs struct {
 
 func newServer(t *testing.T) (*httptest.Server, *auth.Keys) {
 	t.Helper()
-	keys, err := auth.New([]byte("secret-one"))
+	keys, err := auth.New([]byte(testSecret))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +276,7 @@ func TestListLimit(t *testing.T) {
 
 func TestAuth(t *testing.T) {
 	hs, keys := newServer(t)
-	other, _ := auth.New([]byte("secret-two"))
+	other, _ := auth.New([]byte("another-rpc-test-secret-0123456789"))
 	wrongSecret := token(t, other, time.Hour, "admin")
 	expired := token(t, keys, -time.Minute, "admin")
 	noExp := "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ4Iiwic2NvcGUiOiJhZG1pbiJ9.invalid"
@@ -370,7 +370,7 @@ func TestHealthAndMetrics(t *testing.T) {
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
-	for _, want := range []string{`commerce_requests_total{operation="echo.info",status="200"} 1`, `commerce_request_duration_seconds_bucket{operation="echo.info",status="200"`} {
+	for _, want := range []string{`commerce_requests_total{operation="echo.info",service="test",status="200",version="v1"} 1`, `commerce_request_duration_seconds_bucket{operation="echo.info",service="test",status="200",version="v1"`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("metrics lack %s", want)
 		}
@@ -378,7 +378,7 @@ func TestHealthAndMetrics(t *testing.T) {
 }
 
 func TestNotReady(t *testing.T) {
-	keys, _ := auth.New([]byte("k"))
+	keys, _ := auth.New([]byte(testSecret))
 	s := rpc.NewServer(keys, slog.New(slog.DiscardHandler), func(context.Context) error { return io.EOF })
 	hs := httptest.NewServer(s)
 	defer hs.Close()

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/commercekit/commerce"
@@ -28,6 +29,15 @@ import (
 
 // MaxBody is the largest request body accepted (413 request_too_large above).
 const MaxBody = 1 << 20
+
+// StatusClientClosedRequest is the status counted and logged for a request
+// whose client went away before it was answered (nginx's 499): it is not a
+// server error. The client is gone, so no one reads it.
+const StatusClientClosedRequest = 499
+
+// unknownLabel is the service, version and operation label of a path that
+// names no operation (the path itself would be unbounded cardinality).
+const unknownLabel = "unknown"
 
 // Op declares an operation.
 type Op struct {
@@ -58,17 +68,24 @@ type Server struct {
 
 // NewServer returns a server verifying tokens with keys and reporting
 // readiness with ready (storage reachable).
+//
+// Its metrics are commerce_requests_total and
+// commerce_request_duration_seconds, labelled by service, version,
+// operation and HTTP status (499 for a client that went away; "unknown"
+// service, version and operation for a path that names no operation), plus
+// the Go runtime and process collectors.
 func NewServer(keys *auth.Keys, logger *slog.Logger, ready func(context.Context) error) *Server {
 	s := &Server{keys: keys, logger: logger, ready: ready, routes: map[string]*route{}, registry: prometheus.NewRegistry()}
+	labels := []string{"service", "version", "operation", "status"}
 	s.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "commerce_requests_total", Help: "RPC requests by operation and HTTP status.",
-	}, []string{"operation", "status"})
+		Name: "commerce_requests_total", Help: "RPC requests by service, version, operation and HTTP status.",
+	}, labels)
 	s.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name: "commerce_request_duration_seconds", Help: "RPC request latency by operation and HTTP status.",
+		Name: "commerce_request_duration_seconds", Help: "RPC request latency by service, version, operation and HTTP status.",
 		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
-	}, []string{"operation", "status"})
+	}, labels)
 	s.registry.MustRegister(s.requests, s.latency,
-		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return s
 }
 
@@ -98,8 +115,16 @@ func Handle[A any](s *Server, op Op, fn func(ctx context.Context, args *A) (any,
 	}
 }
 
-// ServeHTTP routes a request.
+// ServeHTTP routes a request. Every response carries
+// X-Content-Type-Options: nosniff; every answer to a request that carries
+// an Authorization header, errors included, carries Cache-Control:
+// no-store (it may be private to the caller).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	if r.Header.Get("Authorization") != "" {
+		h.Set("Cache-Control", "no-store")
+	}
 	switch r.URL.Path {
 	case "/healthz":
 		writeJSON(w, http.StatusOK, []byte(`{"ok":true}`))
@@ -121,68 +146,82 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) serveOp(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	opName := "unknown"
+	service, version, opName := unknownLabel, unknownLabel, unknownLabel
 	status := 0
 	defer func() {
 		if p := recover(); p != nil {
 			s.logger.Error("panic", "operation", opName, "panic", p)
-			status = s.writeError(w, opName, commerce.Errorf(commerce.EInternal, "panic: %v", p))
+			var err error
+			if perr, ok := p.(error); ok {
+				err = commerce.Errorf(commerce.EInternal, "panic: %w", perr)
+			} else {
+				err = commerce.Errorf(commerce.EInternal, "panic: %v", p)
+			}
+			status = s.writeError(w, r, opName, err)
 		}
 		d := time.Since(start)
 		st := strconv.Itoa(status)
-		s.requests.WithLabelValues(opName, st).Inc()
-		s.latency.WithLabelValues(opName, st).Observe(d.Seconds())
-		s.logger.Info("request", "operation", opName, "method", r.Method, "path", r.URL.Path, "status", status, "duration", d)
+		s.requests.WithLabelValues(service, version, opName, st).Inc()
+		s.latency.WithLabelValues(service, version, opName, st).Observe(d.Seconds())
+		s.logger.Info("request", "service", service, "version", version, "operation", opName,
+			"method", r.Method, "path", r.URL.Path, "status", status, "duration", d)
 	}()
 
-	rt := s.route(r.URL.Path)
+	rt, v := s.route(r.URL.Path)
 	if rt == nil {
-		status = s.writeError(w, opName, commerce.NewError(commerce.EOperationNotFound, nil))
+		status = s.writeError(w, r, opName, commerce.NewError(commerce.EOperationNotFound, nil))
 		return
 	}
-	opName = rt.op.Name
+	service, version, opName = rt.op.Service, v, rt.op.Name
 	if r.Method != http.MethodPost && !(rt.op.Read && r.Method == http.MethodGet) {
 		if rt.op.Read {
 			w.Header().Set("Allow", "GET, POST")
 		} else {
 			w.Header().Set("Allow", "POST")
 		}
-		status = s.writeError(w, opName, commerce.NewError(commerce.EMethodNotAllowed, nil))
+		status = s.writeError(w, r, opName, commerce.NewError(commerce.EMethodNotAllowed, nil))
 		return
 	}
 	claims, err := s.authenticate(r, rt.op)
 	if err != nil {
-		status = s.writeError(w, opName, err)
+		status = s.writeError(w, r, opName, err)
 		return
 	}
 	body, err := readBody(r)
 	if err != nil {
-		status = s.writeError(w, opName, err)
+		status = s.writeError(w, r, opName, err)
 		return
 	}
 	ctx := commerce.WithClaims(r.Context(), claims)
 	res, err := rt.call(ctx, r.URL.Query(), body)
 	if err != nil {
-		status = s.writeError(w, opName, err)
+		status = s.writeError(w, r, opName, err)
 		return
 	}
 	out, err := envelope(res)
 	if err != nil {
-		status = s.writeError(w, opName, err)
+		status = s.writeError(w, r, opName, err)
 		return
 	}
 	status = http.StatusOK
 	writeJSON(w, status, out)
 }
 
-// route finds the operation of a path, with or without /services.
-func (s *Server) route(path string) *route {
+// route finds the operation of a path, with or without /services, and the
+// version the path names.
+func (s *Server) route(path string) (*route, string) {
 	path = strings.TrimPrefix(path, "/services")
 	rest, ok := strings.CutPrefix(path, "/")
 	if !ok {
-		return nil
+		return nil, ""
 	}
-	return s.routes[rest]
+	rt := s.routes[rest]
+	if rt == nil {
+		return nil, ""
+	}
+	_, rest, _ = strings.Cut(rest, "/")
+	version, _, _ := strings.Cut(rest, "/")
+	return rt, version
 }
 
 func (s *Server) authenticate(r *http.Request, op Op) (commerce.Claims, error) {
@@ -210,7 +249,9 @@ func readBody(r *http.Request) ([]byte, error) {
 	}
 	b, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
 	if err != nil {
-		return nil, commerce.Invalid("body: " + err.Error())
+		e := commerce.Invalid("body: could not be read")
+		e.Err = err
+		return nil, e
 	}
 	if len(b) > MaxBody {
 		return nil, commerce.NewError(commerce.ERequestTooLarge, nil)
@@ -226,7 +267,7 @@ func envelope(res any) ([]byte, error) {
 	}
 	b, err := json.Marshal(res)
 	if err != nil {
-		return nil, commerce.Errorf(commerce.EInternal, "marshal result: %v", err)
+		return nil, commerce.Errorf(commerce.EInternal, "marshal result: %w", err)
 	}
 	b = bytes.TrimSpace(b)
 	if len(b) < 2 || b[0] != '{' {
@@ -249,10 +290,20 @@ type errorBody struct {
 
 // writeError writes the error envelope with the code's status; internal
 // errors are logged and sent without details. It returns the status.
-func (s *Server) writeError(w http.ResponseWriter, op string, err error) int {
+//
+// An internal or unavailable error of a request whose client has gone away
+// (its context is cancelled: the store's query was cut short because of
+// it) is the client's doing, not the server's: it is counted as 499 and
+// logged at INFO.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, op string, err error) int {
 	code := commerce.ErrorCode(err)
 	status := Status(code)
 	var data any
+	if (code == commerce.EInternal || code == commerce.EUnavailable) && r.Context().Err() != nil {
+		s.logger.Info("client closed the request", "operation", op, "err", err)
+		writeJSON(w, StatusClientClosedRequest, []byte(`{"ok":false,"error":"`+code+`"}`))
+		return StatusClientClosedRequest
+	}
 	if code == commerce.EInternal {
 		s.logger.Error("internal error", "operation", op, "err", err)
 	} else {
@@ -275,5 +326,6 @@ func (s *Server) writeError(w http.ResponseWriter, op string, err error) int {
 func writeJSON(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	w.Write(b)
+	// A failed write means the client is gone; there is no one to tell.
+	_, _ = w.Write(b)
 }

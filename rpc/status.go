@@ -11,6 +11,8 @@ func Status(code string) int {
 	switch code {
 	case commerce.EInvalidToken:
 		return 401
+	case commerce.EPaymentFailed:
+		return 402
 	case commerce.EForbidden:
 		return 403
 	case commerce.EMethodNotAllowed:

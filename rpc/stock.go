@@ -10,7 +10,8 @@ import (
 // stock.create and stock.update (admin) with {productId, warehouseId,
 // quantity}, and stock.info (any token; GET or POST) with {productId,
 // warehouseId}. Each answers {ok, stock: {productId, warehouseId, quantity,
-// reserved, available}}.
+// reserved, available}}; stock.create of a product the catalog does not
+// have is product_not_found (see stock.Service for every error).
 func RegisterStock(s *Server, svc *stock.Service) {
 	Handle(s, Op{Service: "stock", Name: "stock.create", Admin: true}, stockOp(svc.Create))
 	Handle(s, Op{Service: "stock", Name: "stock.update", Admin: true}, stockOp(svc.Update))

@@ -3,7 +3,9 @@ package rpc_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,18 +17,44 @@ import (
 	"github.com/commercekit/commerce/stock"
 )
 
-// stockReserve reserves q units of p1/w1 for a cart as the cart will:
-// through the app's stock service, in a store transaction.
-func stockReserve(t *testing.T, srv *apitest.Server, cart string, q int64) {
+// stockReserve reserves q units of the product in w1 for a cart as the
+// cart will: through the app's stock service, in a store transaction.
+func stockReserve(t *testing.T, srv *apitest.Server, product, cart string, q int64) {
 	t.Helper()
 	ctx := context.Background()
-	err := srv.DB.Update(ctx, func(tx *sqldb.Tx) error {
-		_, err := srv.App.Stock.Reserve(ctx, sqldb.StockTx(tx), stock.Reservation{CartID: cart, ItemID: "i1", ProductID: "p1", WarehouseID: "w1", Quantity: q})
+	err := sqldb.NewStockStore(srv.DB).Update(ctx, func(tx stock.Tx) error {
+		_, err := srv.App.Stock.Reserve(ctx, tx, stock.Reservation{CartID: cart, ItemID: "i1", ProductID: product, WarehouseID: "w1", Quantity: q})
 		return err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// stockProducts creates a category and one product per sku in it (the
+// first ONLINE, the others DRAFT) and returns their ids.
+func stockProducts(t *testing.T, srv *apitest.Server, skus ...string) []string {
+	t.Helper()
+	var cat struct{ ID string }
+	srv.Post(t, "/catalog/v1/category.create", srv.Admin, map[string]any{"title": "Stock", "slug": "stock"}).Must(t).Decode(t, "category", &cat)
+	ids := make([]string, len(skus))
+	for i, sku := range skus {
+		status := "DRAFT"
+		if i == 0 {
+			status = "ONLINE"
+		}
+		var p struct{ ID string }
+		srv.Post(t, "/catalog/v1/product.create", srv.Admin, map[string]any{"sku": sku, "status": status, "title": "Product " + sku,
+			"categories": []string{cat.ID}, "stockStatus": 0}).Must(t).Decode(t, "product", &p)
+		ids[i] = p.ID
+	}
+	return ids
+}
+
+// stockJSON replaces the product placeholders P1 and P3 of want by the
+// products' ids.
+func stockJSON(want string, p1, p3 string) string {
+	return strings.NewReplacer(`"P1"`, `"`+p1+`"`, `"P3"`, `"`+p3+`"`).Replace(want)
 }
 
 // wantJSON fails unless raw holds the same JSON value as want.
@@ -48,12 +76,33 @@ func TestStockOperations(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
 		srv := apitest.New(t, db)
 		token := map[string]string{"admin": srv.Admin, "api": srv.API, "none": ""}
+		ids := stockProducts(t, srv, "S1", "S3")
+		p1, p3 := ids[0], ids[1]
+		fix := func(v any) any {
+			switch v := v.(type) {
+			case string:
+				return strings.NewReplacer("=p1", "="+p1, "=p3", "="+p3).Replace(v)
+			case map[string]any:
+				out := map[string]any{}
+				for k, x := range v {
+					switch x {
+					case "p1":
+						x = p1
+					case "p3":
+						x = p3
+					}
+					out[k] = x
+				}
+				return out
+			}
+			return v
+		}
 
-		res := srv.Post(t, "/stock/v1/stock.create", srv.Admin, map[string]any{"productId": "p1", "warehouseId": "w1", "quantity": 10}).Must(t)
-		wantJSON(t, "created", res.Body["stock"], `{"productId":"p1","warehouseId":"w1","quantity":10,"reserved":0,"available":10}`)
-		res = srv.Post(t, "/stock/v1/stock.create", srv.Admin, map[string]any{"productId": "p1", "warehouseId": "w2", "quantity": 0}).Must(t)
-		wantJSON(t, "created empty", res.Body["stock"], `{"productId":"p1","warehouseId":"w2","quantity":0,"reserved":0,"available":0}`)
-		stockReserve(t, srv, "c1", 4)
+		res := srv.Post(t, "/stock/v1/stock.create", srv.Admin, map[string]any{"productId": p1, "warehouseId": "w1", "quantity": 10}).Must(t)
+		wantJSON(t, "created", res.Body["stock"], stockJSON(`{"productId":"P1","warehouseId":"w1","quantity":10,"reserved":0,"available":10}`, p1, p3))
+		res = srv.Post(t, "/stock/v1/stock.create", srv.Admin, map[string]any{"productId": p1, "warehouseId": "w2", "quantity": 0}).Must(t)
+		wantJSON(t, "created empty", res.Body["stock"], stockJSON(`{"productId":"P1","warehouseId":"w2","quantity":0,"reserved":0,"available":0}`, p1, p3))
+		stockReserve(t, srv, p1, "c1", 4)
 
 		ok := []struct {
 			name, method, path, token string
@@ -73,8 +122,8 @@ func TestStockOperations(t *testing.T) {
 		}
 		for _, tc := range ok {
 			t.Run(tc.name, func(t *testing.T) {
-				res := srv.Do(t, tc.method, tc.path, token[tc.token], tc.body).Must(t)
-				wantJSON(t, "stock", res.Body["stock"], tc.want)
+				res := srv.Do(t, tc.method, fix(tc.path).(string), token[tc.token], fix(tc.body)).Must(t)
+				wantJSON(t, "stock", res.Body["stock"], stockJSON(strings.ReplaceAll(tc.want, `"p1"`, `"P1"`), p1, p3))
 			})
 		}
 
@@ -88,6 +137,8 @@ func TestStockOperations(t *testing.T) {
 		}{
 			{"second create of a pair", "POST", "/stock/v1/stock.create", "admin", map[string]any{"productId": "p1", "warehouseId": "w1", "quantity": 5},
 				409, "duplicate_key", `{"index":"product_warehouse","productId":"p1","warehouseId":"w1"}`},
+			{"create of an unknown product", "POST", "/stock/v1/stock.create", "admin", map[string]any{"productId": "nope", "warehouseId": "w1", "quantity": 5},
+				404, "product_not_found", `"nope"`},
 			{"create without quantity", "POST", "/stock/v1/stock.create", "admin", p1w1,
 				400, "validation_error", `["quantity: required"]`},
 			{"create with a negative quantity", "POST", "/stock/v1/stock.create", "admin", map[string]any{"productId": "p3", "warehouseId": "w1", "quantity": -1},
@@ -121,17 +172,22 @@ func TestStockOperations(t *testing.T) {
 		}
 		for _, tc := range errs {
 			t.Run(tc.name, func(t *testing.T) {
-				res := srv.Do(t, tc.method, tc.path, token[tc.token], tc.body).Expect(t, tc.status, tc.code)
+				res := srv.Do(t, tc.method, fix(tc.path).(string), token[tc.token], fix(tc.body)).Expect(t, tc.status, tc.code)
 				if tc.data != "" {
-					wantJSON(t, "data", res.Data, tc.data)
+					wantJSON(t, "data", res.Data, stockJSON(strings.NewReplacer(`"p1"`, `"P1"`, `"p3"`, `"P3"`).Replace(tc.data), p1, p3))
 				}
 			})
 		}
 
 		// No failed call changed anything.
-		res = srv.Get(t, "/stock/v1/stock.info?productId=p1&warehouseId=w1", srv.API).Must(t)
-		wantJSON(t, "after the errors", res.Body["stock"], `{"productId":"p1","warehouseId":"w1","quantity":4,"reserved":4,"available":0}`)
-		srv.Get(t, "/stock/v1/stock.info?productId=p3&warehouseId=w1", srv.API).Expect(t, 404, "stock_not_found")
+		res = srv.Get(t, "/stock/v1/stock.info?productId="+p1+"&warehouseId=w1", srv.API).Must(t)
+		wantJSON(t, "after the errors", res.Body["stock"], stockJSON(`{"productId":"P1","warehouseId":"w1","quantity":4,"reserved":4,"available":0}`, p1, p3))
+		srv.Get(t, "/stock/v1/stock.info?productId="+p3+"&warehouseId=w1", srv.API).Expect(t, 404, "stock_not_found")
+		srv.Get(t, "/stock/v1/stock.info?productId=nope&warehouseId=w1", srv.API).Expect(t, 404, "stock_not_found")
+
+		// A DRAFT product may have stock.
+		res = srv.Post(t, "/stock/v1/stock.create", srv.Admin, map[string]any{"productId": p3, "warehouseId": "w1", "quantity": 2}).Must(t)
+		wantJSON(t, "created for a DRAFT product", res.Body["stock"], stockJSON(`{"productId":"P3","warehouseId":"w1","quantity":2,"reserved":0,"available":2}`, p1, p3))
 	})
 }
 
@@ -146,12 +202,13 @@ func TestStockSweepInBackground(t *testing.T) {
 			o.ReservationTTL = time.Hour
 			o.StockSweep = 10 * time.Millisecond
 		})
-		srv.Post(t, "/stock/v1/stock.create", srv.Admin, map[string]any{"productId": "p1", "warehouseId": "w1", "quantity": 10}).Must(t)
-		stockReserve(t, srv, "c1", 4)
+		p1 := stockProducts(t, srv, "S1")[0]
+		srv.Post(t, "/stock/v1/stock.create", srv.Admin, map[string]any{"productId": p1, "warehouseId": "w1", "quantity": 10}).Must(t)
+		stockReserve(t, srv, p1, "c1", 4)
 
 		reserved := func() int64 {
 			var s struct{ Reserved int64 }
-			srv.Get(t, "/stock/v1/stock.info?productId=p1&warehouseId=w1", srv.API).Must(t).Decode(t, "stock", &s)
+			srv.Get(t, "/stock/v1/stock.info?productId="+p1+"&warehouseId=w1", srv.API).Must(t).Decode(t, "stock", &s)
 			return s.Reserved
 		}
 		time.Sleep(50 * time.Millisecond) // several sweeps, none due
@@ -166,5 +223,61 @@ func TestStockSweepInBackground(t *testing.T) {
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
+	})
+}
+
+// TestStockSweepFollowsTTL checks that, without a sweep interval of its
+// own, the service sweeps as often as its reservation TTL needs (a quarter
+// of it): with a TTL of 400 ms, units come back well within seconds, where
+// a fixed 30 s interval would hold them.
+func TestStockSweepFollowsTTL(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		srv := apitest.New(t, db, func(o *app.Options) { o.ReservationTTL = 400 * time.Millisecond })
+		p1 := stockProducts(t, srv, "S1")[0]
+		srv.Post(t, "/stock/v1/stock.create", srv.Admin, map[string]any{"productId": p1, "warehouseId": "w1", "quantity": 10}).Must(t)
+		stockReserve(t, srv, p1, "c1", 4)
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			var s struct{ Reserved int64 }
+			srv.Get(t, "/stock/v1/stock.info?productId="+p1+"&warehouseId=w1", srv.API).Must(t).Decode(t, "stock", &s)
+			if s.Reserved == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("reserved %d: a reservation of 400 ms still held after 5 s", s.Reserved)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+}
+
+// TestStockEvents checks that stock.create and stock.update write their
+// STOCK events, and that failed calls write none.
+func TestStockEvents(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		srv := apitest.New(t, db)
+		p1 := stockProducts(t, srv, "S1")[0]
+		srv.Post(t, "/stock/v1/stock.create", srv.Admin, map[string]any{"productId": p1, "warehouseId": "w1", "quantity": 10}).Must(t)
+		stockReserve(t, srv, p1, "c1", 3)
+		srv.Post(t, "/stock/v1/stock.update", srv.Admin, map[string]any{"productId": p1, "warehouseId": "w1", "quantity": 7}).Must(t)
+		srv.Post(t, "/stock/v1/stock.create", srv.Admin, map[string]any{"productId": p1, "warehouseId": "w1", "quantity": 1}).Expect(t, 409, "duplicate_key")
+		srv.Post(t, "/stock/v1/stock.create", srv.Admin, map[string]any{"productId": "nope", "warehouseId": "w1", "quantity": 1}).Expect(t, 404, "product_not_found")
+		srv.Post(t, "/stock/v1/stock.update", srv.Admin, map[string]any{"productId": p1, "warehouseId": "w1", "quantity": 2}).Expect(t, 400, "validation_error")
+
+		var evs []struct {
+			Channel string          `json:"channel"`
+			Type    string          `json:"type"`
+			Payload json.RawMessage `json:"payload"`
+		}
+		srv.Get(t, "/event/v1/event.list?channel=STOCK", srv.Admin).Must(t).Decode(t, "data", &evs)
+		if len(evs) != 2 || evs[0].Type != "CREATE" || evs[1].Type != "UPDATE" || evs[0].Channel != "STOCK" {
+			t.Fatalf("got events %+v, want STOCK CREATE then UPDATE only", evs)
+		}
+		st := func(q, r int) string {
+			return fmt.Sprintf(`{"productId":%q,"warehouseId":"w1","quantity":%d,"reserved":%d,"available":%d}`, p1, q, r, q-r)
+		}
+		in := func(q int) string { return fmt.Sprintf(`{"productId":%q,"warehouseId":"w1","quantity":%d}`, p1, q) }
+		wantJSON(t, "CREATE payload", evs[0].Payload, `{"new":`+st(10, 0)+`,"data":`+in(10)+`}`)
+		wantJSON(t, "UPDATE payload", evs[1].Payload, `{"data":`+in(7)+`,"old":`+st(10, 3)+`,"new":`+st(7, 3)+`}`)
 	})
 }

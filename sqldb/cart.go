@@ -50,7 +50,7 @@ type cartTx struct{ tx *Tx }
 func (t cartTx) Emit(e event.Event) { t.tx.Emit(e) }
 
 // Stock implements cart.Tx.
-func (t cartTx) Stock() stock.Tx { return StockTx(t.tx) }
+func (t cartTx) Stock() stock.Tx { return stockTx(t) }
 
 // Lock implements cart.Tx.
 func (t cartTx) Lock(ctx context.Context, id string) (*cart.Cart, error) {

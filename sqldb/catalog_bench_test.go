@@ -143,7 +143,8 @@ func BenchmarkCatalog(b *testing.B) {
 				list(b, catalog.ProductFilter{Categories: []string{bc.rare}, Limit: 10}, 10)
 			})
 			b.Run("product.list/category+brand", func(b *testing.B) {
-				list(b, catalog.ProductFilter{Brand: "^bosch$", Limit: 10}, 10)
+				brand := commerce.Pattern("^bosch$")
+				list(b, catalog.ProductFilter{Brand: &brand, Limit: 10}, 10)
 			})
 
 			srv := apitest.New(b, db)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/stock"
 )
 
@@ -28,60 +29,13 @@ type StockStore struct{ db *DB }
 // NewStockStore returns the stock store over db.
 func NewStockStore(db *DB) *StockStore { return &StockStore{db: db} }
 
-// StockTx returns the stock operations of reservations inside tx, for the
-// cart's store to call in its own transaction, so that the cart's change
-// and the reservations commit or roll back together:
-//
-//	err := db.Update(ctx, func(tx *sqldb.Tx) error {
-//		// ... the cart's own change ...
-//		_, err := stockService.Reserve(ctx, sqldb.StockTx(tx), stock.Reservation{
-//			CartID: cartID, ItemID: itemID, ProductID: productID, WarehouseID: warehouseID, Quantity: n})
-//		return err // not_enough_stock rolls the cart's change back too
-//	})
-func StockTx(tx *Tx) stock.Tx { return stockTx{tx} }
-
-// Create implements stock.Store.
-func (s *StockStore) Create(ctx context.Context, st stock.Stock) (stock.Stock, error) {
-	st.Reserved = 0
-	err := s.db.Update(ctx, func(tx *Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO stock (product_id, warehouse_id, quantity, reserved) VALUES (?, ?, ?, 0)`,
-			st.ProductID, st.WarehouseID, st.Quantity)
-		return err
-	})
-	if commerce.ErrorCode(err) == commerce.EDuplicateKey {
-		return stock.Stock{}, stock.Duplicate(stock.Key{ProductID: st.ProductID, WarehouseID: st.WarehouseID})
-	}
-	if err != nil {
-		return stock.Stock{}, fmt.Errorf("create stock: %w", err)
-	}
-	return st, nil
+// Update implements stock.Store.
+func (s *StockStore) Update(ctx context.Context, fn func(tx stock.Tx) error) error {
+	return s.db.Update(ctx, func(tx *Tx) error { return fn(stockTx{tx}) })
 }
 
-// SetQuantity implements stock.Store.
-func (s *StockStore) SetQuantity(ctx context.Context, k stock.Key, quantity int64) (stock.Stock, error) {
-	out := stock.Stock{ProductID: k.ProductID, WarehouseID: k.WarehouseID}
-	err := s.db.Update(ctx, func(tx *Tx) error {
-		err := tx.QueryRow(ctx, `UPDATE stock SET quantity = ? WHERE product_id = ? AND warehouse_id = ? AND reserved <= ?
-			RETURNING quantity, reserved`, quantity, k.ProductID, k.WarehouseID, quantity).Scan(&out.Quantity, &out.Reserved)
-		if !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		var reserved int64
-		err = tx.QueryRow(ctx, `SELECT reserved FROM stock WHERE product_id = ? AND warehouse_id = ?`,
-			k.ProductID, k.WarehouseID).Scan(&reserved)
-		if err != nil {
-			return s.db.NotFound(err, stock.NotFound(k))
-		}
-		return commerce.Invalid(fmt.Sprintf("quantity: must not be below the reserved quantity %d", reserved))
-	})
-	if err != nil {
-		return stock.Stock{}, fmt.Errorf("update stock: %w", err)
-	}
-	return out, nil
-}
-
-// Get implements stock.Store.
-func (s *StockStore) Get(ctx context.Context, k stock.Key) (stock.Stock, error) {
+// Stock implements stock.Store.
+func (s *StockStore) Stock(ctx context.Context, k stock.Key) (stock.Stock, error) {
 	out := stock.Stock{ProductID: k.ProductID, WarehouseID: k.WarehouseID}
 	err := s.db.QueryRow(ctx, `SELECT quantity, reserved FROM stock WHERE product_id = ? AND warehouse_id = ?`,
 		k.ProductID, k.WarehouseID).Scan(&out.Quantity, &out.Reserved)
@@ -91,42 +45,102 @@ func (s *StockStore) Get(ctx context.Context, k stock.Key) (stock.Stock, error) 
 	return out, nil
 }
 
-// Sweep implements stock.Store. The UPDATE re-checks "NOT expired" on each
+// stockTx implements stock.Tx over a transaction; the cart's store gives
+// one over its own (cart.Tx.Stock).
+type stockTx struct{ tx *Tx }
+
+// Emit implements stock.Tx.
+func (t stockTx) Emit(e event.Event) { t.tx.Emit(e) }
+
+// Create implements stock.Tx.
+func (t stockTx) Create(ctx context.Context, st stock.Stock) error {
+	_, err := t.tx.Exec(ctx, `INSERT INTO stock (product_id, warehouse_id, quantity, reserved) VALUES (?, ?, ?, 0)`,
+		st.ProductID, st.WarehouseID, st.Quantity)
+	if commerce.ErrorCode(err) == commerce.EDuplicateKey {
+		return stock.Duplicate(st.Key())
+	}
+	if err != nil {
+		return fmt.Errorf("create stock: %w", err)
+	}
+	return nil
+}
+
+// Lock implements stock.Tx.
+func (t stockTx) Lock(ctx context.Context, k stock.Key) (stock.Stock, error) {
+	out := stock.Stock{ProductID: k.ProductID, WarehouseID: k.WarehouseID}
+	err := t.tx.QueryRow(ctx, `SELECT quantity, reserved FROM stock WHERE product_id = ? AND warehouse_id = ?`+t.tx.ForUpdate(),
+		k.ProductID, k.WarehouseID).Scan(&out.Quantity, &out.Reserved)
+	if err != nil {
+		return stock.Stock{}, fmt.Errorf("lock stock: %w", t.tx.DB().NotFound(err, stock.NotFound(k)))
+	}
+	return out, nil
+}
+
+// SetQuantity implements stock.Tx.
+func (t stockTx) SetQuantity(ctx context.Context, k stock.Key, quantity int64) (stock.Stock, error) {
+	out := stock.Stock{ProductID: k.ProductID, WarehouseID: k.WarehouseID}
+	err := t.tx.QueryRow(ctx, `UPDATE stock SET quantity = ? WHERE product_id = ? AND warehouse_id = ? AND reserved <= ?
+		RETURNING quantity, reserved`, quantity, k.ProductID, k.WarehouseID, quantity).Scan(&out.Quantity, &out.Reserved)
+	if err == nil {
+		return out, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return stock.Stock{}, fmt.Errorf("update stock: %w", t.tx.Translate(err))
+	}
+	old, err := t.Lock(ctx, k)
+	if err != nil {
+		return stock.Stock{}, err
+	}
+	return stock.Stock{}, stock.BelowReserved(old.Reserved)
+}
+
+// Sweep implements stock.Tx. The UPDATE re-checks "NOT expired" on each
 // row it gets (after waiting for a cart or another sweeper holding it on
-// PostgreSQL), so each reservation is expired, and its units given back,
+// PostgreSQL), so each reservation is released, and its units given back,
 // exactly once.
-func (s *StockStore) Sweep(ctx context.Context, now time.Time, limit int) (int, error) {
-	var n int
-	err := s.db.Update(ctx, func(tx *Tx) error {
-		rows, err := tx.Query(ctx, `UPDATE stock_reservations SET expired = true
-			WHERE seq IN (SELECT seq FROM stock_reservations WHERE NOT expired AND expires_at <= ? ORDER BY expires_at LIMIT ?)
-			AND NOT expired
-			RETURNING product_id, warehouse_id, quantity`, now.UnixMilli(), limit)
-		if err != nil {
-			return err
-		}
-		back := map[stock.Key]int64{}
-		n = 0
-		for rows.Next() {
-			var k stock.Key
-			var q int64
-			if err := rows.Scan(&k.ProductID, &k.WarehouseID, &q); err != nil {
-				rows.Close()
-				return err
-			}
-			back[k] += q
-			n++
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		return giveBack(ctx, tx, back)
-	})
+func (t stockTx) Sweep(ctx context.Context, now time.Time, limit int) (int, error) {
+	n, err := t.expire(ctx, `seq IN (SELECT seq FROM stock_reservations WHERE NOT expired AND expires_at <= ? ORDER BY expires_at LIMIT ?)`,
+		now.UnixMilli(), limit)
 	if err != nil {
 		return 0, fmt.Errorf("sweep reservations: %w", err)
 	}
 	return n, nil
+}
+
+// ReleaseExpired implements stock.Tx, as Sweep does for one key.
+func (t stockTx) ReleaseExpired(ctx context.Context, k stock.Key, now time.Time) (int, error) {
+	n, err := t.expire(ctx, `product_id = ? AND warehouse_id = ? AND expires_at <= ?`, k.ProductID, k.WarehouseID, now.UnixMilli())
+	if err != nil {
+		return 0, fmt.Errorf("release expired reservations of %s/%s: %w", k.ProductID, k.WarehouseID, err)
+	}
+	return n, nil
+}
+
+// expire marks the reservations matching cond, and not yet expired,
+// expired and gives their units back; it returns how many it marked.
+func (t stockTx) expire(ctx context.Context, cond string, args ...any) (int, error) {
+	rows, err := t.tx.Query(ctx, `UPDATE stock_reservations SET expired = true WHERE `+cond+` AND NOT expired
+		RETURNING product_id, warehouse_id, quantity`, args...)
+	if err != nil {
+		return 0, err
+	}
+	back := map[stock.Key]int64{}
+	n := 0
+	for rows.Next() {
+		var k stock.Key
+		var q int64
+		if err := rows.Scan(&k.ProductID, &k.WarehouseID, &q); err != nil {
+			rows.Close()
+			return 0, t.tx.Translate(err)
+		}
+		back[k] += q
+		n++
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, t.tx.Translate(err)
+	}
+	return n, giveBack(ctx, t.tx, back)
 }
 
 // giveBack lowers the reserved quantity of each key by its amount, in key
@@ -158,9 +172,6 @@ func sortedKeys[V any](m map[stock.Key]V) []stock.Key {
 	})
 	return keys
 }
-
-// stockTx implements stock.Tx over a transaction.
-type stockTx struct{ tx *Tx }
 
 // Reserve implements stock.Tx.
 func (t stockTx) Reserve(ctx context.Context, r stock.Reservation) error {

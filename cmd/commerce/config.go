@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/commercekit/commerce/auth"
 	"github.com/commercekit/commerce/postgres"
 	"github.com/commercekit/commerce/sqldb"
 	"github.com/commercekit/commerce/sqlite"
@@ -34,32 +35,59 @@ type config struct {
 	sqliteSync string
 }
 
+// flagEnv names the environment variable of each flag that has one. A
+// variable is read only when its flag is not given: the flag wins, and a
+// bad value in a variable whose flag is given does not matter.
+var flagEnv = map[string]string{
+	"addr":            "COMMERCE_ADDR",
+	"db":              "COMMERCE_DB",
+	"jwt-secret":      "COMMERCE_JWT_SECRET",
+	"nats":            "COMMERCE_NATS_URL",
+	"cart-ttl":        "COMMERCE_CART_TTL",
+	"reservation-ttl": "COMMERCE_RESERVATION_TTL",
+	"url":             "COMMERCE_URL",
+	"token":           "COMMERCE_TOKEN",
+	"regex-timeout":   "COMMERCE_REGEX_TIMEOUT",
+	"sqlite-sync":     "COMMERCE_SQLITE_SYNC",
+}
+
 // storageFlags adds the flags every command that opens the store uses.
-func (c *config) storageFlags(fs *flag.FlagSet, getenv func(string) string) {
-	fs.StringVar(&c.db, "db", envOr(getenv, "COMMERCE_DB", "sqlite:./data/commerce.db"), "storage: sqlite:PATH or a postgres:// URL (env COMMERCE_DB)")
-	fs.StringVar(&c.jwtSecret, "jwt-secret", getenv("COMMERCE_JWT_SECRET"), "HS256 key (env COMMERCE_JWT_SECRET; default: generated once and kept next to the SQLite file)")
-	fs.StringVar(&c.sqliteSync, "sqlite-sync", envOr(getenv, "COMMERCE_SQLITE_SYNC", sqlite.SyncFull), "SQLite durability: full (a write is on disk before it is answered) or normal (faster; a power loss may lose the last answered writes) (env COMMERCE_SQLITE_SYNC)")
-	fs.StringVar(&c.regexTimeout, "regex-timeout", getenv("COMMERCE_REGEX_TIMEOUT"), "time limit of a list query with regex filters; beyond it the request is a validation_error (env COMMERCE_REGEX_TIMEOUT; default 2s)")
+func (c *config) storageFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.db, "db", "sqlite:./data/commerce.db", "storage: sqlite:PATH or a postgres:// URL (env COMMERCE_DB)")
+	fs.StringVar(&c.jwtSecret, "jwt-secret", "", fmt.Sprintf("HS256 key, at least %d bytes (env COMMERCE_JWT_SECRET; default: generated once and kept next to the SQLite file)", auth.MinSecretLen))
+	fs.StringVar(&c.sqliteSync, "sqlite-sync", sqlite.SyncFull, "SQLite durability: full (a write is on disk before it is answered) or normal (faster; a power loss may lose the last answered writes) (env COMMERCE_SQLITE_SYNC)")
+	fs.StringVar(&c.regexTimeout, "regex-timeout", "", "time limit of a list query with regex filters; beyond it the request is a validation_error (env COMMERCE_REGEX_TIMEOUT; default 2s)")
 }
 
-func envOr(getenv func(string) string, key, def string) string {
-	if v := getenv(key); v != "" {
-		return v
-	}
-	return def
+// applyEnv sets every flag of fs that has an environment variable
+// (flagEnv) and was not given on the command line from its variable, when
+// that is set. Call it after fs.Parse.
+func applyEnv(fs *flag.FlagSet, getenv func(string) string) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var errs []error
+	fs.VisitAll(func(f *flag.Flag) {
+		key, ok := flagEnv[f.Name]
+		if !ok || given[f.Name] {
+			return
+		}
+		v := getenv(key)
+		if v == "" {
+			return
+		}
+		if err := f.Value.Set(v); err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q (or --%s): %w", key, v, f.Name, err))
+		}
+	})
+	return errors.Join(errs...)
 }
 
-// envDuration reads a duration ("24h") from the environment, or def.
-func envDuration(getenv func(string) string, key string, def time.Duration) (time.Duration, error) {
-	v := getenv(key)
-	if v == "" {
-		return def, nil
+// parseFlags parses args, then the environment of the flags not given.
+func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
 	}
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", key, err)
-	}
-	return d, nil
+	return applyEnv(fs, getenv)
 }
 
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
@@ -76,13 +104,18 @@ func (c *config) sqlitePath() (string, bool) {
 
 // openDB opens and migrates the storage named by --db.
 func (c *config) openDB(ctx context.Context, now func() time.Time) (*sqldb.DB, error) {
-	var db *sqldb.DB
-	var err error
-	var regexTimeout time.Duration
+	var (
+		db           *sqldb.DB
+		err          error
+		regexTimeout time.Duration
+	)
 	if c.regexTimeout != "" {
 		if regexTimeout, err = time.ParseDuration(c.regexTimeout); err != nil || regexTimeout <= 0 {
 			return nil, fmt.Errorf("--regex-timeout (or COMMERCE_REGEX_TIMEOUT) %q: want a positive duration such as 2s", c.regexTimeout)
 		}
+	}
+	if c.sqliteSync != sqlite.SyncFull && c.sqliteSync != sqlite.SyncNormal {
+		return nil, fmt.Errorf("--sqlite-sync (or COMMERCE_SQLITE_SYNC) %q: want %s or %s", c.sqliteSync, sqlite.SyncFull, sqlite.SyncNormal)
 	}
 	switch {
 	case strings.HasPrefix(c.db, "sqlite:"):
@@ -94,19 +127,23 @@ func (c *config) openDB(ctx context.Context, now func() time.Time) (*sqldb.DB, e
 		return nil, fmt.Errorf("--db %q: want sqlite:PATH or a postgres:// URL", redact(c.db))
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("open %s: %w", redact(c.db), err)
 	}
 	if err := db.Migrate(ctx); err != nil {
-		db.Close()
-		return nil, err
+		return nil, errors.Join(fmt.Errorf("migrate %s: %w", redact(c.db), err), db.Close())
 	}
 	return db, nil
 }
 
 // secret resolves the JWT secret: flag, environment, then (SQLite only) the
 // file jwt-secret next to the database, generated on first use when create.
+// A secret shorter than auth.MinSecretLen is refused, naming where it came
+// from.
 func (c *config) secret(create bool) ([]byte, error) {
 	if c.jwtSecret != "" {
+		if err := checkSecret(c.jwtSecret, "--jwt-secret (or COMMERCE_JWT_SECRET)"); err != nil {
+			return nil, err
+		}
 		return []byte(c.jwtSecret), nil
 	}
 	path, ok := c.sqlitePath()
@@ -117,6 +154,9 @@ func (c *config) secret(create bool) ([]byte, error) {
 	b, err := os.ReadFile(file)
 	if err == nil {
 		if s := strings.TrimSpace(string(b)); s != "" {
+			if err := checkSecret(s, "the secret file "+file); err != nil {
+				return nil, err
+			}
 			return []byte(s), nil
 		}
 	}
@@ -127,10 +167,10 @@ func (c *config) secret(create bool) ([]byte, error) {
 		return nil, fmt.Errorf("no JWT secret: %s does not exist yet (run serve once, or set --jwt-secret)", file)
 	}
 	var key [32]byte
-	rand.Read(key[:])
+	rand.Read(key[:]) // never fails (crypto/rand)
 	s := hex.EncodeToString(key[:])
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("create the secret's directory: %w", err)
 	}
 	// O_EXCL: when two processes race, one writes and both use its key.
 	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
@@ -148,6 +188,15 @@ func (c *config) secret(create bool) ([]byte, error) {
 		return nil, fmt.Errorf("write %s: %w", file, err)
 	}
 	return []byte(s), nil
+}
+
+// checkSecret refuses a JWT secret shorter than auth.MinSecretLen bytes.
+func checkSecret(s, from string) error {
+	if len(s) < auth.MinSecretLen {
+		return fmt.Errorf("the JWT secret from %s is %d bytes long: it must be at least %d bytes (use a long random one, for example `openssl rand -hex 32`)",
+			from, len(s), auth.MinSecretLen)
+	}
+	return nil
 }
 
 // redact hides passwords in a database URL before it is printed: the

@@ -39,7 +39,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-const crashSecret = "crash-test-secret"
+const crashSecret = "crash-test-secret-0123456789abcdef"
 
 // child is a `serve` process.
 type child struct {

@@ -33,12 +33,12 @@ func load(ctx context.Context, args []string, getenv func(string) string, stdout
 		fmt.Fprintln(fs.Output(), "usage: commerce load [flags] DIR")
 		fs.PrintDefaults()
 	}
-	baseURL := fs.String("url", envOr(getenv, "COMMERCE_URL", "http://localhost:8080"), "service base URL (env COMMERCE_URL)")
-	tok := fs.String("token", getenv("COMMERCE_TOKEN"), "admin access token (env COMMERCE_TOKEN; default: minted from the JWT secret, see --jwt-secret and --db)")
+	baseURL := fs.String("url", "http://localhost:8080", "service base URL (env COMMERCE_URL)")
+	tok := fs.String("token", "", "admin access token (env COMMERCE_TOKEN; default: minted from the JWT secret, see --jwt-secret and --db)")
 	stockStatus := fs.Int("stock-status", 0, "stockStatus for products that have none: 0 NORMAL, 1 UNLIMITED, 2 DISCONTINUED")
 	fixSpelling := fs.Bool("fix-spelling", false, `send the promotion flag "isPercentaje" (as the sample spells it) as "isPercentage"`)
 	workers := fs.Int("workers", loader.DefaultWorkers, "products created concurrently")
-	c.storageFlags(fs, getenv)
+	c.storageFlags(fs)
 
 	// Flags may come before or after DIR.
 	var dirs []string
@@ -54,6 +54,9 @@ func load(ctx context.Context, args []string, getenv func(string) string, stdout
 		}
 		dirs = append(dirs, fs.Arg(0))
 		rest = fs.Args()[1:]
+	}
+	if err := applyEnv(fs, getenv); err != nil {
+		return err
 	}
 	if len(dirs) != 1 {
 		fs.Usage()
@@ -72,11 +75,11 @@ func load(ctx context.Context, args []string, getenv func(string) string, stdout
 		}
 		keys, err := auth.New(secret)
 		if err != nil {
-			return err
+			return fmt.Errorf("load: %w", err)
 		}
 		*tok, err = keys.Issue(commerce.Claims{Subject: "loader", Scopes: []string{commerce.ScopeAdmin}}, time.Now(), 24*time.Hour)
 		if err != nil {
-			return err
+			return fmt.Errorf("load: sign a token: %w", err)
 		}
 	}
 

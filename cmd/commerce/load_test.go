@@ -59,10 +59,10 @@ func TestLoadCommand(t *testing.T) {
 `), 0o644)
 	secretDir := filepath.Join(work, "data")
 	os.Mkdir(secretDir, 0o755)
-	os.WriteFile(filepath.Join(secretDir, "jwt-secret"), []byte("file-secret\n"), 0o600)
+	os.WriteFile(filepath.Join(secretDir, "jwt-secret"), []byte("file-secret-0123456789abcdef0123456789\n"), 0o600)
 	dbFlag := "sqlite:" + filepath.Join(secretDir, "commerce.db")
 
-	fileKeys, _ := auth.New([]byte("file-secret"))
+	fileKeys, _ := auth.New([]byte("file-secret-0123456789abcdef0123456789"))
 	srv, subjects := fakeLoadTarget(t, fileKeys)
 	apiToken, _ := fileKeys.Issue(commerce.Claims{Subject: "api", Scopes: []string{commerce.ScopeAPI}}, time.Now(), time.Hour)
 	adminToken, _ := fileKeys.Issue(commerce.Claims{Subject: "given", Scopes: []string{commerce.ScopeAdmin}}, time.Now(), time.Hour)
@@ -77,8 +77,8 @@ func TestLoadCommand(t *testing.T) {
 		{"token minted from the secret file, flags after DIR", []string{dataDir, "--url", srv.URL, "--db", dbFlag}, nil, "", "loader"},
 		{"url and token from the environment", []string{dataDir}, map[string]string{"COMMERCE_URL": srv.URL, "COMMERCE_TOKEN": adminToken}, "", "given"},
 		{"token flag wins over the environment", []string{"--token", adminToken, "--url", srv.URL, dataDir}, map[string]string{"COMMERCE_TOKEN": "junk"}, "", "given"},
-		{"token from COMMERCE_JWT_SECRET", []string{"--url", srv.URL, dataDir}, map[string]string{"COMMERCE_JWT_SECRET": "file-secret", "COMMERCE_DB": "sqlite:" + filepath.Join(work, "none", "x.db")}, "", "loader"},
-		{"wrong secret is fatal", []string{"--url", srv.URL, "--jwt-secret", "other", dataDir}, nil, "refused the token", ""},
+		{"token from COMMERCE_JWT_SECRET", []string{"--url", srv.URL, dataDir}, map[string]string{"COMMERCE_JWT_SECRET": "file-secret-0123456789abcdef0123456789", "COMMERCE_DB": "sqlite:" + filepath.Join(work, "none", "x.db")}, "", "loader"},
+		{"wrong secret is fatal", []string{"--url", srv.URL, "--jwt-secret", "other-secret-0123456789abcdef0123456789", dataDir}, nil, "refused the token", ""},
 		{"api token is fatal", []string{"--url", srv.URL, "--token", apiToken, dataDir}, nil, "admin scope", ""},
 		{"no token and no secret", []string{"--url", srv.URL, "--db", "sqlite:" + filepath.Join(work, "none", "x.db"), dataDir}, nil, "no token", ""},
 		{"unreachable service", []string{"--url", "http://127.0.0.1:1", "--db", dbFlag, dataDir}, nil, "cannot reach", ""},

@@ -125,7 +125,7 @@ func TestConfigPrecedence(t *testing.T) {
 	dir := t.TempDir()
 	env := map[string]string{
 		"COMMERCE_DB":         "sqlite:" + filepath.Join(dir, "env.db"),
-		"COMMERCE_JWT_SECRET": "from-env",
+		"COMMERCE_JWT_SECRET": "from-env-0123456789abcdef0123456789",
 	}
 	getenv := func(k string) string { return env[k] }
 	var out bytes.Buffer
@@ -133,16 +133,16 @@ func TestConfigPrecedence(t *testing.T) {
 	if err := run(context.Background(), []string{"token", "--scope", "api"}, getenv, &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	keys, _ := auth.New([]byte("from-env"))
+	keys, _ := auth.New([]byte("from-env-0123456789abcdef0123456789"))
 	if _, err := keys.Verify(strings.TrimSpace(out.String())); err != nil {
 		t.Errorf("token not signed with COMMERCE_JWT_SECRET: %v", err)
 	}
 	// The flag wins over the environment.
 	out.Reset()
-	if err := run(context.Background(), []string{"token", "--scope", "api", "--jwt-secret", "from-flag"}, getenv, &out, io.Discard); err != nil {
+	if err := run(context.Background(), []string{"token", "--scope", "api", "--jwt-secret", "from-flag-0123456789abcdef0123456789"}, getenv, &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	keys, _ = auth.New([]byte("from-flag"))
+	keys, _ = auth.New([]byte("from-flag-0123456789abcdef0123456789"))
 	if _, err := keys.Verify(strings.TrimSpace(out.String())); err != nil {
 		t.Errorf("token not signed with --jwt-secret: %v", err)
 	}
@@ -163,8 +163,8 @@ func TestCommandErrors(t *testing.T) {
 	}{
 		{"no command", nil},
 		{"unknown command", []string{"frobnicate"}},
-		{"token without scope", []string{"token", "--jwt-secret", "s"}},
-		{"token with bad scope", []string{"token", "--scope", "root", "--jwt-secret", "s"}},
+		{"token without scope", []string{"token", "--jwt-secret", testSecret}},
+		{"token with bad scope", []string{"token", "--scope", "root", "--jwt-secret", testSecret}},
 		{"bad db", []string{"migrate", "--db", "mysql://x"}},
 		{"negative cart ttl", []string{"serve", "--cart-ttl", "-1h"}},
 		{"bad reservation ttl", []string{"serve", "--reservation-ttl", "soon"}},

@@ -18,23 +18,15 @@ import (
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var c config
 	fs := newFlagSet("serve", stderr)
-	fs.StringVar(&c.addr, "addr", envOr(getenv, "COMMERCE_ADDR", "localhost:8080"), "listen address (env COMMERCE_ADDR)")
-	fs.StringVar(&c.nats, "nats", getenv("COMMERCE_NATS_URL"), "NATS URL; when set, events are published to JetStream (env COMMERCE_NATS_URL)")
-	c.storageFlags(fs, getenv)
-	cartTTL, err := envDuration(getenv, "COMMERCE_CART_TTL", 7*24*time.Hour)
-	if err != nil {
+	fs.StringVar(&c.addr, "addr", "localhost:8080", "listen address (env COMMERCE_ADDR)")
+	fs.StringVar(&c.nats, "nats", "", "NATS URL; when set, events are published to JetStream (env COMMERCE_NATS_URL)")
+	c.storageFlags(fs)
+	cartTTL := fs.Duration("cart-ttl", 7*24*time.Hour, "a cart expires this long after its last change (env COMMERCE_CART_TTL)")
+	reservationTTL := fs.Duration("reservation-ttl", 24*time.Hour, "a stock reservation holds this long (env COMMERCE_RESERVATION_TTL)")
+	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
 	}
-	reservationTTL, err := envDuration(getenv, "COMMERCE_RESERVATION_TTL", 24*time.Hour)
-	if err != nil {
-		return err
-	}
-	fs.DurationVar(&cartTTL, "cart-ttl", cartTTL, "a cart expires this long after its last change (env COMMERCE_CART_TTL)")
-	fs.DurationVar(&reservationTTL, "reservation-ttl", reservationTTL, "a stock reservation holds this long (env COMMERCE_RESERVATION_TTL)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if cartTTL <= 0 || reservationTTL <= 0 {
+	if *cartTTL <= 0 || *reservationTTL <= 0 {
 		return fmt.Errorf("--cart-ttl and --reservation-ttl must be positive")
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
@@ -45,7 +37,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	keys, err := auth.New(secret)
 	if err != nil {
-		return err
+		return fmt.Errorf("serve: %w", err)
 	}
 	db, err := c.openDB(ctx, time.Now)
 	if err != nil {
@@ -54,14 +46,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	defer db.Close()
 
 	a, err := app.New(app.Options{DB: db, Keys: keys, Logger: logger, NATSURL: c.nats,
-		CartTTL: cartTTL, ReservationTTL: reservationTTL})
+		CartTTL: *cartTTL, ReservationTTL: *reservationTTL})
 	if err != nil {
-		return err
+		return fmt.Errorf("assemble the service: %w", err)
 	}
 
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
-		return err
+		return fmt.Errorf("listen on --addr %s: %w", c.addr, err)
 	}
 	httpSrv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second}
@@ -98,8 +90,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 func migrate(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	var c config
 	fs := newFlagSet("migrate", stderr)
-	c.storageFlags(fs, getenv)
-	if err := fs.Parse(args); err != nil {
+	c.storageFlags(fs)
+	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
 	}
 	db, err := c.openDB(ctx, time.Now)
@@ -107,5 +99,8 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 		return err
 	}
 	fmt.Fprintln(stderr, "migrations applied")
-	return db.Close()
+	if err := db.Close(); err != nil {
+		return fmt.Errorf("close the database: %w", err)
+	}
+	return nil
 }

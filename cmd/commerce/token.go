@@ -13,14 +13,14 @@ import (
 func token(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var c config
 	fs := newFlagSet("token", stderr)
-	c.storageFlags(fs, getenv)
+	c.storageFlags(fs)
 	scope := fs.String("scope", "", "admin or api (required)")
 	sub := fs.String("sub", "", "subject (sub claim); default: the scope")
 	customerID := fs.String("customer-id", "", "customerId claim")
 	customerType := fs.String("customer-type", "", "customerType claim (VIP, B2B, B2C, ...)")
 	country := fs.String("country", "", "country claim (ISO 3166-1 alpha-2)")
 	ttl := fs.Duration("ttl", 24*time.Hour, "validity")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
 	}
 	if *scope != commerce.ScopeAdmin && *scope != commerce.ScopeAPI {
@@ -38,13 +38,15 @@ func token(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 	}
 	keys, err := auth.New(secret)
 	if err != nil {
-		return err
+		return fmt.Errorf("token: %w", err)
 	}
 	tok, err := keys.Issue(commerce.Claims{Subject: *sub, Scopes: []string{*scope}, CustomerID: *customerID,
 		CustomerType: *customerType, Country: *country}, time.Now(), *ttl)
 	if err != nil {
-		return err
+		return fmt.Errorf("sign the token: %w", err)
 	}
-	_, err = fmt.Fprintln(stdout, tok)
-	return err
+	if _, err := fmt.Fprintln(stdout, tok); err != nil {
+		return fmt.Errorf("write the token: %w", err)
+	}
+	return nil
 }

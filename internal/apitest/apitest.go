@@ -19,7 +19,7 @@ import (
 )
 
 // Secret is the JWT secret of test servers.
-const Secret = "test-secret-0123456789"
+const Secret = "test-secret-0123456789abcdef0123456789"
 
 // Server is a running service.
 type Server struct {

@@ -1,0 +1,53 @@
+# Every routine task in one place; `make help` lists them. The scripts
+# behind them live in .ci/ (CI runs .ci/run).
+
+GO    ?= go
+BIN   ?= bin/commerce
+# make bench PKG=./promotion/engine/ BENCH=Evaluate
+PKG   ?= ./...
+BENCH ?= .
+SAMPLE ?= ../shared/data/microbase-sample
+
+.PHONY: help build serve test test-race test-postgres load token lint tools bench walkthrough ci clean
+
+help: ## list the targets
+	@awk 'BEGIN { FS = ":.*## " } /^[a-z-]+:.*## / { printf "  %-14s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
+
+build: ## build the binary into bin/commerce
+	$(GO) build -o $(BIN) ./cmd/commerce
+
+serve: ## run the whole service on localhost:8080, data in ./data/ (README: the two commands)
+	$(GO) run ./cmd/commerce serve
+
+test: ## the tests on SQLite (PostgreSQL and NATS tests skip unless configured)
+	$(GO) test ./...
+
+test-race: ## the tests on SQLite with the race detector
+	$(GO) test -race ./...
+
+test-postgres: ## the whole suite with -race on SQLite, PostgreSQL and NATS, on a fresh database (as CI)
+	bash .ci/test-postgres
+
+load: ## load the sample data into a running service (see README)
+	$(GO) run ./cmd/commerce load --fix-spelling $(SAMPLE)
+
+token: ## print an admin token for the local service
+	@$(GO) run ./cmd/commerce token --scope admin
+
+lint: ## go mod tidy -diff, gofmt, go vet, staticcheck and govulncheck (pinned in .ci/lib.sh)
+	bash .ci/lint
+
+tools: ## install the pinned staticcheck and govulncheck (lint does it on first use)
+	bash -c '. .ci/lib.sh && tool "$$STATICCHECK" && tool "$$GOVULNCHECK"'
+
+bench: ## the Go benchmarks (PKG=./promotion/engine/ BENCH=Evaluate to narrow; BENCHMARKS.md has the numbers)
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem $(PKG)
+
+walkthrough: ## run README's walk-through against a freshly built binary and the sample data
+	bash .ci/walkthrough
+
+ci: ## what CI runs: lint, the suite on both stores, a smoke test, the walk-through
+	bash .ci/run
+
+clean: ## remove bin/
+	rm -rf bin

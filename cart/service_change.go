@@ -1,0 +1,192 @@
+package cart
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"math/rand/v2"
+	"time"
+
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/event"
+)
+
+// change describes a change of a cart for Service.change.
+type change struct {
+	op   string // the operation, e.g. "cart.addToCart"
+	data any    // the request's arguments, for the event
+	// noData: cart_not_found without data (addToCart, removeFromCart,
+	// calculateCart).
+	noData bool
+	// event is the type of the event emitted (event.Update when empty).
+	event string
+	// frozen: a cart that is not ACTIVE is returned as it stands rather
+	// than refused (calculateCart).
+	frozen bool
+	// emitIfChanged: emit only when the computed state changed.
+	emitIfChanged bool
+	// prepare changes the cart in memory; it may call the other areas.
+	// It runs outside any transaction and may run more than once.
+	prepare func(c *Cart, now time.Time) error
+	// authorize runs once the round's change is computed, outside any
+	// transaction, right before the transaction that stores it: a remote
+	// effect the transaction relies on (checkout authorises the payment).
+	// It runs once per round, never again when that transaction is retried
+	// (Store.Update may run its function more than once). When the
+	// transaction fails, or finds the cart moved (the round then starts
+	// again), the undo it returned runs before (checkout voids the
+	// authorisation). A change with authorize runs at most
+	// maxAuthorizedRounds rounds.
+	authorize func(c *Cart) (undo func(), err error)
+	// commit makes the change's effects on the stock through tx, in the
+	// transaction that stores the cart; it calls nothing else that reads
+	// the database (see Service.change).
+	commit func(tx Tx, c *Cart, now time.Time) error
+}
+
+// maxAttempts bounds the rounds of a change that keeps finding its cart
+// changed by others (each lost round means another change committed).
+const maxAttempts = 64
+
+// maxAuthorizedRounds bounds the rounds of a change with an authorisation:
+// each round authorises (and voids) a payment with the provider again.
+const maxAuthorizedRounds = 4
+
+// errStale tells change that the cart moved since it was read.
+var errStale = errors.New("cart changed since read")
+
+// change runs a change of the cart id in two steps.
+//
+// First, outside any transaction, it reads the cart, checks the caller
+// may use it and that it is ACTIVE, and lets o.prepare change it in memory;
+// for a cart still ACTIVE the promotions and taxes are then recalculated.
+// Every call to another area (catalog, promotions, taxes, shipping) happens
+// in this step, on connections of their own; then o.authorize, if any,
+// makes its remote call.
+//
+// Then one transaction locks the cart's row and, if its version is still
+// the one read, runs o.commit (stock reservations, on the transaction's
+// connection), reads the reservations back (those still holding units),
+// moves the expiration to now + TTL and stores the cart with its event.
+// When the version moved, another change committed in between: the
+// authorisation is undone and the whole change runs again on the new cart
+// (at most maxAttempts times, maxAuthorizedRounds with an authorisation;
+// then concurrent_modification).
+//
+// Why not compute under the lock: the other areas read through their own
+// connections. A transaction holding a connection (and the cart's row)
+// while waiting for a second one deadlocks once every connection of the
+// pool is held by such transactions, which a burst of parallel requests
+// on one cart is enough for; and a remote call must never hold a row lock.
+// Here a transaction needs exactly one connection, and no lost update is
+// possible: a cart is stored only over the version its change was
+// computed from.
+func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error) {
+	cl, _ := commerce.ClaimsFrom(ctx)
+	rounds := maxAttempts
+	if o.authorize != nil {
+		rounds = maxAuthorizedRounds
+	}
+	for attempt := 1; ; attempt++ {
+		now := s.clock()
+		c, err := s.store.Cart(ctx, id)
+		if err == nil && !canUse(cl, c) {
+			err = NotFound(id)
+		}
+		if err != nil {
+			if o.noData && commerce.ErrorCode(err) == commerce.ECartNotFound {
+				return nil, &commerce.Error{Code: commerce.ECartNotFound, Message: "no cart with id " + id}
+			}
+			return nil, err
+		}
+		if c.Status == StatusActive && !now.Before(c.ExpirationTime) {
+			if c, err = s.expireID(ctx, id); err != nil {
+				return nil, err
+			}
+		}
+		if c.Status != StatusActive {
+			if o.frozen {
+				return c, nil
+			}
+			return nil, notActive(c.Status)
+		}
+		var before []byte
+		if o.emitIfChanged {
+			before = computed(c)
+		}
+		if o.prepare != nil {
+			if err := o.prepare(c, now); err != nil {
+				return nil, err
+			}
+		}
+		if err := s.recalc(ctx, c); err != nil {
+			return nil, err
+		}
+		var undo func()
+		if o.authorize != nil {
+			if undo, err = o.authorize(c); err != nil {
+				return nil, err
+			}
+		}
+		version := c.Version
+		err = s.store.Update(ctx, func(tx Tx) error {
+			c.Version, c.Status, c.Payment = version, StatusActive, nil // fn may run again
+			locked, err := tx.LockVersion(ctx, id)
+			if err != nil {
+				return err
+			}
+			if locked != version {
+				return errStale
+			}
+			if o.commit != nil {
+				if err := o.commit(tx, c, now); err != nil {
+					return err
+				}
+			}
+			if c.Status == StatusActive {
+				rs, err := tx.Stock().Reservations(ctx, c.ID)
+				if err != nil {
+					return err
+				}
+				setReserves(c, rs)
+				c.DropLapsed(now)
+			}
+			c.ExpirationTime, c.UpdatedAt = now.Add(s.ttl), now
+			if err := tx.Save(ctx, c); err != nil {
+				return err
+			}
+			if o.emitIfChanged && bytes.Equal(before, computed(c)) {
+				return nil
+			}
+			payload := map[string]any{"operation": o.op, "data": o.data, "new": Render(c, CalculateForm)}
+			if c.Payment != nil {
+				// paymentData may hold what a provider needs (card tokens):
+				// it stays in the stored cart, never in the event log.
+				rec := *c.Payment
+				rec.Data = nil
+				payload["payment"] = rec
+			}
+			return emit(tx, cmp.Or(o.event, event.Update), now, payload)
+		})
+		if err != nil && undo != nil {
+			undo()
+		}
+		if !errors.Is(err, errStale) {
+			if err != nil {
+				return nil, err
+			}
+			c.DropLapsed(s.clock())
+			return c, nil
+		}
+		if attempt == rounds {
+			return nil, commerce.Errorf(commerce.EConcurrentMod, "cart %s keeps changing", id)
+		}
+		// A short random pause spreads the retries of parallel changes.
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Duration(rand.IntN(1000*min(attempt, 10))) * time.Microsecond):
+		}
+	}
+}

@@ -1,0 +1,205 @@
+package cart
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/money"
+	"github.com/commercekit/commerce/payment"
+)
+
+// voidTimeout bounds the void of a failed checkout's authorisation, which
+// runs even when the request's context has ended.
+const voidTimeout = 30 * time.Second
+
+// Checkout is cart.checkout (CONTRACT.md sections 10 and 14). It applies
+// the optional shippingAddress (available methods as setShippingAddress),
+// shippingMethod and billingAddress, then needs, in this order: entries
+// (validation_error), a shipping address (shipping_address_notset), a
+// shipping method still available for the address and currency, at its
+// current rate (invalid_shipping_method), and every entry's product still
+// salable (product_not_found, product_discontinued). Billing defaults to
+// same as shipping.
+//
+// The flow, so that no authorisation is left behind by a checkout that
+// fails:
+//
+//  1. The cart is validated and computed as it will be checked out
+//     (promotions, taxes, shipping), outside any transaction.
+//  2. The payment provider named by paymentId authorises the total
+//     (beforeTax + tax, shipping included) with the client's paymentData,
+//     once, outside any transaction, under a new idempotency key: one key
+//     per checkout attempt. A refusal is payment_failed (402, data
+//     {provider, code, message}) and changes nothing: the cart stays
+//     ACTIVE, the stock untouched.
+//  3. One transaction locks the cart, checks that it is still the version
+//     computed in step 1, turns the reservations into a decrement of the
+//     stock (not_enough_stock when a released one can no longer be taken),
+//     stores the payment record and the CHECKED_OUT status and emits
+//     CHECKOUT on CARTS with {operation, data (the arguments without
+//     paymentData), new, payment (the record without paymentData)}. A
+//     retried transaction (a serialization failure) runs this step again,
+//     never step 2.
+//  4. When that transaction fails, the authorisation is voided (key
+//     "<key>:void") before the error is returned; when the cart moved
+//     meanwhile, it is voided and the checkout starts again from step 1
+//     (a few times at most, then concurrent_modification). A void that
+//     fails is logged with the provider's reference, to be voided by hand.
+//
+// The entries' reserves then show the reservations committed.
+// Errors also: validation_error, cart_not_found (data: the id),
+// cart_not_active (a second checkout among others), invalid_country,
+// invalid_state, payment_failed.
+func (s *Service) Checkout(ctx context.Context, in CheckoutInput) (*Cart, error) {
+	var p commerce.Problems
+	if in.CartID == "" {
+		p.Add("cartId", "required")
+	}
+	var provider payment.Provider
+	if in.PaymentID == "" {
+		p.Add("paymentId", "required")
+	} else if pr, err := s.deps.Payments.Provider(in.PaymentID); err != nil {
+		p.AddErr(err)
+	} else {
+		provider = pr
+	}
+	switch b := bytes.TrimSpace(in.PaymentData); {
+	case len(b) == 0 || string(b) == "null":
+		p.Add("paymentData", "required")
+	case b[0] != '{' || !json.Valid(b):
+		p.Add("paymentData", "must be an object")
+	}
+	ship, _ := addressArg(&p, "shippingAddress", in.ShippingAddress, false)
+	methodID := methodArg(&p, "shippingMethod", in.ShippingMethod)
+	bill, sameBill := addressArg(&p, "billingAddress", in.BillingAddress, true)
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	for _, a := range []struct {
+		path string
+		addr *Address
+	}{{"shippingAddress", ship}, {"billingAddress", bill}} {
+		if a.addr != nil {
+			if err := a.addr.CheckPlace(a.path); err != nil {
+				return nil, err
+			}
+		}
+	}
+	data := in
+	data.PaymentData = nil
+	var rec payment.Record
+	return s.change(ctx, in.CartID, change{op: "cart.checkout", data: data, event: event.Checkout,
+		prepare: func(c *Cart, _ time.Time) error {
+			return s.prepareCheckout(ctx, c, ship, methodID, bill, sameBill)
+		},
+		authorize: func(c *Cart) (undo func(), err error) {
+			rec, undo, err = s.authorize(ctx, provider, in.PaymentID, c, in.PaymentData)
+			return undo, err
+		},
+		commit: func(tx Tx, c *Cart, _ time.Time) error {
+			committed, err := tx.Stock().CommitCart(ctx, c.ID)
+			if err != nil {
+				return err
+			}
+			setReserves(c, committed)
+			pay := rec
+			c.Payment = &pay
+			c.Status = StatusCheckedOut
+			return nil
+		},
+	})
+}
+
+// prepareCheckout applies checkout's arguments to the cart in memory and
+// checks that it can be checked out (step 1 of Checkout).
+func (s *Service) prepareCheckout(ctx context.Context, c *Cart, ship *Address, methodID string, bill *Address, sameBill bool) error {
+	if ship != nil {
+		if _, err := s.shipTo(ctx, c, ship); err != nil {
+			return err
+		}
+	}
+	if len(c.Items) == 0 {
+		return commerce.Invalid("cartId: the cart has no entries to check out")
+	}
+	if err := s.checkSalable(ctx, c); err != nil {
+		return err
+	}
+	if c.ShippingAddress == nil {
+		return &commerce.Error{Code: commerce.EShippingAddressNotset, Message: "the cart has no shipping address"}
+	}
+	id := methodID
+	switch {
+	case id != "":
+	case c.ShippingMethod != nil:
+		id = c.ShippingMethod.ID // checked again: it may have changed or gone
+	default:
+		return &commerce.Error{Code: commerce.EInvalidShippingMethod, Message: "the cart has no shipping method"}
+	}
+	if err := s.shipWith(ctx, c, id); err != nil {
+		return err
+	}
+	switch {
+	case bill != nil:
+		c.BillingAddress, c.BillingSameAsShipping = bill, false
+	case sameBill || c.Billing() == nil:
+		return billTo(c, nil, true, commerce.EShippingAddressNotset)
+	}
+	return nil
+}
+
+// checkSalable fails checkout when an entry's product was removed, made
+// DRAFT or DISCONTINUED since it was added.
+func (s *Service) checkSalable(ctx context.Context, c *Cart) error {
+	ids := make([]string, len(c.Items))
+	for i, e := range c.Items {
+		ids[i] = e.ProductID
+	}
+	products, err := s.deps.Catalog.Products(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("checkout: %w", err)
+	}
+	for _, id := range ids {
+		if _, err := salable(products, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// authorize has the provider id authorise the computed cart's total once,
+// under a new idempotency key (step 2 of Checkout), and returns the
+// payment record and the function that voids the authorisation.
+func (s *Service) authorize(ctx context.Context, provider payment.Provider, id string, c *Cart, data json.RawMessage) (payment.Record, func(), error) {
+	prec, err := money.Precision(c.Currency)
+	if err != nil {
+		return payment.Record{}, nil, fmt.Errorf("checkout: %w", err)
+	}
+	key := "checkout-" + commerce.NewID()
+	a, err := provider.Authorize(ctx, payment.AuthorizeRequest{
+		IdempotencyKey: key, CartID: c.ID, CustomerID: c.CustomerID,
+		Amount: c.BeforeTax + c.Tax, Currency: c.Currency, Precision: prec, Data: data,
+	})
+	if err != nil {
+		return payment.Record{}, nil, err
+	}
+	cartID := c.ID
+	undo := func() { s.void(ctx, provider, id, cartID, key, a.Reference) }
+	return payment.NewRecord(id, a), undo, nil
+}
+
+// void cancels the authorisation of a checkout that failed (step 4 of
+// Checkout), even when the request's context has ended; a failure is
+// logged, with what is needed to void it by hand.
+func (s *Service) void(ctx context.Context, provider payment.Provider, id, cartID, key, reference string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), voidTimeout)
+	defer cancel()
+	if _, err := provider.Void(ctx, payment.VoidRequest{IdempotencyKey: key + ":void", Reference: reference}); err != nil {
+		s.logger().Error("checkout failed and its payment authorisation could not be voided: void it with the provider",
+			"provider", id, "reference", reference, "cart", cartID, "err", err)
+	}
+}

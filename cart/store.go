@@ -1,0 +1,50 @@
+package cart
+
+import (
+	"context"
+	"time"
+
+	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/stock"
+)
+
+// Store keeps the carts (implemented by package sqldb).
+type Store interface {
+	// Update runs fn in one write transaction and commits it with the
+	// events fn emitted; fn's error rolls everything back and is returned.
+	// fn may be run more than once (a transient conflict of the database),
+	// so it must have no effect outside the transaction.
+	Update(ctx context.Context, fn func(tx Tx) error) error
+	// Cart returns the stored cart, without locking it.
+	// Errors: cart_not_found (data: the id).
+	Cart(ctx context.Context, id string) (*Cart, error)
+}
+
+// Tx is a write transaction of the cart store.
+type Tx interface {
+	// Emit queues an event, committed with the transaction.
+	Emit(e event.Event)
+	// Stock gives the stock reservations inside this transaction, so that
+	// a reservation commits or rolls back with the cart's change.
+	Stock() stock.Tx
+	// Lock returns the cart and holds its row until the transaction ends,
+	// so that changes of one cart are serialised across processes.
+	// Errors: cart_not_found (data: the id).
+	Lock(ctx context.Context, id string) (*Cart, error)
+	// LockVersion holds the cart's row as Lock does and returns only its
+	// version (a change computed outside the transaction checks it).
+	// Errors: cart_not_found (data: the id).
+	LockVersion(ctx context.Context, id string) (int64, error)
+	// Insert stores a new cart and sets its Version to 1.
+	// Errors: duplicate_key when a cart with the id exists.
+	Insert(ctx context.Context, c *Cart) error
+	// Save stores c over the version it was read with (c.Version) and
+	// increments c.Version.
+	// Errors: concurrent_modification when the stored version moved
+	// (which the row lock prevents; it is a safety net), or the cart is
+	// not stored.
+	Save(ctx context.Context, c *Cart) error
+	// Expired returns, locked, up to limit ACTIVE carts whose expiration
+	// time is at or before now, oldest expiration first.
+	Expired(ctx context.Context, now time.Time, limit int) ([]*Cart, error)
+}

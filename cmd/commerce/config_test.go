@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// testSecret is a JWT secret of the required length.
+const testSecret = "cmd-test-secret-0123456789abcdef"
+
+// Issue 9 defect 8: a flag beats its environment variable, which is not
+// even parsed when the flag is given.
+func TestFlagBeatsEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{
+		"COMMERCE_CART_TTL":        "bogus",
+		"COMMERCE_RESERVATION_TTL": "-5m",
+		"COMMERCE_ADDR":            "not an address",
+		"COMMERCE_DB":              "mysql://nowhere",
+		"COMMERCE_JWT_SECRET":      "short",
+		"COMMERCE_REGEX_TIMEOUT":   "never",
+		"COMMERCE_SQLITE_SYNC":     "off",
+	}
+	base, stop := startServe(t, []string{"--cart-ttl", "1h", "--reservation-ttl", "30m",
+		"--db", "sqlite:" + filepath.Join(dir, "c.db"), "--jwt-secret", testSecret, "--regex-timeout", "3s", "--sqlite-sync", "normal"}, env)
+	res, err := http.Get(base + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Errorf("healthz: got %d", res.StatusCode)
+	}
+	if err := stop(); err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+}
+
+// Without its flag, a bad environment variable is an error naming it.
+func TestBadEnvironmentVariable(t *testing.T) {
+	for _, tc := range []struct{ name, value string }{
+		{"COMMERCE_CART_TTL", "bogus"},
+		{"COMMERCE_RESERVATION_TTL", "soon"},
+		{"COMMERCE_REGEX_TIMEOUT", "never"},
+		{"COMMERCE_SQLITE_SYNC", "off"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := map[string]string{tc.name: tc.value, "COMMERCE_JWT_SECRET": testSecret,
+				"COMMERCE_DB": "sqlite:" + filepath.Join(t.TempDir(), "c.db")}
+			err := run(context.Background(), []string{"serve", "--addr", "127.0.0.1:0"}, func(k string) string { return env[k] }, io.Discard, io.Discard)
+			if err == nil || !strings.Contains(err.Error(), tc.name) {
+				t.Errorf("got %v, want an error naming %s", err, tc.name)
+			}
+		})
+	}
+}
+
+// Issue 9 defect 10: serve, token and load refuse a JWT secret under 32
+// bytes, from the flag, the environment or the secret file, and say why.
+func TestShortSecretRefused(t *testing.T) {
+	dir := t.TempDir()
+	db := "sqlite:" + filepath.Join(dir, "data", "c.db")
+	os.MkdirAll(filepath.Join(dir, "data"), 0o755)
+	os.WriteFile(filepath.Join(dir, "data", "jwt-secret"), []byte("x\n"), 0o600)
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  map[string]string
+	}{
+		{"serve flag", []string{"serve", "--addr", "127.0.0.1:0", "--db", db, "--jwt-secret", "x"}, nil},
+		{"serve env", []string{"serve", "--addr", "127.0.0.1:0", "--db", db}, map[string]string{"COMMERCE_JWT_SECRET": strings.Repeat("s", 31)}},
+		{"serve file", []string{"serve", "--addr", "127.0.0.1:0", "--db", db}, nil},
+		{"token flag", []string{"token", "--scope", "api", "--db", db, "--jwt-secret", "x"}, nil},
+		{"token env", []string{"token", "--scope", "api", "--db", db}, map[string]string{"COMMERCE_JWT_SECRET": "x"}},
+		{"token file", []string{"token", "--scope", "api", "--db", db}, nil},
+		{"load", []string{"load", "--url", "http://127.0.0.1:1", "--jwt-secret", "x", dir}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// A serve that (wrongly) starts stops after a while, to fail
+			// rather than hang.
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			var out bytes.Buffer
+			err := run(ctx, tc.args, func(k string) string { return tc.env[k] }, &out, io.Discard)
+			if err == nil || !strings.Contains(err.Error(), "at least 32 bytes") {
+				t.Fatalf("got %v, want an error saying at least 32 bytes", err)
+			}
+			if out.Len() != 0 {
+				t.Errorf("stdout = %q, want nothing", out.String())
+			}
+		})
+	}
+	// A generated secret is long enough.
+	gen := "sqlite:" + filepath.Join(t.TempDir(), "c.db")
+	_, stop := startServe(t, []string{"--db", gen}, nil)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"token", "--scope", "api", "--db", gen}, func(string) string { return "" }, &out, io.Discard); err != nil || out.Len() == 0 {
+		t.Errorf("token with the generated secret: %v", err)
+	}
+}

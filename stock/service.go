@@ -1,0 +1,257 @@
+package stock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/event"
+)
+
+// Service is the stock area's use cases.
+type Service struct {
+	store   Store
+	catalog Catalog
+	now     func() time.Time
+	ttl     time.Duration
+}
+
+// NewService returns the service over store, checking products against
+// catalog, with the clock now (time.Now when nil) and the reservation
+// lifetime ttl (DefaultTTL when 0 or less).
+func NewService(store Store, catalog Catalog, now func() time.Time, ttl time.Duration) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	if ttl <= 0 {
+		ttl = DefaultTTL
+	}
+	return &Service{store: store, catalog: catalog, now: now, ttl: ttl}
+}
+
+// TTL is how long a new reservation holds its units.
+func (s *Service) TTL() time.Duration { return s.ttl }
+
+// errNoCatalog is the internal error of a service built without a catalog.
+var errNoCatalog = errors.New("stock: no catalog to check products against")
+
+// Create is stock.create: a new record of the pair with the quantity on
+// hand and nothing reserved, and CREATE on STOCK with {new, data}. The
+// product must exist in the catalog, whatever its status (stock may be
+// recorded for a DRAFT product before it goes ONLINE); warehouses are not
+// resources of their own, and a warehouseId is a code people type
+// (normalised to NFC, see commerce.Key).
+// Errors: validation_error, product_not_found (data: the productId; nothing
+// is stored), duplicate_key (see Duplicate).
+func (s *Service) Create(ctx context.Context, in CreateInput) (Stock, error) {
+	k, err := checkInput(in.ProductID, in.WarehouseID, in.Quantity)
+	if err != nil {
+		return Stock{}, err
+	}
+	if s.catalog == nil {
+		return Stock{}, commerce.Errorf(commerce.EInternal, "create stock: %w", errNoCatalog)
+	}
+	exists, err := s.catalog.ProductExists(ctx, k.ProductID)
+	if err != nil {
+		return Stock{}, fmt.Errorf("create stock: product %s: %w", k.ProductID, err)
+	}
+	if !exists {
+		return Stock{}, ProductNotFound(k.ProductID)
+	}
+	st := Stock{ProductID: k.ProductID, WarehouseID: k.WarehouseID, Quantity: *in.Quantity}
+	err = s.store.Update(ctx, func(tx Tx) error {
+		if err := tx.Create(ctx, st); err != nil {
+			return err
+		}
+		return s.emit(tx, event.Create, map[string]any{"new": st, "data": in})
+	})
+	if err != nil {
+		return Stock{}, fmt.Errorf("create stock: %w", err)
+	}
+	return st, nil
+}
+
+// Update is stock.update: it sets the quantity on hand (an absolute value,
+// not a delta) and emits UPDATE on STOCK with {data, old, new}. A quantity
+// below what carts hold reserved is a validation_error and changes
+// nothing: the stock is never oversold, and reservations are not cancelled
+// behind their carts' backs (release them, or wait for them to expire,
+// first). Reservations whose time has passed hold nothing: they are
+// released first when the quantity would be below them.
+// Errors: validation_error, stock_not_found.
+func (s *Service) Update(ctx context.Context, in UpdateInput) (Stock, error) {
+	k, err := checkInput(in.ProductID, in.WarehouseID, in.Quantity)
+	if err != nil {
+		return Stock{}, err
+	}
+	q := *in.Quantity
+	var out Stock
+	err = s.store.Update(ctx, func(tx Tx) error {
+		old, err := tx.Lock(ctx, k)
+		if err != nil {
+			return err
+		}
+		if q < old.Reserved {
+			if _, err := tx.ReleaseExpired(ctx, k, s.now()); err != nil {
+				return err
+			}
+		}
+		if out, err = tx.SetQuantity(ctx, k, q); err != nil {
+			return err
+		}
+		return s.emit(tx, event.Update, map[string]any{"data": in, "old": old, "new": out})
+	})
+	if err != nil {
+		return Stock{}, fmt.Errorf("update stock: %w", err)
+	}
+	return out, nil
+}
+
+// Info is stock.info. Errors: validation_error, stock_not_found.
+func (s *Service) Info(ctx context.Context, in InfoInput) (Stock, error) {
+	var p commerce.Problems
+	k := checkKey(&p, in.ProductID, in.WarehouseID)
+	if err := p.Err(); err != nil {
+		return Stock{}, err
+	}
+	return s.store.Stock(ctx, k)
+}
+
+// Reserve reserves r.Quantity units of (r.ProductID, r.WarehouseID) for the
+// cart entry (r.CartID, r.ItemID) in the caller's transaction tx, for the
+// service's TTL from now. Reservations past their time are free: when too
+// few units are available, those of the product and warehouse are released
+// (Tx.ReleaseExpired) and the reservation is tried again, so that no unit
+// waits for the sweep. It returns the reservation with its new ID and
+// ExpirationTime (UTC, to the millisecond, as stored).
+// Errors: validation_error (an id missing, quantity not positive),
+// not_enough_stock.
+func (s *Service) Reserve(ctx context.Context, tx Tx, r Reservation) (Reservation, error) {
+	var p commerce.Problems
+	k := checkKey(&p, r.ProductID, r.WarehouseID)
+	if strings.TrimSpace(r.CartID) == "" {
+		p.Add("cartId", "required")
+	}
+	if strings.TrimSpace(r.ItemID) == "" {
+		p.Add("itemId", "required")
+	}
+	if r.Quantity <= 0 {
+		p.Add("quantity", "must be a positive integer")
+	}
+	if err := p.Err(); err != nil {
+		return Reservation{}, err
+	}
+	now := s.now()
+	r.ID = commerce.NewID()
+	r.WarehouseID = k.WarehouseID
+	r.ExpirationTime = now.Add(s.ttl).UTC().Truncate(time.Millisecond)
+	r.Expired = false
+	err := tx.Reserve(ctx, r)
+	if commerce.ErrorCode(err) == commerce.ENotEnoughStock {
+		released, rerr := tx.ReleaseExpired(ctx, k, now)
+		if rerr != nil {
+			return Reservation{}, rerr
+		}
+		if released > 0 {
+			err = tx.Reserve(ctx, r)
+		}
+	}
+	if err != nil {
+		return Reservation{}, err
+	}
+	return r, nil
+}
+
+// Release gives back quantity units reserved by a cart entry (the units
+// removeFromCart removes), in the caller's transaction; see Tx.Release.
+// Errors: validation_error when quantity is not positive.
+func (s *Service) Release(ctx context.Context, tx Tx, cartID, itemID string, quantity int64) error {
+	if quantity <= 0 {
+		return commerce.Invalid("quantity: must be a positive integer")
+	}
+	return tx.Release(ctx, cartID, itemID, quantity)
+}
+
+// Sweep releases every reservation whose expiration time has passed, in
+// transactions of up to SweepBatch reservations, and returns how many it
+// released.
+func (s *Service) Sweep(ctx context.Context) (int, error) {
+	total := 0
+	for {
+		n := 0
+		err := s.store.Update(ctx, func(tx Tx) (err error) {
+			n, err = tx.Sweep(ctx, s.now(), SweepBatch)
+			return err
+		})
+		if err != nil {
+			return total, fmt.Errorf("stock sweep: %w", err)
+		}
+		total += n
+		if n < SweepBatch {
+			return total, nil
+		}
+	}
+}
+
+// Run sweeps expired reservations at once and then every interval
+// (SweepInterval(TTL) when 0 or less) until ctx ends, logging failures (the
+// next round tries again). Several processes sharing a database may all
+// run it: a reservation is released once, by whichever gets it first.
+func (s *Service) Run(ctx context.Context, every time.Duration, logger *slog.Logger) {
+	if every <= 0 {
+		every = SweepInterval(s.ttl)
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		if n, err := s.Sweep(ctx); err != nil && ctx.Err() == nil {
+			logger.Error("stock sweep failed", "err", err)
+		} else if n > 0 {
+			logger.Info("stock reservations expired", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// emit queues an event on STOCK.
+func (s *Service) emit(tx Tx, typ string, payload any) error {
+	e, err := event.New(event.Stock, typ, s.now(), payload)
+	if err != nil {
+		return err
+	}
+	tx.Emit(e)
+	return nil
+}
+
+// checkKey records what is missing of a key and returns it with the
+// warehouse id normalised (commerce.Key).
+func checkKey(p *commerce.Problems, productID, warehouseID string) Key {
+	if strings.TrimSpace(productID) == "" {
+		p.Add("productId", "required")
+	}
+	if strings.TrimSpace(warehouseID) == "" {
+		p.Add("warehouseId", "required")
+	}
+	return Key{ProductID: productID, WarehouseID: commerce.Key(warehouseID)}
+}
+
+// checkInput checks the arguments of stock.create and stock.update.
+func checkInput(productID, warehouseID string, quantity *int64) (Key, error) {
+	var p commerce.Problems
+	k := checkKey(&p, productID, warehouseID)
+	switch {
+	case quantity == nil:
+		p.Add("quantity", "required")
+	case *quantity < 0:
+		p.Add("quantity", "must be a non-negative integer")
+	}
+	return k, p.Err()
+}
