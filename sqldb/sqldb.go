@@ -344,7 +344,11 @@ const maxAttempts = 5
 // emitted. A transient conflict (a serialization failure or deadlock,
 // ErrRetry) runs fn again, up to 5 times, then is concurrent_modification;
 // fn must therefore be safe to repeat (no side effects outside the
-// transaction).
+// transaction); with group commit it may also run again when its group's
+// transaction fails as a whole. fn must not call Update itself (with one
+// writer it would wait for itself). Writes wait their turn first come,
+// first served; when too many wait (Config.WriteQueue) Update is
+// unavailable at once.
 func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
 	var err error
 	for attempt := 1; ; attempt++ {
