@@ -285,7 +285,7 @@ func (w *writer) transaction(reqs []*writeReq) {
 			return
 		}
 		tx := &Tx{tx: q, db: w.db, detached: true}
-		err, p := w.call(r, tx)
+		p, err := w.call(r, tx)
 		if err == nil && p == nil && len(tx.events) > 0 {
 			err = w.db.insertEvents(r.ctx, tx, tx.events)
 		}
@@ -344,11 +344,11 @@ func (w *writer) abort(conn *sql.Conn) {
 
 // call runs r's function, catching a panic to raise it again in the
 // caller's goroutine (the writer must go on).
-func (w *writer) call(r *writeReq, tx *Tx) (err error, p any) {
+func (w *writer) call(r *writeReq, tx *Tx) (p any, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			p = v
 		}
 	}()
-	return r.fn(tx), nil
+	return nil, r.fn(tx)
 }
