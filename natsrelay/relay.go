@@ -89,7 +89,7 @@ func (r *Relay) lead(ctx context.Context, js jetstream.JetStream, wake <-chan st
 	if err != nil {
 		return err
 	}
-	r.logger.Info("event relay publishing", "from_seq", cursor)
+	r.logger.Info("event relay publishing", "from_k", cursor.K, "from_seq", cursor.Seq)
 	poll := time.NewTicker(r.Poll)
 	defer poll.Stop()
 	for ctx.Err() == nil {
@@ -104,7 +104,7 @@ func (r *Relay) lead(ctx context.Context, js jetstream.JetStream, wake <-chan st
 			if err := r.publish(ctx, js, lead, e); err != nil {
 				return err
 			}
-			cursor = e.Seq
+			cursor = e.Pos
 		}
 		if len(events) > 0 {
 			if err := r.db.SetCursor(ctx, cursorName, cursor); err != nil {

@@ -15,11 +15,8 @@ import (
 	"github.com/commercekit/commerce/sqldb"
 )
 
-// Lock keys of the advisory locks the service takes.
-const (
-	eventLockKey     = 7262001
-	migrationLockKey = 7262002
-)
+// migrationLockKey is the advisory lock held while migrating.
+const migrationLockKey = 7262002
 
 // Dialect is PostgreSQL's sqldb.Dialect.
 type Dialect struct{}
@@ -132,13 +129,57 @@ func (Dialect) LimitStatements(ctx context.Context, tx *sql.Tx, d time.Duration)
 	return true, err
 }
 
-// LockEvents implements sqldb.Dialect: a transaction-scoped advisory lock
-// taken right before the events are inserted and held to the commit, so
-// that transactions writing events allocate their sequence numbers in
-// commit order.
-func (Dialect) LockEvents(ctx context.Context, tx *sql.Tx) error {
-	_, err := tx.ExecContext(ctx, fmt.Sprintf("SELECT pg_advisory_xact_lock(%d)", eventLockKey))
-	return err
+// EventKey implements sqldb.Dialect: the id of the writing transaction,
+// raised to the largest key already committed. The transaction's id makes
+// the horizon work (a transaction still running has an id, hence writes
+// keys, at least as large as the oldest running one); raising it orders
+// the events of a transaction after those of every transaction whose
+// change it saw: one that held a row lock it waited for, or whose data it
+// read, committed before this statement began, so its key is among those
+// read here, and its sequence numbers are smaller. (The max is one step
+// down the events_order index.)
+func (Dialect) EventKey() string {
+	return "GREATEST(pg_current_xact_id()::text::bigint, COALESCE((SELECT max(k) FROM events), 0))"
+}
+
+// EventHorizon implements sqldb.Dialect: only keys below the oldest
+// transaction still running in the statement's snapshot (pg_snapshot_xmin).
+// Every transaction that commits after the read has an id, hence a key, at
+// least that large. The horizon covers the whole server: a long write
+// transaction in any database delays the events (never reorders them).
+func (Dialect) EventHorizon() string {
+	return "k < pg_snapshot_xmin(pg_current_snapshot())::text::bigint"
+}
+
+// AwaitEvents implements sqldb.Dialect: it polls the server's snapshot
+// until its oldest running transaction is newer than every transaction
+// that had an id when it was called (pg_snapshot_xmax then), at once when
+// no write transaction runs.
+func (Dialect) AwaitEvents(ctx context.Context, read *sql.DB, max time.Duration) error {
+	const q = `SELECT pg_snapshot_xmin(s)::text::bigint, pg_snapshot_xmax(s)::text::bigint FROM pg_current_snapshot() s`
+	if max <= 0 {
+		return nil
+	}
+	var xmin, target int64
+	if err := read.QueryRowContext(ctx, q).Scan(&xmin, &target); err != nil {
+		return err
+	}
+	wait := 500 * time.Microsecond
+	for deadline := time.Now().Add(max); xmin < target && time.Now().Before(deadline); {
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		wait = min(2*wait, 20*time.Millisecond)
+		var xmax int64
+		if err := read.QueryRowContext(ctx, q).Scan(&xmin, &xmax); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // LockMigrations implements sqldb.Dialect with a session advisory lock on
@@ -182,3 +223,6 @@ func (l *lease) Release() {
 	l.conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1)`, l.key)
 	l.conn.Close()
 }
+
+// BeginWrite implements sqldb.Dialect.
+func (Dialect) BeginWrite() string { return "BEGIN" }

@@ -1,8 +1,9 @@
 // Package postgres opens PostgreSQL storage through pgx (its database/sql
 // driver), for production and for several service processes sharing one
 // database. Correctness across processes comes from the database: row locks
-// (SELECT ... FOR UPDATE), conditional updates, an advisory lock that orders
-// the outbox, and retried serialization failures.
+// (SELECT ... FOR UPDATE), conditional updates, retried serialization
+// failures, and an outbox ordered by transaction ids (see
+// Dialect.EventKey) that needs no lock.
 package postgres
 
 import (
@@ -30,6 +31,9 @@ type Options struct {
 	// (sqldb.DB.RegexView): sqldb.DefaultRegexTimeout when 0, no bound
 	// when negative.
 	RegexTimeout time.Duration
+	// WriteQueue bounds the write transactions waiting their turn
+	// (sqldb.DefaultWriteQueue when 0): beyond it a write is unavailable.
+	WriteQueue int
 }
 
 // Pool sizes: two pools so that a write transaction that also reads
@@ -65,6 +69,9 @@ func OpenWith(ctx context.Context, url string, o Options) (*sqldb.DB, error) {
 	return sqldb.New(sqldb.Config{
 		Dialect: Dialect{}, Write: pools[0], Read: pools[1], Regex: pools[2],
 		RegexTimeout: o.RegexTimeout, Migrations: sub, Now: o.Now,
+		// Two connections of the write pool stay for what is not a write
+		// transaction: the relay's lead, migrations.
+		WriteConcurrency: writeConns - 2, WriteQueue: o.WriteQueue,
 	}), nil
 }
 

@@ -53,6 +53,11 @@ type Dialect interface {
 	// else "".
 	Classify(err error) (kind ErrorKind, detail string)
 
+	// BeginWrite is the statement that starts a write transaction on a
+	// connection the DB manages itself (group commit): "BEGIN", or where
+	// it matters the form that takes the write lock at once.
+	BeginWrite() string
+
 	// ReadOnly returns the options of a read-only transaction (View).
 	ReadOnly() *sql.TxOptions
 
@@ -62,11 +67,24 @@ type Dialect interface {
 	// with its context's deadline only.
 	LimitStatements(ctx context.Context, tx *sql.Tx, d time.Duration) (bool, error)
 
-	// LockEvents runs in a write transaction right before its events are
-	// inserted, so that a reader paging the log by sequence never skips a
-	// row committed after one with a higher sequence. A database whose
-	// write transactions are serialised does nothing.
-	LockEvents(ctx context.Context, tx *sql.Tx) error
+	// EventKey is the SQL expression of an event's order key k, computed
+	// in the transaction that inserts the event (see event.go). Any
+	// value works that is at least as large as the key of every event
+	// the transaction depends on, and below which EventHorizon never
+	// lets readers see an event of a transaction still running: "0"
+	// where write transactions are serialised.
+	EventKey() string
+
+	// EventHorizon is the condition (on the column k) that keeps readers
+	// of the log below the keys that transactions still running may
+	// write, or "" where write transactions are serialised.
+	EventHorizon() string
+
+	// AwaitEvents waits, at most max, until the write transactions
+	// running when it was called have ended, so that a read of the log
+	// that follows sees every event committed before the call; it
+	// returns at once where write transactions are serialised.
+	AwaitEvents(ctx context.Context, read *sql.DB, max time.Duration) error
 
 	// LockMigrations keeps other processes from migrating the database
 	// until unlock is called; conn is the connection migrations run on.

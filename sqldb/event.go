@@ -13,23 +13,71 @@ import (
 	"github.com/commercekit/commerce/event"
 )
 
-// insertEvents writes the outbox rows of a transaction in one statement.
-// The caller has taken the dialect's event lock (Dialect.LockEvents) so
-// that sequence numbers follow commit order (a reader paging with
-// "seq > last" then never skips a late-committing event).
-func (db *DB) insertEvents(ctx context.Context, tx *Tx, events []event.Event) error {
-	var b strings.Builder
-	b.WriteString(`INSERT INTO events (id, channel, type, date, payload) VALUES `)
-	args := make([]any, 0, 5*len(events))
-	for i, e := range events {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString("(?, ?, ?, ?, ?)")
-		args = append(args, e.ID, e.Channel, e.Type, e.Date.UTC().Format(time.RFC3339Nano), string(e.Payload))
+// The event log (the outbox). Each event has a position (k, seq): seq
+// from the table's sequence, k the dialect's order key (Dialect.EventKey;
+// 0 on a database with a single writer, the writing transaction's id on
+// PostgreSQL). Readers go through the log in position order and read only
+// the events below the dialect's horizon (Dialect.EventHorizon): the part
+// of the log no transaction still running can add to. So a reader that
+// remembers the position of the last event it read never skips an event
+// committed later, and write transactions never wait for each other to
+// write their events.
+
+// DefaultEventWait bounds how long List and EventsAfter wait for the
+// write transactions running when they are called (Dialect.AwaitEvents):
+// past it they answer without the events of a transaction that runs for
+// longer (it comes later, never skipped).
+const DefaultEventWait = 10 * time.Second
+
+// SetEventWait sets the bound of the wait of List and EventsAfter
+// (DefaultEventWait when d is 0; no wait when d is negative: a read then
+// sees only the part of the log below the horizon at once).
+func (db *DB) SetEventWait(d time.Duration) {
+	if d == 0 {
+		d = DefaultEventWait
 	}
-	if _, err := tx.Exec(ctx, b.String(), args...); err != nil {
-		return fmt.Errorf("insert events: %w", err)
+	db.eventWait.Store(int64(d))
+}
+
+// EventWait returns the bound of the wait of List and EventsAfter.
+func (db *DB) EventWait() time.Duration { return time.Duration(db.eventWait.Load()) }
+
+// Position is a place in the event log: the order key and sequence number
+// of an event. The zero Position is before every event.
+type Position struct {
+	K, Seq int64
+}
+
+// eventChunks are the sizes of the multi-row inserts of events: a batch
+// of any size is a few statements of these sizes, so that the statements
+// stay few (and prepared).
+var eventChunks = []int{64, 16, 4, 1}
+
+// insertEvents writes the outbox rows of a transaction, in emission order.
+func (db *DB) insertEvents(ctx context.Context, tx *Tx, events []event.Event) error {
+	key := db.dialect.EventKey()
+	for len(events) > 0 {
+		n := 1
+		for _, c := range eventChunks {
+			if len(events) >= c {
+				n = c
+				break
+			}
+		}
+		var b strings.Builder
+		b.WriteString(`INSERT INTO events (k, id, channel, type, date, payload) VALUES `)
+		args := make([]any, 0, 5*n)
+		for i, e := range events[:n] {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("(" + key + ", ?, ?, ?, ?, ?)")
+			args = append(args, e.ID, e.Channel, e.Type, e.Date.UTC().Format(time.RFC3339Nano), string(e.Payload))
+		}
+		if _, err := tx.Exec(ctx, b.String(), args...); err != nil {
+			return fmt.Errorf("insert events: %w", err)
+		}
+		events = events[n:]
 	}
 	return nil
 }
@@ -44,15 +92,29 @@ func (db *DB) Append(ctx context.Context, events []event.Event) error {
 
 // Stored is an event with its position in the log.
 type Stored struct {
-	Seq int64
+	Pos Position
 	event.Event
 }
 
-// List reads the log in order (event.Log).
+// eventColumns are what scanEvents reads.
+const eventColumns = `k, seq, id, channel, type, date, payload`
+
+// horizon returns " AND <the dialect's horizon>", or "".
+func (db *DB) horizon() string {
+	if h := db.dialect.EventHorizon(); h != "" {
+		return " AND " + h
+	}
+	return ""
+}
+
+// List reads the log in order (event.Log). It first waits, a bounded
+// time, for the write transactions running when it was called to end
+// (Dialect.AwaitEvents), so that it lists every event committed before
+// the call.
 func (db *DB) List(ctx context.Context, f event.Filter) ([]event.Event, error) {
-	var after int64
+	var after Position
 	if f.After != "" {
-		err := db.QueryRow(ctx, `SELECT seq FROM events WHERE id = ?`, f.After).Scan(&after)
+		err := db.QueryRow(ctx, `SELECT k, seq FROM events WHERE id = ?`, f.After).Scan(&after.K, &after.Seq)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, commerce.Invalid("after: no event with id " + f.After)
 		}
@@ -60,8 +122,11 @@ func (db *DB) List(ctx context.Context, f event.Filter) ([]event.Event, error) {
 			return nil, db.translate(err)
 		}
 	}
-	q := `SELECT seq, id, channel, type, date, payload FROM events WHERE seq > ?`
-	args := []any{after}
+	if err := db.dialect.AwaitEvents(ctx, db.read, db.EventWait()); err != nil {
+		return nil, db.translate(fmt.Errorf("await events: %w", err))
+	}
+	q := `SELECT ` + eventColumns + ` FROM events WHERE (k, seq) > (?, ?)` + db.horizon()
+	args := []any{after.K, after.Seq}
 	if f.Channel != "" {
 		q += ` AND channel = ?`
 		args = append(args, f.Channel)
@@ -70,7 +135,7 @@ func (db *DB) List(ctx context.Context, f event.Filter) ([]event.Event, error) {
 		q += ` AND type = ?`
 		args = append(args, f.Type)
 	}
-	q += ` ORDER BY seq LIMIT ? OFFSET ?`
+	q += ` ORDER BY k, seq LIMIT ? OFFSET ?`
 	args = append(args, f.Limit, f.Skip)
 	stored, err := db.scanEvents(ctx, q, args...)
 	if err != nil {
@@ -83,9 +148,15 @@ func (db *DB) List(ctx context.Context, f event.Filter) ([]event.Event, error) {
 	return out, nil
 }
 
-// EventsAfter returns up to limit events with a sequence number above seq.
-func (db *DB) EventsAfter(ctx context.Context, seq int64, limit int) ([]Stored, error) {
-	return db.scanEvents(ctx, `SELECT seq, id, channel, type, date, payload FROM events WHERE seq > ? ORDER BY seq LIMIT ?`, seq, limit)
+// EventsAfter returns up to limit events after position after, in log
+// order, once the write transactions running when it was called have
+// ended (as List).
+func (db *DB) EventsAfter(ctx context.Context, after Position, limit int) ([]Stored, error) {
+	if err := db.dialect.AwaitEvents(ctx, db.read, db.EventWait()); err != nil {
+		return nil, db.translate(fmt.Errorf("await events: %w", err))
+	}
+	return db.scanEvents(ctx, `SELECT `+eventColumns+` FROM events WHERE (k, seq) > (?, ?)`+db.horizon()+` ORDER BY k, seq LIMIT ?`,
+		after.K, after.Seq, limit)
 }
 
 func (db *DB) scanEvents(ctx context.Context, q string, args ...any) ([]Stored, error) {
@@ -98,7 +169,7 @@ func (db *DB) scanEvents(ctx context.Context, q string, args ...any) ([]Stored, 
 	for rows.Next() {
 		var s Stored
 		var date, payload string
-		if err := rows.Scan(&s.Seq, &s.ID, &s.Channel, &s.Type, &date, &payload); err != nil {
+		if err := rows.Scan(&s.Pos.K, &s.Pos.Seq, &s.ID, &s.Channel, &s.Type, &date, &payload); err != nil {
 			return nil, db.translate(err)
 		}
 		s.Date, err = time.Parse(time.RFC3339Nano, date)
@@ -111,20 +182,21 @@ func (db *DB) scanEvents(ctx context.Context, q string, args ...any) ([]Stored, 
 	return out, db.translate(rows.Err())
 }
 
-// Cursor returns the relay cursor of the given name (0 when unset).
-func (db *DB) Cursor(ctx context.Context, name string) (int64, error) {
-	var seq int64
-	err := db.QueryRow(ctx, `SELECT seq FROM relay_cursors WHERE name = ?`, name).Scan(&seq)
+// Cursor returns the relay cursor of the given name (the zero Position
+// when unset).
+func (db *DB) Cursor(ctx context.Context, name string) (Position, error) {
+	var p Position
+	err := db.QueryRow(ctx, `SELECT k, seq FROM relay_cursors WHERE name = ?`, name).Scan(&p.K, &p.Seq)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
+		return Position{}, nil
 	}
-	return seq, db.translate(err)
+	return p, db.translate(err)
 }
 
 // SetCursor stores the relay cursor.
-func (db *DB) SetCursor(ctx context.Context, name string, seq int64) error {
+func (db *DB) SetCursor(ctx context.Context, name string, p Position) error {
 	return db.Update(ctx, func(tx *Tx) error {
-		_, err := tx.Exec(ctx, db.dialect.Upsert("relay_cursors", []string{"name", "seq"}, []string{"name"}, []string{"seq"}), name, seq)
+		_, err := tx.Exec(ctx, db.dialect.Upsert("relay_cursors", []string{"name", "k", "seq"}, []string{"name"}, []string{"k", "seq"}), name, p.K, p.Seq)
 		return err
 	})
 }

@@ -111,13 +111,26 @@ func (db *DB) regexError(ctx, lctx context.Context, err error) error {
 	return err
 }
 
-// Stats are the statistics of the connection pools.
+// Stats are the statistics of the connection pools and of the write path.
 type Stats struct {
 	Write, Read, Regex sql.DBStats
+	// Queued is how many write transactions wait for their turn.
+	Queued int64
+	// Transactions is how many write transactions committed; Commits how
+	// many physical commits they took (fewer with group commit).
+	Transactions, Commits int64
 }
 
-// Stats returns the statistics of the connection pools (for metrics and
-// tests).
+// Stats returns the statistics of the connection pools and of the write
+// path (for metrics and tests).
 func (db *DB) Stats() Stats {
-	return Stats{Write: db.write.Stats(), Read: db.read.Stats(), Regex: db.regex.Stats()}
+	s := Stats{Write: db.write.Stats(), Read: db.read.Stats(), Regex: db.regex.Stats(),
+		Transactions: db.transactions.Load(), Commits: db.commits.Load()}
+	switch {
+	case db.writer != nil:
+		s.Queued = int64(len(db.writer.queue))
+	case db.admit != nil:
+		s.Queued = db.admit.waiting.Load()
+	}
+	return s
 }

@@ -44,14 +44,45 @@ type Config struct {
 	Migrations fs.FS
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+
+	// GroupCommit runs the write transactions on the single connection
+	// of Write, in first-come-first-served order, several in one
+	// physical transaction and one commit (see writer.go): for a
+	// database with one writer (SQLite).
+	GroupCommit bool
+	// WriteQueue bounds the write transactions waiting their turn
+	// (GroupCommit) or a connection (WriteConcurrency): a write that
+	// finds the queue full is unavailable at once. DefaultWriteQueue
+	// when 0.
+	WriteQueue int
+	// WriteConcurrency, without GroupCommit, is how many write
+	// transactions run at once; the others wait their turn first come,
+	// first served (the pool alone hands a freed connection to a random
+	// waiter). 0: no limit but the pool's.
+	WriteConcurrency int
+	// Closers run when the DB closes, after the writer stopped and
+	// before the pools close (background work of the adapter).
+	Closers []func() error
+	// CacheStatements keeps statements prepared on each connection, by
+	// query text, instead of parsing them on every call; for drivers
+	// that do not cache them themselves (pgx does).
+	CacheStatements bool
 }
 
 // DB is an open database.
 type DB struct {
 	dialect            Dialect
 	write, read, regex *sql.DB
+	reads              querier    // read, through the statement cache when there is one
+	readCache          *stmtCache // nil without CacheStatements
+	writer             *writer    // GroupCommit's single writer, or nil
+	admit              *admission // WriteConcurrency's turns, or nil
+	closers            []func() error
+	transactions       atomic.Int64 // committed write transactions
+	commits            atomic.Int64 // physical commits
 	migrations         fs.FS
 	regexTimeout       atomic.Int64 // time.Duration
+	eventWait          atomic.Int64 // time.Duration
 	numbered           bool         // placeholders are rewritten
 	Now                func() time.Time
 
@@ -64,7 +95,7 @@ type DB struct {
 
 // New returns a DB over the pools of cfg.
 func New(cfg Config) *DB {
-	db := &DB{dialect: cfg.Dialect, write: cfg.Write, read: cfg.Read, regex: cfg.Regex, migrations: cfg.Migrations, Now: cfg.Now}
+	db := &DB{dialect: cfg.Dialect, write: cfg.Write, read: cfg.Read, regex: cfg.Regex, migrations: cfg.Migrations, Now: cfg.Now, closers: cfg.Closers}
 	if db.Now == nil {
 		db.Now = time.Now
 	}
@@ -76,6 +107,17 @@ func New(cfg Config) *DB {
 	}
 	db.numbered = cfg.Dialect.Placeholder(1) != "?"
 	db.SetRegexTimeout(cfg.RegexTimeout)
+	db.SetEventWait(0)
+	db.reads = db.read
+	if cfg.CacheStatements {
+		db.readCache = newStmtCache(db.read, defaultStmtCache)
+		db.reads = cachedQuerier{cache: db.readCache, plain: db.read}
+	}
+	if cfg.GroupCommit {
+		db.writer = newWriter(db, cfg.WriteQueue)
+	} else if cfg.WriteConcurrency > 0 {
+		db.admit = newAdmission(cfg.WriteConcurrency, cfg.WriteQueue)
+	}
 	return db
 }
 
@@ -86,9 +128,20 @@ func (db *DB) Dialect() Dialect { return db.dialect }
 // to a SELECT of rows the transaction is about to change.
 func (db *DB) ForUpdate() string { return db.dialect.ForUpdate() }
 
-// Close closes the pools.
+// Close stops the writer (after the writes already queued) and closes the
+// pools.
 func (db *DB) Close() error {
-	err := db.write.Close()
+	if db.writer != nil {
+		db.writer.close()
+	}
+	if db.readCache != nil {
+		db.readCache.close()
+	}
+	var err error
+	for _, c := range db.closers {
+		err = errors.Join(err, c())
+	}
+	err = errors.Join(err, db.write.Close())
 	if db.read != db.write {
 		err = errors.Join(err, db.read.Close())
 	}
@@ -227,12 +280,18 @@ type Tx struct {
 	// limited, when set, is the context of a RegexView, a child of base
 	// ending at the time limit: statements run under it.
 	base, limited context.Context
+	// detached: statements do not end with their context (group commit:
+	// interrupting one would roll back the whole batch).
+	detached bool
 }
 
 // stmtCtx returns the context a statement given ctx runs under: ctx, or
 // in a RegexView ctx ending at the view's time limit too. A context made
 // here ends with the view at the latest.
 func (tx *Tx) stmtCtx(ctx context.Context) context.Context {
+	if tx.detached {
+		return context.WithoutCancel(ctx)
+	}
 	if tx.limited == nil {
 		return ctx
 	}
@@ -285,7 +344,11 @@ const maxAttempts = 5
 // emitted. A transient conflict (a serialization failure or deadlock,
 // ErrRetry) runs fn again, up to 5 times, then is concurrent_modification;
 // fn must therefore be safe to repeat (no side effects outside the
-// transaction).
+// transaction); with group commit it may also run again when its group's
+// transaction fails as a whole. fn must not call Update itself (with one
+// writer it would wait for itself). Writes wait their turn first come,
+// first served; when too many wait (Config.WriteQueue) Update is
+// unavailable at once.
 func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
 	var err error
 	for attempt := 1; ; attempt++ {
@@ -307,6 +370,15 @@ func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
 }
 
 func (db *DB) update(ctx context.Context, fn func(tx *Tx) error) error {
+	if db.writer != nil {
+		return db.writer.submit(ctx, &writeReq{fn: fn})
+	}
+	if db.admit != nil {
+		if err := db.admit.acquire(ctx); err != nil {
+			return err
+		}
+		defer db.admit.release()
+	}
 	stx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return db.translate(fmt.Errorf("begin: %w", err))
@@ -317,9 +389,6 @@ func (db *DB) update(ctx context.Context, fn func(tx *Tx) error) error {
 		return db.translate(err)
 	}
 	if len(tx.events) > 0 {
-		if err := db.dialect.LockEvents(ctx, stx); err != nil {
-			return db.translate(fmt.Errorf("event lock: %w", err))
-		}
 		if err := db.insertEvents(ctx, tx, tx.events); err != nil {
 			return err
 		}
@@ -327,6 +396,8 @@ func (db *DB) update(ctx context.Context, fn func(tx *Tx) error) error {
 	if err := stx.Commit(); err != nil {
 		return db.translate(fmt.Errorf("commit: %w", err))
 	}
+	db.transactions.Add(1)
+	db.commits.Add(1)
 	if len(tx.events) > 0 {
 		db.notify()
 	}
@@ -344,7 +415,11 @@ func (db *DB) view(ctx context.Context, pool *sql.DB, fn func(tx *Tx) error) err
 		return db.translate(fmt.Errorf("begin: %w", err))
 	}
 	defer stx.Rollback()
-	if err := fn(&Tx{tx: stx, db: db}); err != nil {
+	var q querier = stx
+	if pool == db.read && db.readCache != nil {
+		q = cachedQuerier{cache: db.readCache, tx: stx, plain: stx}
+	}
+	if err := fn(&Tx{tx: q, db: db}); err != nil {
 		return db.translate(err)
 	}
 	return db.translate(stx.Commit())
@@ -352,13 +427,13 @@ func (db *DB) view(ctx context.Context, pool *sql.DB, fn func(tx *Tx) error) err
 
 // Query runs a read query outside a transaction, on the read pool.
 func (db *DB) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	r, err := db.read.QueryContext(ctx, db.Rebind(q), args...)
+	r, err := db.reads.QueryContext(ctx, db.Rebind(q), args...)
 	return r, db.translate(err)
 }
 
 // QueryRow runs a single-row read query outside a transaction.
 func (db *DB) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
-	return db.read.QueryRowContext(ctx, db.Rebind(q), args...)
+	return db.reads.QueryRowContext(ctx, db.Rebind(q), args...)
 }
 
 // Translate turns a driver error into a *commerce.Error where it has one.
@@ -382,11 +457,19 @@ func IsForeignKey(err error) bool { return errors.Is(err, ErrForeignKeyViolation
 // other processes out (LockMigrations), so processes starting together
 // apply each migration once.
 func (db *DB) Migrate(ctx context.Context) error {
+	if db.writer != nil {
+		return db.writer.submit(ctx, &writeReq{raw: db.migrateOn})
+	}
 	conn, err := db.write.Conn(ctx)
 	if err != nil {
 		return db.translate(fmt.Errorf("migrate: %w", err))
 	}
 	defer conn.Close()
+	return db.migrateOn(ctx, conn)
+}
+
+// migrateOn migrates on conn.
+func (db *DB) migrateOn(ctx context.Context, conn *sql.Conn) error {
 	unlock, err := db.dialect.LockMigrations(ctx, conn)
 	if err != nil {
 		return db.translate(fmt.Errorf("migration lock: %w", err))

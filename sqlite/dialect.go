@@ -121,9 +121,16 @@ func (*Dialect) LimitStatements(context.Context, *sql.Tx, time.Duration) (bool, 
 	return false, nil
 }
 
-// LockEvents implements sqldb.Dialect: nothing, write transactions are
-// serialised, so sequence numbers follow commit order.
-func (*Dialect) LockEvents(context.Context, *sql.Tx) error { return nil }
+// EventKey implements sqldb.Dialect: 0, the single writer commits events
+// in sequence order.
+func (*Dialect) EventKey() string { return "0" }
+
+// EventHorizon implements sqldb.Dialect: none, a reader sees only
+// committed events and they were committed in sequence order.
+func (*Dialect) EventHorizon() string { return "" }
+
+// AwaitEvents implements sqldb.Dialect: every committed event is visible.
+func (*Dialect) AwaitEvents(context.Context, *sql.DB, time.Duration) error { return nil }
 
 // LockMigrations implements sqldb.Dialect: nothing; each migration runs in
 // a BEGIN IMMEDIATE transaction that checks its own record first, which
@@ -136,3 +143,8 @@ func (*Dialect) LockMigrations(context.Context, *sql.Conn) (func(), error) { ret
 func (d *Dialect) TryLead(_ context.Context, _ *sql.DB, key int64) (sqldb.Lease, error) {
 	return tryLock(d.path + "-lead-" + strconv.FormatInt(key, 10))
 }
+
+// BeginWrite implements sqldb.Dialect: BEGIN IMMEDIATE takes the write
+// lock at once, so a write transaction never fails with SQLITE_BUSY
+// halfway.
+func (*Dialect) BeginWrite() string { return "BEGIN IMMEDIATE" }

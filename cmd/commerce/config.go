@@ -31,6 +31,8 @@ type config struct {
 	// openDB so that the flag beats the environment and a bad value names
 	// what was used.
 	regexTimeout string
+	// sqliteSync is --sqlite-sync: full (default) or normal.
+	sqliteSync string
 }
 
 // flagEnv names the environment variable of each flag that has one. A
@@ -46,12 +48,14 @@ var flagEnv = map[string]string{
 	"url":             "COMMERCE_URL",
 	"token":           "COMMERCE_TOKEN",
 	"regex-timeout":   "COMMERCE_REGEX_TIMEOUT",
+	"sqlite-sync":     "COMMERCE_SQLITE_SYNC",
 }
 
 // storageFlags adds the flags every command that opens the store uses.
 func (c *config) storageFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.db, "db", "sqlite:./data/commerce.db", "storage: sqlite:PATH or a postgres:// URL (env COMMERCE_DB)")
 	fs.StringVar(&c.jwtSecret, "jwt-secret", "", fmt.Sprintf("HS256 key, at least %d bytes (env COMMERCE_JWT_SECRET; default: generated once and kept next to the SQLite file)", auth.MinSecretLen))
+	fs.StringVar(&c.sqliteSync, "sqlite-sync", sqlite.SyncFull, "SQLite durability: full (a write is on disk before it is answered) or normal (faster; a power loss may lose the last answered writes) (env COMMERCE_SQLITE_SYNC)")
 	fs.StringVar(&c.regexTimeout, "regex-timeout", "", "time limit of a list query with regex filters; beyond it the request is a validation_error (env COMMERCE_REGEX_TIMEOUT; default 2s)")
 }
 
@@ -110,10 +114,13 @@ func (c *config) openDB(ctx context.Context, now func() time.Time) (*sqldb.DB, e
 			return nil, fmt.Errorf("--regex-timeout (or COMMERCE_REGEX_TIMEOUT) %q: want a positive duration such as 2s", c.regexTimeout)
 		}
 	}
+	if c.sqliteSync != sqlite.SyncFull && c.sqliteSync != sqlite.SyncNormal {
+		return nil, fmt.Errorf("--sqlite-sync (or COMMERCE_SQLITE_SYNC) %q: want %s or %s", c.sqliteSync, sqlite.SyncFull, sqlite.SyncNormal)
+	}
 	switch {
 	case strings.HasPrefix(c.db, "sqlite:"):
 		path, _ := c.sqlitePath()
-		db, err = sqlite.OpenWith(path, sqlite.Options{Now: now, RegexTimeout: regexTimeout})
+		db, err = sqlite.OpenWith(path, sqlite.Options{Now: now, RegexTimeout: regexTimeout, Sync: c.sqliteSync})
 	case strings.HasPrefix(c.db, "postgres://"), strings.HasPrefix(c.db, "postgresql://"):
 		db, err = postgres.OpenWith(ctx, c.db, postgres.Options{Now: now, RegexTimeout: regexTimeout})
 	default:

@@ -26,9 +26,10 @@ func TestFlagBeatsEnvironment(t *testing.T) {
 		"COMMERCE_DB":              "mysql://nowhere",
 		"COMMERCE_JWT_SECRET":      "short",
 		"COMMERCE_REGEX_TIMEOUT":   "never",
+		"COMMERCE_SQLITE_SYNC":     "off",
 	}
 	base, stop := startServe(t, []string{"--cart-ttl", "1h", "--reservation-ttl", "30m",
-		"--db", "sqlite:" + filepath.Join(dir, "c.db"), "--jwt-secret", testSecret, "--regex-timeout", "3s"}, env)
+		"--db", "sqlite:" + filepath.Join(dir, "c.db"), "--jwt-secret", testSecret, "--regex-timeout", "3s", "--sqlite-sync", "normal"}, env)
 	res, err := http.Get(base + "/healthz")
 	if err != nil {
 		t.Fatal(err)
@@ -48,6 +49,7 @@ func TestBadEnvironmentVariable(t *testing.T) {
 		{"COMMERCE_CART_TTL", "bogus"},
 		{"COMMERCE_RESERVATION_TTL", "soon"},
 		{"COMMERCE_REGEX_TIMEOUT", "never"},
+		{"COMMERCE_SQLITE_SYNC", "off"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := map[string]string{tc.name: tc.value, "COMMERCE_JWT_SECRET": testSecret,

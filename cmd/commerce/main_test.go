@@ -169,6 +169,7 @@ func TestCommandErrors(t *testing.T) {
 		{"negative cart ttl", []string{"serve", "--cart-ttl", "-1h"}},
 		{"bad reservation ttl", []string{"serve", "--reservation-ttl", "soon"}},
 		{"bad regex timeout", []string{"migrate", "--db", "sqlite:" + filepath.Join(t.TempDir(), "c.db"), "--regex-timeout", "soon"}},
+		{"bad sqlite sync", []string{"migrate", "--db", "sqlite:" + filepath.Join(t.TempDir(), "c.db"), "--sqlite-sync", "off"}},
 		{"negative regex timeout", []string{"migrate", "--db", "sqlite:" + filepath.Join(t.TempDir(), "c.db"), "--regex-timeout", "-1s"}},
 		{"postgres without secret", []string{"token", "--scope", "api", "--db", "postgres://127.0.0.1/x"}},
 	} {

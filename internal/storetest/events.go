@@ -27,6 +27,7 @@ func Events(t *testing.T, open Opener) {
 	t.Run("events after a position", func(t *testing.T) { eventsAfter(t, open(t)) })
 	t.Run("cursors", func(t *testing.T) { eventsCursors(t, open(t)) })
 	t.Run("concurrent writers, one reader", func(t *testing.T) { eventsConcurrent(t, open(t)) })
+	t.Run("no skip across interleaved transactions", func(t *testing.T) { eventsInterleaved(t, open(t)) })
 }
 
 // fixtureEvent returns an event of channel FIXTURES.
@@ -271,14 +272,14 @@ func eventsAfter(t *testing.T, db *sqldb.DB) {
 	if err := db.Append(ctx, all[3:]); err != nil {
 		t.Fatal(err)
 	}
-	first, err := db.EventsAfter(ctx, 0, 2)
+	first, err := db.EventsAfter(ctx, sqldb.Position{}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(first) != 2 || first[0].ID != all[0].ID || first[1].ID != all[1].ID || first[0].Seq >= first[1].Seq {
+	if len(first) != 2 || first[0].ID != all[0].ID || first[1].ID != all[1].ID || !positionLess(first[0].Pos, first[1].Pos) {
 		t.Fatalf("got %+v, want the first two events in order", first)
 	}
-	rest, err := db.EventsAfter(ctx, first[1].Seq, 10)
+	rest, err := db.EventsAfter(ctx, first[1].Pos, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,32 +288,37 @@ func eventsAfter(t *testing.T, db *sqldb.DB) {
 		got = append(got, s.ID)
 	}
 	if !slices.Equal(got, ids(all[2:])) {
-		t.Errorf("after %d: got %v, want %v", first[1].Seq, got, ids(all[2:]))
+		t.Errorf("after %v: got %v, want %v", first[1].Pos, got, ids(all[2:]))
 	}
-	none, err := db.EventsAfter(ctx, rest[len(rest)-1].Seq, 10)
+	none, err := db.EventsAfter(ctx, rest[len(rest)-1].Pos, 10)
 	if err != nil || len(none) != 0 {
 		t.Errorf("after the last: got %v, %v; want nothing", none, err)
 	}
 }
 
+// positionLess reports a < b in log order.
+func positionLess(a, b sqldb.Position) bool {
+	return a.K < b.K || a.K == b.K && a.Seq < b.Seq
+}
+
 func eventsCursors(t *testing.T, db *sqldb.DB) {
 	ctx := context.Background()
-	if c, err := db.Cursor(ctx, "x"); err != nil || c != 0 {
-		t.Fatalf("unset cursor: got %d, %v; want 0", c, err)
+	if c, err := db.Cursor(ctx, "x"); err != nil || c != (sqldb.Position{}) {
+		t.Fatalf("unset cursor: got %v, %v; want the zero position", c, err)
 	}
-	for _, v := range []int64{5, 9, 7} {
+	for _, v := range []sqldb.Position{{K: 0, Seq: 5}, {K: 7, Seq: 9}, {K: 7, Seq: 2}} {
 		if err := db.SetCursor(ctx, "x", v); err != nil {
 			t.Fatal(err)
 		}
 		if c, err := db.Cursor(ctx, "x"); err != nil || c != v {
-			t.Errorf("got %d, %v; want %d", c, err, v)
+			t.Errorf("got %v, %v; want %v", c, err, v)
 		}
 	}
-	if err := db.SetCursor(ctx, "y", 1); err != nil {
+	if err := db.SetCursor(ctx, "y", sqldb.Position{Seq: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if c, _ := db.Cursor(ctx, "x"); c != 7 {
-		t.Errorf("cursor x: got %d after setting y, want 7", c)
+	if c, _ := db.Cursor(ctx, "x"); c != (sqldb.Position{K: 7, Seq: 2}) {
+		t.Errorf("cursor x: got %v after setting y, want {7 2}", c)
 	}
 }
 
@@ -364,5 +370,97 @@ func eventsConcurrent(t *testing.T, db *sqldb.DB) {
 	}
 	if n := count(t, db, `SELECT COUNT(*) FROM events`); n != writers*each {
 		t.Errorf("got %d events, want %d", n, writers*each)
+	}
+}
+
+// eventsInterleaved: a transaction T1 starts writing (on PostgreSQL it
+// has a transaction id) and stays open; T2 starts after it and commits
+// its event E2 (SQLite's single writer makes it wait for T1 instead). A
+// reader that reads the log now, as the relay does (position by position,
+// without waiting), and again after T1 committed its event E1, reads both,
+// once each: it never skips E1 although E1 committed after E2 did.
+func eventsInterleaved(t *testing.T, db *sqldb.DB) {
+	ctx := context.Background()
+	fixtureItems(t, db)
+	db.SetEventWait(-1) // the reader sees what is below the horizon, at once
+	e1, e2 := fixtureEvent(t, "CREATE", "T1"), fixtureEvent(t, "CREATE", "T2")
+	started, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	done1, done2 := make(chan error, 1), make(chan error, 1)
+	go func() {
+		done1 <- db.Update(ctx, func(tx *sqldb.Tx) error {
+			if _, err := tx.Exec(ctx, `INSERT INTO fixture_items (id, name) VALUES ('t1', 'T1')`); err != nil {
+				return err
+			}
+			once.Do(func() { close(started) })
+			<-release
+			tx.Emit(e1)
+			return nil
+		})
+	}()
+	<-started
+	go func() { done2 <- db.Append(ctx, []event.Event{e2}) }()
+	t2committed := false
+	select {
+	case err := <-done2:
+		if err != nil {
+			t.Fatal(err)
+		}
+		t2committed = true
+	case <-time.After(500 * time.Millisecond): // queued behind T1 (one writer)
+	}
+
+	var pos sqldb.Position
+	var seen []string
+	read := func() {
+		t.Helper()
+		page, err := db.EventsAfter(ctx, pos, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range page {
+			if !positionLess(pos, s.Pos) {
+				t.Fatalf("event %s at %v, not after %v", s.ID, s.Pos, pos)
+			}
+			seen = append(seen, s.ID)
+			pos = s.Pos
+		}
+	}
+	read()
+	if slices.Contains(seen, e1.ID) {
+		t.Fatal("read T1's event before T1 committed")
+	}
+	close(release)
+	if err := <-done1; err != nil {
+		t.Fatal(err)
+	}
+	if !t2committed {
+		if err := <-done2; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for deadline := time.Now().Add(30 * time.Second); len(seen) < 2 && time.Now().Before(deadline); {
+		read()
+		time.Sleep(5 * time.Millisecond)
+	}
+	if len(seen) != 2 || !slices.Contains(seen, e1.ID) || !slices.Contains(seen, e2.ID) {
+		t.Fatalf("the reader read %v, want both %s (T1) and %s (T2) once", seen, e1.ID, e2.ID)
+	}
+	// event.list, paging with after, reads them in the same order.
+	db.SetEventWait(0)
+	var listed []string
+	after := ""
+	for range 3 {
+		page, err := db.List(ctx, event.Filter{After: after, Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range page {
+			listed = append(listed, e.ID)
+			after = e.ID
+		}
+	}
+	if !slices.Equal(listed, seen) {
+		t.Errorf("event.list order %v, the relay's %v", listed, seen)
 	}
 }

@@ -27,6 +27,7 @@ type Opener func(t *testing.T) *sqldb.DB
 func Run(t *testing.T, open Opener) {
 	t.Run("events", func(t *testing.T) { Events(t, open) })
 	t.Run("dialect", func(t *testing.T) { Dialect(t, open) })
+	t.Run("writes", func(t *testing.T) { Writes(t, open) })
 	t.Run("regex", func(t *testing.T) { Regex(t, open) })
 	t.Run("catalog", func(t *testing.T) { Catalog(t, open) })
 	// Areas: one line each, t.Run("<area>", func(t *testing.T) { <Area>(t, open) }).
