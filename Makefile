@@ -8,7 +8,7 @@ PKG   ?= ./...
 BENCH ?= .
 SAMPLE ?= ../shared/data/microbase-sample
 
-.PHONY: help build serve test test-race test-postgres load token lint tools bench walkthrough ci clean
+.PHONY: help build serve test test-race test-postgres load token lint tools bench walkthrough ci clean openapi
 
 help: ## list the targets
 	@awk 'BEGIN { FS = ":.*## " } /^[a-z-]+:.*## / { printf "  %-14s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -48,6 +48,11 @@ walkthrough: ## run README's walk-through against a freshly built binary and the
 
 ci: ## what CI runs: lint, the suite on both stores, a smoke test, the walk-through
 	bash .ci/run
+
+openapi: ## regenerate the API document's files: doc comments, clients/typescript/openapi.json and commerce.d.ts
+	$(GO) generate ./rpc
+	UPDATE_OPENAPI=1 $(GO) test -count=1 -run '^TestDocumentGolden$$' ./internal/apitest
+	cd clients/typescript && npm ci --no-audit --no-fund && npm run generate && npm run check
 
 clean: ## remove bin/
 	rm -rf bin

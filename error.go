@@ -68,6 +68,28 @@ const (
 
 	// Payments (CONTRACT.md section 14).
 	EPaymentFailed = "payment_failed"
+
+	// Customers and sign-in (CONTRACT.md section 15).
+	EInvalidCredentials = "invalid_credentials"
+	ETooManyAttempts    = "too_many_attempts"
+	EInvalidResetToken  = "invalid_reset_token"
+	ECustomerNotFound   = "customer_not_found"
+	EAddressNotFound    = "address_not_found"
+	EClientNotFound     = "client_not_found"
+	// Coupons (CONTRACT.md section 16).
+	ECouponNotFound          = "coupon_not_found"
+	ECouponUsageLimitReached = "coupon_usage_limit_reached"
+	// Webhooks and idempotency keys (CONTRACT.md sections 17 and 18).
+	EWebhookNotFound      = "webhook_not_found"
+	EDeliveryNotFound     = "delivery_not_found"
+	EIdempotencyKeyInUse  = "idempotency_key_in_use"
+	EIdempotencyKeyReused = "idempotency_key_reused"
+	// Orders (CONTRACT.md section 13): all 400 but the *_not_found (404).
+	EOrderNotFound              = "order_not_found"
+	EInvalidOrderState          = "invalid_order_state"
+	EFulfillmentExceedsQuantity = "fulfillment_exceeds_quantity"
+	EFulfillmentNotFound        = "fulfillment_not_found"
+	ERefundExceedsCaptured      = "refund_exceeds_captured"
 )
 
 // Error is the service's one error type. Code is one of the E* constants,

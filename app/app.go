@@ -9,21 +9,27 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/commercekit/commerce/auth"
 	"github.com/commercekit/commerce/cart"
 	"github.com/commercekit/commerce/catalog"
+	"github.com/commercekit/commerce/customer"
 	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/internal/password"
 	"github.com/commercekit/commerce/natsrelay"
+	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/payment"
 	"github.com/commercekit/commerce/promotion"
 	"github.com/commercekit/commerce/rpc"
 	"github.com/commercekit/commerce/shipping"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/staff"
 	"github.com/commercekit/commerce/stock"
 	"github.com/commercekit/commerce/tax"
+	"github.com/commercekit/commerce/webhook"
 )
 
 // Options configure the service.
@@ -50,6 +56,41 @@ type Options struct {
 	// PaymentProviders are payment providers by id, besides the built-in
 	// manual one (a provider configured from flags, a test's own).
 	PaymentProviders map[string]payment.Provider
+	// StaffParams, when set, are the argon2id parameters of staff
+	// passwords (tests lower them; password.Default when nil).
+	StaffParams *password.Params
+	// AccessTTL is the lifetime of the access tokens of auth.login,
+	// auth.refresh and /oauth/token (15 minutes when 0).
+	AccessTTL time.Duration
+	// RefreshTTL is the lifetime of refresh tokens (30 days when 0).
+	RefreshTTL time.Duration
+
+	// WebhookKey is the secret the key sealing webhook signing secrets at
+	// rest is derived from (the JWT secret; a random one per process when
+	// empty).
+	WebhookKey []byte
+	// WebhookAllowPrivate lets webhooks reach private addresses.
+	WebhookAllowPrivate bool
+	// WebhookRetry is the retry schedule (webhook.DefaultRetry when nil).
+	WebhookRetry []time.Duration
+	// WebhookLease is how long a delivery being attempted is leased to
+	// its dispatcher (1 minute when 0).
+	WebhookLease time.Duration
+	// WebhookTimeout bounds an attempt (10s when 0).
+	WebhookTimeout time.Duration
+	// IdempotencySweep is how often idempotency keys older than 24 hours
+	// are deleted (10 minutes when 0).
+	IdempotencySweep time.Duration
+	// OrderRecovery is how often unfinished payment operations of orders
+	// are looked for (default 30s).
+	OrderRecovery time.Duration
+	// StripeKey, when set, adds the payment provider "stripe" with this
+	// secret API key (never logged); StripeURL replaces Stripe's API
+	// address (stripe-mock in tests).
+	StripeKey, StripeURL string
+	// StripeWebhookSecret, when set, serves POST /webhooks/stripe, whose
+	// events are verified with it.
+	StripeWebhookSecret string
 }
 
 // App is the assembled service.
@@ -79,9 +120,25 @@ type App struct {
 	Tax *tax.Service
 	// Cart is the cart area.
 	Cart *cart.Service
+	// Order is the orders area, which checkout places orders through.
+	Order *order.Service
 	// Payments are the payment providers the service is configured with
 	// (manual and Options.PaymentProviders), by id.
 	Payments *payment.Providers
+
+	// Staff is the admin app's staff accounts and sessions; admin is the
+	// admin app, served under /admin/ (admin.go).
+	Staff *staff.Service
+	admin http.Handler
+	// Customer is the customer area: accounts, sign-in, OAuth clients.
+	Customer *customer.Service
+	// Webhook is the webhook area.
+	Webhook *webhook.Service
+	idem    *sqldb.IdempotencyStore
+	// Notifications applies the payment providers' webhook events (the
+	// order area sets it); POST /webhooks/stripe answers 503 while it is
+	// nil.
+	Notifications payment.Notifications
 }
 
 // New builds the service and registers every area's operations.
@@ -106,11 +163,28 @@ func New(opts Options) (*App, error) {
 			return nil, fmt.Errorf("assemble the areas: %w", err)
 		}
 	}
+	if err := assembleAdmin(a); err != nil {
+		return nil, fmt.Errorf("assemble the admin app: %w", err)
+	}
+	a.srv.Document() // /openapi.json, built once every operation is registered
 	return a, nil
 }
 
-// Handler serves the RPC interface, /healthz, /readyz and /metrics.
-func (a *App) Handler() http.Handler { return a.srv }
+// Handler serves the RPC interface, /healthz, /readyz, /metrics,
+// POST /webhooks/stripe and the admin app under /admin/.
+func (a *App) Handler() http.Handler {
+	api := a.withWebhooks(a.srv)
+	if a.admin == nil {
+		return api
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/admin" || strings.HasPrefix(r.URL.Path, "/admin/") {
+			a.admin.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	})
+}
 
 // Run does the background work until ctx ends, then flushes what is
 // buffered and returns.
@@ -120,9 +194,14 @@ func (a *App) Run(ctx context.Context) {
 	if a.Stock != nil {
 		wg.Go(func() { a.Stock.Run(ctx, a.opts.StockSweep, a.logger) })
 	}
+	if a.Order != nil {
+		wg.Go(func() { a.Order.Run(ctx, a.opts.OrderRecovery, a.logger) })
+	}
 	if a.Cart != nil {
 		wg.Go(func() { a.Cart.Run(ctx, a.opts.CartSweep, a.logger) })
 	}
+	wg.Go(func() { a.runWebhooks(ctx) })
+	wg.Go(func() { a.sweepIdempotency(ctx) })
 	if a.opts.NATSURL != "" {
 		relay := natsrelay.New(a.db, a.opts.NATSURL, a.logger)
 		wg.Go(func() {

@@ -3,8 +3,11 @@ package app
 import (
 	"github.com/commercekit/commerce/cart"
 	"github.com/commercekit/commerce/catalog"
+	"github.com/commercekit/commerce/customer"
+	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/promotion"
 	"github.com/commercekit/commerce/rpc"
+	"github.com/commercekit/commerce/search"
 	"github.com/commercekit/commerce/shipping"
 	"github.com/commercekit/commerce/sqldb"
 	"github.com/commercekit/commerce/stock"
@@ -41,16 +44,34 @@ var areas = []func(a *App) error{
 		return nil
 	},
 	func(a *App) (err error) {
-		a.Payments, err = payments(a.opts.PaymentProviders)
+		a.Payments, err = payments(a.opts)
 		return err
+	},
+	func(a *App) error {
+		a.Order = order.NewService(sqldb.NewOrderStore(a.db), a.Payments, a.now)
+		a.Order.Logger = a.logger
+		a.Notifications = a.Order
+		rpc.RegisterOrder(a.srv, a.Order)
+		return nil
+	},
+	func(a *App) error {
+		a.Customer = customer.NewService(sqldb.NewCustomerStore(a.db), a.opts.Keys, a.now,
+			customer.Options{AccessTTL: a.opts.AccessTTL, RefreshTTL: a.opts.RefreshTTL})
+		rpc.RegisterCustomer(a.srv, a.Customer)
+		return nil
 	},
 	func(a *App) error {
 		a.Cart = cart.NewService(sqldb.NewCartStore(a.db), cart.Deps{
 			Catalog: a.Catalog, Promotions: a.Promotion, Taxes: a.Tax, Shipping: a.Shipping, Stock: a.Stock,
-			Payments: a.Payments,
+			Payments: a.Payments, Orders: a.Order, Customers: a.Customer,
 		}, a.now, a.opts.CartTTL)
 		a.Cart.Logger = a.logger
 		rpc.RegisterCart(a.srv, a.Cart)
 		return nil
 	},
+	func(a *App) error {
+		rpc.RegisterSearch(a.srv, search.NewService(sqldb.NewSearchStore(a.db), a.Catalog.Products))
+		return nil
+	},
+	webhooks,
 }

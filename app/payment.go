@@ -2,21 +2,54 @@ package app
 
 import (
 	"fmt"
+	"net/http"
 
 	"github.com/commercekit/commerce/payment"
 	"github.com/commercekit/commerce/payment/manual"
+	"github.com/commercekit/commerce/payment/stripe"
 )
 
 // payments builds the payment providers from the configuration: the
-// built-in manual provider and the others given (which may not take the
-// id "manual").
-func payments(others map[string]payment.Provider) (*payment.Providers, error) {
+// built-in manual provider, "stripe" when o.StripeKey is set, and the
+// others given in o.PaymentProviders (which may not take the id "manual",
+// nor "stripe" when it is configured).
+func payments(o Options) (*payment.Providers, error) {
 	byID := map[string]payment.Provider{manual.ID: manual.New()}
-	for id, p := range others {
+	if o.StripeKey != "" {
+		p, err := stripe.New(stripe.Options{Key: o.StripeKey, URL: o.StripeURL})
+		if err != nil {
+			return nil, fmt.Errorf("payment provider %s: %w", stripe.ID, err)
+		}
+		byID[stripe.ID] = p
+	}
+	for id, p := range o.PaymentProviders {
 		if _, taken := byID[id]; taken {
 			return nil, fmt.Errorf("payment provider %q: the id is taken", id)
 		}
 		byID[id] = p
 	}
 	return payment.NewProviders(byID)
+}
+
+// withWebhooks serves POST /webhooks/stripe (when a webhook secret is
+// configured; anyone may call it, the Stripe-Signature proves the sender)
+// and everything else with next. The events are applied through
+// a.Notifications (503 while it is nil).
+func (a *App) withWebhooks(next http.Handler) http.Handler {
+	if a.opts.StripeWebhookSecret == "" {
+		return next
+	}
+	hook := &stripe.Webhook{
+		Secret:        a.opts.StripeWebhookSecret,
+		Notifications: func() payment.Notifications { return a.Notifications },
+		Logger:        a.logger,
+		Now:           a.now,
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == stripe.WebhookPath {
+			hook.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }

@@ -107,6 +107,19 @@ type Cart struct {
 	BillingAddress        *Address           `json:"billingAddress,omitempty"`
 	BillingSameAsShipping bool               `json:"billingSameAsShipping,omitempty"`
 	ShippingMethod        *shipping.Selected `json:"shippingMethod,omitempty"`
+	// Coupons are the coupon codes the cart holds, as created (at most
+	// promotion.MaxCoupons).
+	Coupons []string `json:"coupons,omitempty"`
+
+	// ShippingDiscount is the discount a promotion gave the shipping
+	// method's rate (nil when none did).
+	ShippingDiscount *ShippingDiscount `json:"shippingDiscount,omitempty"`
+	// Fired lists the promotions that fired in the last recalculation:
+	// those a checkout uses.
+	Fired []string `json:"fired,omitempty"`
+	// exhausted lists the codes held whose promotion reached a usage
+	// limit (computed, not stored): they fail a checkout.
+	exhausted []string
 
 	// Computed by the last recalculation.
 	AlmostFulfilled []engine.AlmostFulfilled `json:"almostFulfilled"`
@@ -119,6 +132,8 @@ type Cart struct {
 
 	// Payment is the authorised payment of a checked-out cart.
 	Payment *payment.Record `json:"payment,omitempty"`
+	// OrderID is the order a checkout placed.
+	OrderID string `json:"orderId,omitempty"`
 }
 
 // Entry is a cart entry: Quantity units of a product, aggregated over
@@ -172,6 +187,14 @@ type TaxLine struct {
 	BeforeTax int64  `json:"beforeTax"`
 	Tax       int64  `json:"tax"`
 	TaxDetail string `json:"taxDetail"`
+}
+
+// ShippingDiscount is the amount a promotion took off the shipping
+// method's rate, in minor units.
+type ShippingDiscount struct {
+	PromotionID    string `json:"promotionId"`
+	PromotionTitle string `json:"promotionTitle"`
+	Discount       int64  `json:"discount"`
 }
 
 // Billing returns the billing address: the shipping address when billing

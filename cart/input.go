@@ -86,6 +86,8 @@ type CheckoutInput struct {
 	BillingAddress  *AddressArg     `json:"billingAddress,omitempty"`
 	PaymentID       string          `json:"paymentId"`
 	PaymentData     json.RawMessage `json:"paymentData,omitempty"`
+	// Email is the order's email (optional).
+	Email *string `json:"email,omitempty"`
 }
 
 // AddressArg is an argument holding an address: shippingAddress, and
@@ -197,4 +199,11 @@ func (m MethodRef) MarshalJSON() ([]byte, error) {
 		return []byte("null"), nil
 	}
 	return json.Marshal(m.ID)
+}
+
+// CouponInput is the argument of cart.applyCoupon and cart.removeCoupon:
+// the cart and a coupon code (matched case-insensitively).
+type CouponInput struct {
+	CartID string `json:"cartId"`
+	Code   string `json:"code"`
 }

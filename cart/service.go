@@ -8,12 +8,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/commercekit/commerce/order"
+
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/catalog"
 	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/geo"
 	"github.com/commercekit/commerce/money"
 	"github.com/commercekit/commerce/payment"
+	"github.com/commercekit/commerce/promotion"
 	"github.com/commercekit/commerce/promotion/engine"
 	"github.com/commercekit/commerce/shipping"
 	"github.com/commercekit/commerce/stock"
@@ -28,6 +31,32 @@ type Deps struct {
 	Shipping   Shipping
 	Stock      Stock
 	Payments   Payments
+	// Orders places the order of a checkout (the orders area); without
+	// it a checkout places none.
+	Orders Orders
+	// Customers gives an order the email of the customer's account when
+	// the checkout names none (the customers area); optional.
+	Customers Customers
+}
+
+// Customers gives checkout what it needs of customer accounts.
+type Customers interface {
+	// Email returns the email of the customer's account, "" when there
+	// is no such account.
+	Email(ctx context.Context, customerID string) (string, error)
+}
+
+// Orders places the orders of checkouts (the orders area).
+type Orders interface {
+	// BeginCheckout records a checkout attempt before its authorisation
+	// by the provider id: it allocates the order's number and returns r
+	// with it (OrderNumber).
+	BeginCheckout(ctx context.Context, provider string, r payment.AuthorizeRequest) (payment.AuthorizeRequest, error)
+	// EndCheckout forgets the attempt key once its authorisation is voided.
+	EndCheckout(ctx context.Context, key string) error
+	// Place stores the order in tx (the checkout's transaction) and emits
+	// its CREATE event.
+	Place(ctx context.Context, tx order.Tx, o *order.Order, now time.Time) error
 }
 
 // Catalog gives the cart the products it sells (the catalog area).
@@ -37,12 +66,16 @@ type Catalog interface {
 	Products(ctx context.Context, ids []string) (map[string]*catalog.Product, error)
 }
 
-// Promotions evaluates the active promotions on the cart's entries (the
-// promotion area).
+// Promotions evaluates the active promotions on the cart and checks the
+// coupons it is given (the promotion area).
 type Promotions interface {
-	// Evaluate applies the active promotions to entries whose unit prices
-	// are minor units of a currency with the given precision.
-	Evaluate(ctx context.Context, entries []engine.Entry, precision int) (engine.Result, error)
+	// EvaluateCart applies the active promotions to the cart's entries
+	// (unit prices in minor units), coupons and shipping rate.
+	EvaluateCart(ctx context.Context, in promotion.CartEval) (promotion.CartOutcome, error)
+	// Coupon returns the code as created of an active coupon the
+	// customer ("" for ANON) may use.
+	// Errors: coupon_not_found, coupon_usage_limit_reached.
+	Coupon(ctx context.Context, code, customerID string) (string, error)
 }
 
 // Taxes computes the taxes of the cart's entries and shipping line (the

@@ -191,3 +191,13 @@ func (s *Service) shipWith(ctx context.Context, c *Cart, methodID string) error 
 	c.ShippingMethod = &sel
 	return nil
 }
+
+// ReadAddress reads an address argument that must be an object, as the
+// cart's operations do (for other areas' addresses: a customer's address
+// book): what does not fit and the missing fields are recorded in p under
+// name, and the address is nil then; country and state are left to
+// Address.CheckPlace. Absent: nil.
+func ReadAddress(p *commerce.Problems, name string, a *AddressArg) *Address {
+	addr, _ := addressArg(p, name, a, false)
+	return addr
+}

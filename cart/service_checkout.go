@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/catalog"
 	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/money"
+	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/payment"
 )
 
@@ -34,7 +37,10 @@ const voidTimeout = 30 * time.Second
 //  2. The payment provider named by paymentId authorises the total
 //     (beforeTax + tax, shipping included) with the client's paymentData,
 //     once, outside any transaction, under a new idempotency key: one key
-//     per checkout attempt. A refusal is payment_failed (402, data
+//     per checkout attempt. With Deps.Orders the attempt is recorded first,
+//     with the order's number (which the provider gets), so that the
+//     orders' recovery job voids it if the process dies before step 3
+//     or 4 ends. A refusal is payment_failed (402, data
 //     {provider, code, message}) and changes nothing: the cart stays
 //     ACTIVE, the stock untouched.
 //  3. One transaction locks the cart, checks that it is still the version
@@ -42,20 +48,32 @@ const voidTimeout = 30 * time.Second
 //     stock (not_enough_stock when a released one can no longer be taken),
 //     stores the payment record and the CHECKED_OUT status and emits
 //     CHECKOUT on CARTS with {operation, data (the arguments without
-//     paymentData), new, payment (the record without paymentData)}. A
+//     paymentData), new, payment (the record without paymentData)}; with
+//     Deps.Orders it also places the order (ORDERS CREATE), sets the
+//     cart's orderId and deletes the checkout attempt. A
 //     retried transaction (a serialization failure) runs this step again,
 //     never step 2.
 //  4. When that transaction fails, the authorisation is voided (key
 //     "<key>:void") before the error is returned; when the cart moved
 //     meanwhile, it is voided and the checkout starts again from step 1
 //     (a few times at most, then concurrent_modification). A void that
-//     fails is logged with the provider's reference, to be voided by hand.
+//     fails is logged with the provider's reference, and its attempt is
+//     kept for the recovery job.
 //
 // The entries' reserves then show the reservations committed.
 // Errors also: validation_error, cart_not_found (data: the id),
 // cart_not_active (a second checkout among others), invalid_country,
 // invalid_state, payment_failed.
 func (s *Service) Checkout(ctx context.Context, in CheckoutInput) (*Cart, error) {
+	c, _, err := s.CheckoutOrder(ctx, in)
+	return c, err
+}
+
+// CheckoutOrder is Checkout, also returning the order it placed (nil
+// without Deps.Orders). The order is placed in the checkout's
+// transaction (step 3), with a number allocated before the authorisation
+// (step 2) so that the provider can record it.
+func (s *Service) CheckoutOrder(ctx context.Context, in CheckoutInput) (*Cart, *order.Order, error) {
 	var p commerce.Problems
 	if in.CartID == "" {
 		p.Add("cartId", "required")
@@ -78,7 +96,7 @@ func (s *Service) Checkout(ctx context.Context, in CheckoutInput) (*Cart, error)
 	methodID := methodArg(&p, "shippingMethod", in.ShippingMethod)
 	bill, sameBill := addressArg(&p, "billingAddress", in.BillingAddress, true)
 	if err := p.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, a := range []struct {
 		path string
@@ -86,51 +104,86 @@ func (s *Service) Checkout(ctx context.Context, in CheckoutInput) (*Cart, error)
 	}{{"shippingAddress", ship}, {"billingAddress", bill}} {
 		if a.addr != nil {
 			if err := a.addr.CheckPlace(a.path); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
 	data := in
 	data.PaymentData = nil
 	var rec payment.Record
-	return s.change(ctx, in.CartID, change{op: "cart.checkout", data: data, event: event.Checkout,
-		prepare: func(c *Cart, _ time.Time) error {
-			return s.prepareCheckout(ctx, c, ship, methodID, bill, sameBill)
+	var number, key string
+	var products map[string]*catalog.Product
+	var placed *order.Order
+	var email *string
+	c, err := s.change(ctx, in.CartID, change{op: "cart.checkout", data: data, event: event.Checkout,
+		prepare: func(c *Cart, _ time.Time) (err error) {
+			products, err = s.prepareCheckout(ctx, c, ship, methodID, bill, sameBill)
+			if err != nil {
+				return err
+			}
+			email, err = s.orderEmail(ctx, in.Email, c.CustomerID)
+			return err
 		},
 		authorize: func(c *Cart) (undo func(), err error) {
-			rec, undo, err = s.authorize(ctx, provider, in.PaymentID, c, in.PaymentData)
+			if err := checkCoupons(c); err != nil {
+				return nil, err
+			}
+			rec, number, key, undo, err = s.authorize(ctx, provider, in.PaymentID, c, in.PaymentData)
 			return undo, err
 		},
-		commit: func(tx Tx, c *Cart, _ time.Time) error {
+		commit: func(tx Tx, c *Cart, now time.Time) error {
 			committed, err := tx.Stock().CommitCart(ctx, c.ID)
 			if err != nil {
 				return err
 			}
 			setReserves(c, committed)
+			if err := redeem(ctx, tx, c); err != nil {
+				return err
+			}
 			pay := rec
 			c.Payment = &pay
 			c.Status = StatusCheckedOut
+			c.OrderID, placed = "", nil
+			if s.deps.Orders == nil {
+				return nil
+			}
+			if err := tx.Orders().EndCheckout(ctx, key); err != nil {
+				return err
+			}
+			o, err := snapshot(c, number, email, products)
+			if err != nil {
+				return err
+			}
+			if err := s.deps.Orders.Place(ctx, tx.Orders(), o, now); err != nil {
+				return err
+			}
+			c.OrderID, placed = o.ID, o
 			return nil
 		},
 	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, placed, nil
 }
 
 // prepareCheckout applies checkout's arguments to the cart in memory and
 // checks that it can be checked out (step 1 of Checkout).
-func (s *Service) prepareCheckout(ctx context.Context, c *Cart, ship *Address, methodID string, bill *Address, sameBill bool) error {
+func (s *Service) prepareCheckout(ctx context.Context, c *Cart, ship *Address, methodID string, bill *Address, sameBill bool) (map[string]*catalog.Product, error) {
 	if ship != nil {
 		if _, err := s.shipTo(ctx, c, ship); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if len(c.Items) == 0 {
-		return commerce.Invalid("cartId: the cart has no entries to check out")
+		return nil, commerce.Invalid("cartId: the cart has no entries to check out")
 	}
-	if err := s.checkSalable(ctx, c); err != nil {
-		return err
+	products, err := s.checkSalable(ctx, c)
+	if err != nil {
+		return nil, err
 	}
 	if c.ShippingAddress == nil {
-		return &commerce.Error{Code: commerce.EShippingAddressNotset, Message: "the cart has no shipping address"}
+		return nil, &commerce.Error{Code: commerce.EShippingAddressNotset, Message: "the cart has no shipping address"}
 	}
 	id := methodID
 	switch {
@@ -138,68 +191,110 @@ func (s *Service) prepareCheckout(ctx context.Context, c *Cart, ship *Address, m
 	case c.ShippingMethod != nil:
 		id = c.ShippingMethod.ID // checked again: it may have changed or gone
 	default:
-		return &commerce.Error{Code: commerce.EInvalidShippingMethod, Message: "the cart has no shipping method"}
+		return nil, &commerce.Error{Code: commerce.EInvalidShippingMethod, Message: "the cart has no shipping method"}
 	}
 	if err := s.shipWith(ctx, c, id); err != nil {
-		return err
+		return nil, err
 	}
 	switch {
 	case bill != nil:
 		c.BillingAddress, c.BillingSameAsShipping = bill, false
 	case sameBill || c.Billing() == nil:
-		return billTo(c, nil, true, commerce.EShippingAddressNotset)
+		return products, billTo(c, nil, true, commerce.EShippingAddressNotset)
 	}
-	return nil
+	return products, nil
 }
 
 // checkSalable fails checkout when an entry's product was removed, made
 // DRAFT or DISCONTINUED since it was added.
-func (s *Service) checkSalable(ctx context.Context, c *Cart) error {
+func (s *Service) checkSalable(ctx context.Context, c *Cart) (map[string]*catalog.Product, error) {
 	ids := make([]string, len(c.Items))
 	for i, e := range c.Items {
 		ids[i] = e.ProductID
 	}
 	products, err := s.deps.Catalog.Products(ctx, ids)
 	if err != nil {
-		return fmt.Errorf("checkout: %w", err)
+		return nil, fmt.Errorf("checkout: %w", err)
 	}
 	for _, id := range ids {
 		if _, err := salable(products, id); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return products, nil
 }
 
 // authorize has the provider id authorise the computed cart's total once,
 // under a new idempotency key (step 2 of Checkout), and returns the
-// payment record and the function that voids the authorisation.
-func (s *Service) authorize(ctx context.Context, provider payment.Provider, id string, c *Cart, data json.RawMessage) (payment.Record, func(), error) {
+// payment record, the order's number and the key, and the function that
+// voids the authorisation. With Deps.Orders, the attempt is recorded
+// first, with the order's number (Orders.BeginCheckout): the checkout's
+// transaction deletes it with the order it places, the void once it
+// succeeded; one left behind by a process that died in between is voided
+// by the orders' recovery job.
+func (s *Service) authorize(ctx context.Context, provider payment.Provider, id string, c *Cart, data json.RawMessage) (payment.Record, string, string, func(), error) {
 	prec, err := money.Precision(c.Currency)
 	if err != nil {
-		return payment.Record{}, nil, fmt.Errorf("checkout: %w", err)
+		return payment.Record{}, "", "", nil, fmt.Errorf("checkout: %w", err)
 	}
 	key := "checkout-" + commerce.NewID()
-	a, err := provider.Authorize(ctx, payment.AuthorizeRequest{
+	r := payment.AuthorizeRequest{
 		IdempotencyKey: key, CartID: c.ID, CustomerID: c.CustomerID,
 		Amount: c.BeforeTax + c.Tax, Currency: c.Currency, Precision: prec, Data: data,
-	})
+	}
+	if s.deps.Orders != nil {
+		if r, err = s.deps.Orders.BeginCheckout(ctx, id, r); err != nil {
+			return payment.Record{}, "", "", nil, err
+		}
+	}
+	a, err := provider.Authorize(ctx, r)
 	if err != nil {
-		return payment.Record{}, nil, err
+		var f payment.Failure
+		if ce, ok := errors.AsType[*commerce.Error](err); ok && s.deps.Orders != nil && ce.Code == commerce.EPaymentFailed {
+			if f, ok = ce.Data.(payment.Failure); ok && f.Code != payment.ProviderError {
+				// A refusal: nothing was authorised (a provider failure
+				// is left to the recovery job, which asks again).
+				_ = s.deps.Orders.EndCheckout(context.WithoutCancel(ctx), key)
+			}
+		}
+		return payment.Record{}, "", "", nil, err
 	}
 	cartID := c.ID
-	undo := func() { s.void(ctx, provider, id, cartID, key, a.Reference) }
-	return payment.NewRecord(id, a), undo, nil
+	undo := func() {
+		if s.void(ctx, provider, id, cartID, key, a.Reference) && s.deps.Orders != nil {
+			_ = s.deps.Orders.EndCheckout(context.WithoutCancel(ctx), key)
+		}
+	}
+	return payment.NewRecord(id, a), r.OrderNumber, key, undo, nil
 }
 
 // void cancels the authorisation of a checkout that failed (step 4 of
 // Checkout), even when the request's context has ended; a failure is
 // logged, with what is needed to void it by hand.
-func (s *Service) void(ctx context.Context, provider payment.Provider, id, cartID, key, reference string) {
+func (s *Service) void(ctx context.Context, provider payment.Provider, id, cartID, key, reference string) bool {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), voidTimeout)
 	defer cancel()
 	if _, err := provider.Void(ctx, payment.VoidRequest{IdempotencyKey: key + ":void", Reference: reference}); err != nil {
 		s.logger().Error("checkout failed and its payment authorisation could not be voided: void it with the provider",
 			"provider", id, "reference", reference, "cart", cartID, "err", err)
+		return false
 	}
+	return true
+}
+
+// orderEmail is the email of a checkout's order (CONTRACT.md section 13):
+// the checkout's email argument, else the email of the customer's
+// account, else none.
+func (s *Service) orderEmail(ctx context.Context, given *string, customerID string) (*string, error) {
+	if given != nil && *given != "" {
+		return given, nil
+	}
+	if s.deps.Customers == nil || customerID == "" || customerID == Anonymous {
+		return given, nil
+	}
+	e, err := s.deps.Customers.Email(ctx, customerID)
+	if err != nil || e == "" {
+		return given, err
+	}
+	return &e, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/money"
+	"github.com/commercekit/commerce/promotion"
 	"github.com/commercekit/commerce/promotion/engine"
 	"github.com/commercekit/commerce/stock"
 	"github.com/commercekit/commerce/tax"
@@ -33,15 +34,26 @@ func (s *Service) recalc(ctx context.Context, c *Cart) error {
 			return fmt.Errorf("shipping method: %w", err)
 		}
 	}
-	res := engine.Result{AlmostFulfilled: []engine.AlmostFulfilled{}}
+	res := promotion.CartOutcome{Result: engine.Result{AlmostFulfilled: []engine.AlmostFulfilled{}}}
 	if len(c.Items) > 0 {
-		pe := make([]engine.Entry, len(c.Items))
+		in := promotion.CartEval{Entries: make([]engine.Entry, len(c.Items)), Precision: prec, Coupons: c.Coupons, CustomerID: c.CustomerID}
 		for i, e := range c.Items {
-			pe[i] = engine.Entry{ID: e.ID, ProductID: e.ProductID, Quantity: e.Quantity, UnitPrice: e.UnitPrice}
+			in.Entries[i] = engine.Entry{ID: e.ID, ProductID: e.ProductID, Quantity: e.Quantity, UnitPrice: e.UnitPrice}
 		}
-		if res, err = s.deps.Promotions.Evaluate(ctx, pe, prec); err != nil {
+		if in.CustomerID == Anonymous {
+			in.CustomerID = ""
+		}
+		if m := c.ShippingMethod; m != nil {
+			rate := m.Amount
+			in.Shipping = &rate
+		}
+		if res, err = s.deps.Promotions.EvaluateCart(ctx, in); err != nil {
 			return fmt.Errorf("promotions: %w", err)
 		}
+	}
+	c.Fired, c.exhausted, c.ShippingDiscount = res.Fired, res.Exhausted, nil
+	if d := res.Shipping; d != nil {
+		c.ShippingDiscount = &ShippingDiscount{PromotionID: d.PromotionID, PromotionTitle: d.PromotionTitle, Discount: d.Discount}
 	}
 	discounts := make(map[string][]Discount, len(res.ItemDiscounts))
 	for _, it := range res.ItemDiscounts {
@@ -69,7 +81,8 @@ func (s *Service) recalc(ctx context.Context, c *Cart) error {
 		})
 	}
 	if m := c.ShippingMethod; m != nil {
-		te = append(te, tax.Entry{ID: "shipping", Quantity: 1, Amount: m.Amount, TaxCode: m.TaxCode})
+		// Taxed on the rate less its discount (CONTRACT.md section 16).
+		te = append(te, tax.Entry{ID: "shipping", Quantity: 1, Amount: m.Amount - c.shippingDiscount(), TaxCode: m.TaxCode})
 	}
 	var results []tax.Result
 	if len(te) > 0 {
@@ -128,9 +141,10 @@ func computed(c *Cart) []byte {
 		E []entry
 		A []engine.AlmostFulfilled
 		S *EntryTaxes
+		D *ShippingDiscount
 		B int64
 		T int64
-	}{A: c.AlmostFulfilled, S: c.ShippingTaxes, B: c.BeforeTax, T: c.Tax}
+	}{A: c.AlmostFulfilled, S: c.ShippingTaxes, D: c.ShippingDiscount, B: c.BeforeTax, T: c.Tax}
 	for _, e := range c.Items {
 		st.E = append(st.E, entry{e.Discounts, e.Taxes})
 	}

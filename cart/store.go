@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/order"
+	"github.com/commercekit/commerce/promotion"
 	"github.com/commercekit/commerce/stock"
 )
 
@@ -27,6 +29,12 @@ type Tx interface {
 	// Stock gives the stock reservations inside this transaction, so that
 	// a reservation commits or rolls back with the cart's change.
 	Stock() stock.Tx
+	// Promotions gives the promotion store inside this transaction: the
+	// uses of the promotions an order used are counted with the checkout.
+	Promotions() promotion.Tx
+	// Orders gives the orders inside this transaction, so that checkout
+	// places its order with the cart's change.
+	Orders() order.Tx
 	// Lock returns the cart and holds its row until the transaction ends,
 	// so that changes of one cart are serialised across processes.
 	// Errors: cart_not_found (data: the id).

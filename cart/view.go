@@ -47,6 +47,9 @@ type View struct {
 	ShippingAddr   *Address        `json:"shippingAddress,omitempty"`
 	BillingAddr    *Address        `json:"BillingAddress,omitempty"`
 	ShippingMethod *ShippingMethod `json:"shippingMethod,omitempty"`
+	OrderID        string          `json:"orderId,omitempty"`
+	// Coupons are the codes the cart holds, as created (always present).
+	Coupons []string `json:"coupons"`
 }
 
 // Amount is an amount in minor units shown as a plain number in major
@@ -152,6 +155,9 @@ type ShippingMethod struct {
 	TaxCode string    `json:"taxCode"`
 	RateID  string    `json:"rateId"`
 	Rate    PriceView `json:"rate"`
+	// Discount is the amount a promotion took off the rate (CONTRACT.md
+	// section 16), absent when none did.
+	Discount *Amount `json:"discount,omitempty"`
 }
 
 // Render returns the cart as clients see it, in the form f.
@@ -163,12 +169,16 @@ func Render(c *Cart, f Form) View {
 	}
 	v := View{
 		ID: c.ID, Status: c.Status, CustomerID: c.CustomerID, Currency: c.Currency, Country: c.Country,
-		Channel: c.Channel, ExpirationTime: c.ExpirationTime,
+		Channel: c.Channel, ExpirationTime: c.ExpirationTime, OrderID: c.OrderID,
 		Items:        make([]any, 0, len(c.Items)),
 		Promotions:   PromotionsView{AlmostFulfilledPromos: c.AlmostFulfilled, FulfilledPromos: []FulfilledPromo{}, OK: true},
 		Taxes:        TaxesView{OK: true, BeforeTax: amt(c.BeforeTax), Tax: amt(c.Tax)},
 		ShippingAddr: c.ShippingAddress,
 		BillingAddr:  c.Billing(),
+		Coupons:      c.Coupons,
+	}
+	if v.Coupons == nil {
+		v.Coupons = []string{}
 	}
 	if v.Promotions.AlmostFulfilledPromos == nil {
 		v.Promotions.AlmostFulfilledPromos = []engine.AlmostFulfilled{}
@@ -217,6 +227,19 @@ func Render(c *Cart, f Form) View {
 	if m := c.ShippingMethod; m != nil {
 		v.ShippingMethod = &ShippingMethod{ID: m.ID, Title: m.Title, TaxCode: m.TaxCode, RateID: m.RateID,
 			Rate: PriceView{Money: money.Money{Amount: m.Amount, Currency: m.Currency, Precision: prec}, Plain: plain}}
+		if d := c.ShippingDiscount; d != nil && c.shippingDiscount() > 0 {
+			a := amt(c.shippingDiscount())
+			v.ShippingMethod.Discount = &a
+			// The promotion is listed among those that discounted the
+			// cart, with the shipping discount in its total.
+			j, ok := fulfilled[d.PromotionID]
+			if !ok {
+				j = len(v.Promotions.FulfilledPromos)
+				v.Promotions.FulfilledPromos = append(v.Promotions.FulfilledPromos,
+					FulfilledPromo{ID: d.PromotionID, Title: d.PromotionTitle, Discount: amt(0)})
+			}
+			v.Promotions.FulfilledPromos[j].Discount.Amount += a.Amount
+		}
 	}
 	return v
 }

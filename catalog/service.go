@@ -38,7 +38,7 @@ func NewService(store Store, viewed Viewed, now func() time.Time) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{store: store, viewed: viewed, now: now, MaxCategories: DefaultMaxCategories, UpdateAttempts: 5}
+	return &Service{store: newCachedStore(store), viewed: viewed, now: now, MaxCategories: DefaultMaxCategories, UpdateAttempts: 5}
 }
 
 func (s *Service) logger() *slog.Logger {

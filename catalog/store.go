@@ -95,6 +95,12 @@ type Store interface {
 	// creation order. f is valid; validation_error as ListProducts (a
 	// Path pattern is reported as "path").
 	ListCategories(ctx context.Context, f CategoryFilter) ([]*Category, error)
+
+	// Version returns the catalog's version: a number that changes in
+	// the transaction of every Update, so that each process sharing the
+	// storage can tell with one cheap read whether its cache of products
+	// is out of date.
+	Version(ctx context.Context) (int64, error)
 }
 
 // Tx is a write transaction of the catalog.

@@ -38,6 +38,24 @@ type Event struct {
 	Type    string          `json:"type"`
 	Date    time.Time       `json:"date"`
 	Payload json.RawMessage `json:"payload"`
+	// Actor is who made the change when a person did through the admin
+	// app ("staff:<id>"), from the context of the write (WithActor); absent
+	// for API calls.
+	Actor string `json:"actor,omitempty"`
+}
+
+type actorKey struct{}
+
+// WithActor returns a context whose writes record actor on the events they
+// emit (the storage sets Event.Actor from it when it writes the outbox).
+func WithActor(ctx context.Context, actor string) context.Context {
+	return context.WithValue(ctx, actorKey{}, actor)
+}
+
+// ActorFrom returns the actor of ctx, or "".
+func ActorFrom(ctx context.Context) string {
+	a, _ := ctx.Value(actorKey{}).(string)
+	return a
 }
 
 // New returns an event with a fresh id, the date now (UTC) and the payload
@@ -46,7 +64,7 @@ type Event struct {
 func New(channel, typ string, now time.Time, payload any) (Event, error) {
 	b, err := json.Marshal(payload)
 	if err != nil {
-		return Event{}, commerce.Errorf(commerce.EInternal, "marshal %s %s payload: %v", channel, typ, err)
+		return Event{}, commerce.Errorf(commerce.EInternal, "marshal %s %s payload: %w", channel, typ, err)
 	}
 	return Event{ID: commerce.NewID(), Channel: channel, Type: typ, Date: now.UTC(), Payload: b}, nil
 }

@@ -118,8 +118,14 @@ func uniqueKey(pe *pgconn.PgError) string {
 	return strings.TrimPrefix(pe.ConstraintName, pe.TableName+"_")
 }
 
-// ReadOnly implements sqldb.Dialect.
-func (Dialect) ReadOnly() *sql.TxOptions { return &sql.TxOptions{ReadOnly: true} }
+// ReadOnly implements sqldb.Dialect: REPEATABLE READ, so that every
+// statement of a View sees the one snapshot DB.View promises (READ
+// COMMITTED, the default, takes a new one per statement: a search's count
+// and facets could disagree). A read-only transaction never fails with a
+// serialization error at this level.
+func (Dialect) ReadOnly() *sql.TxOptions {
+	return &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+}
 
 // LimitStatements implements sqldb.Dialect with statement_timeout, set
 // for the transaction only: the server cancels the statement (SQLSTATE
@@ -226,3 +232,7 @@ func (l *lease) Release() {
 
 // BeginWrite implements sqldb.Dialect.
 func (Dialect) BeginWrite() string { return "BEGIN" }
+
+// SkipLocked implements sqldb.SkipLocker: rows locked by another
+// transaction are skipped, not waited for (claiming webhook deliveries).
+func (Dialect) SkipLocked() string { return " FOR UPDATE SKIP LOCKED" }

@@ -22,6 +22,8 @@ type promo struct {
 	Priority int             `json:"priority"`
 	If       json.RawMessage `json:"if"`
 	Then     json.RawMessage `json:"then"`
+	// UsageCount is always shown (0 for a promotion no order used).
+	UsageCount int `json:"usageCount"`
 }
 
 // body returns a promotion.create body; the rules are JSON text.

@@ -23,6 +23,8 @@ type snapshot struct {
 	// the category membership of products (Index.UsesCategories), an
 	// evaluation skips the catalog look-up.
 	index *engine.Index
+	// limited holds the promotions with a usage limit, by id.
+	limited map[string]limited
 }
 
 // cache holds the current snapshot and when the version was last checked.
@@ -105,13 +107,23 @@ func (s *Service) load(ctx context.Context) (*snapshot, error) {
 		return nil, fmt.Errorf("load active promotions: %w", err)
 	}
 	list := make([]engine.Promotion, len(promos))
+	lim := map[string]limited{}
 	for i, p := range promos {
 		list[i] = engine.Promotion{
 			ID: p.ID, Title: p.Title, Priority: p.Priority, Seq: p.Seq,
-			Rules: engine.Rules{If: p.If, Then: p.Then},
+			Rules: engine.Rules{If: p.If, Then: p.Then}, Code: p.CodeKey(),
+		}
+		if p.StartDate != nil {
+			list[i].Start = *p.StartDate
+		}
+		if p.EndDate != nil {
+			list[i].End = *p.EndDate
+		}
+		if p.UsageLimit != nil || p.UsageLimitPerCustomer != nil {
+			lim[p.ID] = limitsOf(p)
 		}
 	}
-	return s.cache.install(&snapshot{version: version, index: engine.NewIndex(list)}), nil
+	return s.cache.install(&snapshot{version: version, index: engine.NewIndex(list), limited: lim}), nil
 }
 
 // changed rebuilds the cache after a change committed through this
@@ -131,33 +143,32 @@ func (s *Service) changed(ctx context.Context) {
 // minor units of a currency with the given precision), following
 // CONTRACT.md section 7, with the category membership of the entries'
 // products (descendant categories included) from the catalog; products the
-// catalog does not know are in no category. It is what the cart calls
-// in-process. The caller bounds the quantities (the cart allows
-// MaxQuantity per product and MaxEntries entries): the work grows with the
-// number of units.
+// catalog does not know are in no category. The caller bounds the
+// quantities (the cart allows MaxQuantity per product and MaxEntries
+// entries): the work grows with the number of units. It is EvaluateCart
+// for an anonymous cart without coupons or shipping method.
 func (s *Service) Evaluate(ctx context.Context, entries []engine.Entry, precision int) (engine.Result, error) {
-	snap, err := s.current(ctx)
+	out, err := s.EvaluateCart(ctx, CartEval{Entries: entries, Precision: precision})
+	return out.Result, err
+}
+
+// categories looks up the category membership of the entries' products.
+func (s *Service) categories(ctx context.Context, entries []engine.Entry) (engine.Categories, error) {
+	if s.catalog == nil {
+		return nil, nil
+	}
+	ids := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if e.Quantity > 0 && !slices.Contains(ids, e.ProductID) {
+			ids = append(ids, e.ProductID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	m, err := s.catalog.CategoryAncestors(ctx, ids)
 	if err != nil {
-		return engine.Result{}, err
+		return nil, fmt.Errorf("category membership: %w", err)
 	}
-	if snap.index.Len() == 0 || len(entries) == 0 {
-		return engine.Result{ItemDiscounts: []engine.ItemDiscount{}, AlmostFulfilled: []engine.AlmostFulfilled{}}, nil
-	}
-	var cats engine.Categories
-	if snap.index.UsesCategories() && s.catalog != nil {
-		ids := make([]string, 0, len(entries))
-		for _, e := range entries {
-			if e.Quantity > 0 && !slices.Contains(ids, e.ProductID) {
-				ids = append(ids, e.ProductID)
-			}
-		}
-		if len(ids) > 0 {
-			m, err := s.catalog.CategoryAncestors(ctx, ids)
-			if err != nil {
-				return engine.Result{}, fmt.Errorf("category membership: %w", err)
-			}
-			cats = engine.Categories(m)
-		}
-	}
-	return snap.index.Evaluate(entries, precision, cats), nil
+	return engine.Categories(m), nil
 }

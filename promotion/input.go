@@ -17,6 +17,19 @@ type CreateInput struct {
 	Priority *int            `json:"priority,omitempty"`
 	If       json.RawMessage `json:"if,omitempty"`
 	Then     json.RawMessage `json:"then,omitempty"`
+	Coupon
+}
+
+// Coupon is the optional coupon fields of promotion.create and
+// promotion.update (CONTRACT.md section 16): a code (unique,
+// case-insensitive; on update "" removes it), startDate and endDate
+// (RFC 3339), usageLimit and usageLimitPerCustomer (positive integers).
+type Coupon struct {
+	Code                  *string `json:"code,omitempty"`
+	StartDate             *string `json:"startDate,omitempty"`
+	EndDate               *string `json:"endDate,omitempty"`
+	UsageLimit            *int    `json:"usageLimit,omitempty"`
+	UsageLimitPerCustomer *int    `json:"usageLimitPerCustomer,omitempty"`
 }
 
 // UpdateInput is the argument of promotion.update: the id, and any of the
@@ -29,6 +42,7 @@ type UpdateInput struct {
 	Priority *int             `json:"priority,omitempty"`
 	If       *json.RawMessage `json:"if,omitempty"`
 	Then     *json.RawMessage `json:"then,omitempty"`
+	Coupon
 }
 
 // ListInput is the argument of promotion.list; every filter is optional.
@@ -41,6 +55,8 @@ type ListInput struct {
 	ID     commerce.StringList `json:"id"`
 	Title  *commerce.Pattern   `json:"title"`
 	Active *bool               `json:"active"`
+	// Code matches the promotion with the code, case-insensitively.
+	Code   *string             `json:"code"`
 	Fields commerce.StringList `json:"fields"`
 	commerce.PageArgs
 }
@@ -66,6 +82,9 @@ type CartInput struct {
 	Items  []CartItem `json:"items"`
 	// Currency is the currency of v1 prices (default DefaultCurrency).
 	Currency *string `json:"currency"`
+	// Coupons are the coupon codes the cart holds (at most MaxCoupons):
+	// promotions with a code apply only when it is among them.
+	Coupons commerce.StringList `json:"coupons"`
 }
 
 // CartItem is an entry of a cartPromotions request: Quantity (default 1,

@@ -12,6 +12,8 @@ package promotion
 
 import (
 	"context"
+	"strings"
+	"time"
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/promotion/engine"
@@ -48,9 +50,65 @@ type Promotion struct {
 	Priority int         `json:"priority"`
 	If       engine.Rule `json:"if"`
 	Then     engine.Rule `json:"then"`
+	// Coupon fields (CONTRACT.md section 16), absent when not set. Code is
+	// as created; it is unique compared by CodeKey. The promotion applies
+	// from StartDate until before EndDate. UsageLimit bounds the orders
+	// that use it, UsageLimitPerCustomer those of one customer (ANON
+	// orders are not counted per customer); UsageCount is how many orders
+	// use it now (a cancelled order gives its use back).
+	Code                  *string    `json:"code,omitempty"`
+	StartDate             *time.Time `json:"startDate,omitempty"`
+	EndDate               *time.Time `json:"endDate,omitempty"`
+	UsageLimit            *int       `json:"usageLimit,omitempty"`
+	UsageLimitPerCustomer *int       `json:"usageLimitPerCustomer,omitempty"`
+	UsageCount            int        `json:"usageCount"`
 	// Seq is the creation order, assigned by the store; it breaks
 	// priority ties and orders lists. It is not part of the JSON form.
 	Seq int64 `json:"-"`
+}
+
+// CodeKey returns the comparison key of a coupon code: Unicode NFC
+// (commerce.Key), lower-cased. Codes are unique and matched by their key.
+func CodeKey(code string) string { return strings.ToLower(commerce.Key(code)) }
+
+// CodeKey returns the key of p's code, "" when it has none.
+func (p Promotion) CodeKey() string {
+	if p.Code == nil {
+		return ""
+	}
+	return CodeKey(*p.Code)
+}
+
+// CodeName returns what names p in a coupon error: its code as created,
+// else its id.
+func (p Promotion) CodeName() string {
+	if p.Code != nil {
+		return *p.Code
+	}
+	return p.ID
+}
+
+// ActiveAt reports whether p is active and within its dates at now.
+func (p Promotion) ActiveAt(now time.Time) bool {
+	return p.Active && (p.StartDate == nil || !now.Before(*p.StartDate)) && (p.EndDate == nil || now.Before(*p.EndDate))
+}
+
+// CouponNotFound is coupon_not_found for a code as given (data: the code).
+func CouponNotFound(code string) *commerce.Error {
+	return &commerce.Error{Code: commerce.ECouponNotFound, Data: code, Message: "no active coupon " + code}
+}
+
+// LimitReached is coupon_usage_limit_reached (data: the code, or the
+// promotion's id when it has no code).
+func LimitReached(name string) *commerce.Error {
+	return &commerce.Error{Code: commerce.ECouponUsageLimitReached, Data: name, Message: "coupon " + name + " reached its usage limit"}
+}
+
+// DuplicateCode is duplicate_key for a code in use (data {index: "code",
+// code}).
+func DuplicateCode(code string) *commerce.Error {
+	return &commerce.Error{Code: commerce.EDuplicateKey, Data: map[string]any{"index": "code", "code": code},
+		Message: "the code " + code + " is in use"}
 }
 
 // NotFound returns the promotion_not_found error of an id (data: the id).

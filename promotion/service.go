@@ -93,6 +93,7 @@ func New(in CreateInput) (Promotion, error) {
 	}
 	rules, err := engine.Parse(in.If, in.Then)
 	problems.AddErr(err)
+	in.Coupon.apply(&problems, &p, false)
 	if err := problems.Err(); err != nil {
 		return Promotion{}, err
 	}
@@ -111,7 +112,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (Promotion, error)
 	err = s.store.Update(ctx, func(tx Tx) error {
 		out = p
 		if err := tx.CreatePromotion(ctx, &out); err != nil {
-			return err
+			return duplicateCode(err, out)
 		}
 		return event.Emit(tx, event.Promotions, event.Create, s.now(), map[string]any{"new": out, "data": in})
 	})
@@ -158,9 +159,12 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (Promotion, error)
 		_, err := engine.Parse(ifJSON, thenJSON)
 		problems.AddErr(err)
 	}
-	if in.ID != "" && in.Title == nil && in.Active == nil && in.Priority == nil && in.If == nil && in.Then == nil {
-		problems.Add("body", "give at least one of title, active, priority, if, then")
+	if in.ID != "" && in.Title == nil && in.Active == nil && in.Priority == nil && in.If == nil && in.Then == nil && !in.Coupon.given() {
+		problems.Add("body", "give at least one of title, active, priority, if, then, code, startDate, endDate, usageLimit, usageLimitPerCustomer")
 	}
+	// The coupon fields alone (the dates are checked again with the stored
+	// ones).
+	in.Coupon.apply(&problems, &Promotion{}, true)
 	if err := problems.Err(); err != nil {
 		return Promotion{}, err
 	}
@@ -175,7 +179,7 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (Promotion, error)
 			return err
 		}
 		if err := tx.UpdatePromotion(ctx, p); err != nil {
-			return err
+			return duplicateCode(err, p)
 		}
 		out = p
 		return event.Emit(tx, event.Promotions, event.Update, s.now(), map[string]any{"data": in, "old": old, "new": p})
@@ -200,6 +204,11 @@ func (in UpdateInput) apply(old Promotion) (Promotion, error) {
 	if in.Priority != nil {
 		p.Priority = *in.Priority
 	}
+	var problems commerce.Problems
+	in.Coupon.apply(&problems, &p, true)
+	if err := problems.Err(); err != nil {
+		return Promotion{}, err
+	}
 	if in.If == nil && in.Then == nil {
 		return p, nil
 	}
@@ -223,6 +232,15 @@ func (in UpdateInput) apply(old Promotion) (Promotion, error) {
 	return p, nil
 }
 
+// duplicateCode names the code of p in a duplicate_key error (the id is
+// random: a clash is the code's).
+func duplicateCode(err error, p Promotion) error {
+	if commerce.ErrorCode(err) == commerce.EDuplicateKey && p.Code != nil {
+		return DuplicateCode(*p.Code)
+	}
+	return err
+}
+
 // ListResult is the response of promotion.list: Promotions, or maps of
 // the requested fields.
 type ListResult = commerce.List
@@ -241,7 +259,12 @@ func (s *Service) List(ctx context.Context, in ListInput) (ListResult, error) {
 	if err := problems.Err(); err != nil {
 		return ListResult{}, err
 	}
-	promos, err := s.store.Promotions(ctx, Filter{IDs: in.ID, Title: in.Title, Active: in.Active, Limit: page.Limit, Skip: page.Skip})
+	f := Filter{IDs: in.ID, Title: in.Title, Active: in.Active, Limit: page.Limit, Skip: page.Skip}
+	if in.Code != nil {
+		key := CodeKey(*in.Code)
+		f.CodeKey = &key
+	}
+	promos, err := s.store.Promotions(ctx, f)
 	if err != nil {
 		return ListResult{}, fmt.Errorf("list promotions: %w", err)
 	}

@@ -42,10 +42,11 @@ func (s *Service) CartPromotions(ctx context.Context, in CartInput) (CartResult,
 	if err != nil {
 		return CartResult{}, err
 	}
-	res, err := s.Evaluate(ctx, entries, cur.Precision)
+	out0, err := s.EvaluateCart(ctx, CartEval{Entries: entries, Precision: cur.Precision, Coupons: in.Coupons})
 	if err != nil {
 		return CartResult{}, err
 	}
+	res := out0.Result
 	out := CartResult{AlmostFulfilledPromos: res.AlmostFulfilled, ItemDiscounts: make([]ItemDiscount, len(res.ItemDiscounts))}
 	amount := func(v int64) Amount {
 		return Amount{Money: money.Money{Amount: v, Currency: cur.Currency, Precision: cur.Precision}, Plain: cur.Plain}
@@ -78,6 +79,9 @@ func parseCart(in CartInput) ([]engine.Entry, cartCurrency, error) {
 	var problems commerce.Problems
 	if in.CartID == "" {
 		problems.Add("cartId", "required")
+	}
+	if len(in.Coupons) > MaxCoupons {
+		problems.Add("coupons", "at most %d codes", MaxCoupons)
 	}
 	switch {
 	case in.Items == nil:

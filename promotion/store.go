@@ -7,7 +7,8 @@ import (
 	"github.com/commercekit/commerce/event"
 )
 
-// Store keeps the promotions (implemented by package sqldb). Reads outside
+// Store keeps the promotions and their uses (implemented by package
+// sqldb). Reads outside
 // a transaction see committed data; changes go through Update.
 //
 // Every change of a promotion also increases a version number in the same
@@ -39,6 +40,28 @@ type Store interface {
 	// a promotion increases. It is one primary-key read. No error codes of
 	// its own.
 	PromotionsVersion(ctx context.Context) (int64, error)
+	// PromotionByCode returns the promotion whose code has the key
+	// (CodeKey), active or not. Errors: promotion_not_found (data: key).
+	PromotionByCode(ctx context.Context, key string) (Promotion, error)
+	// Usage returns the current uses of the promotions with the ids (ids
+	// unknown are absent), and for each the uses by customerID (none
+	// counted when customerID is ""). No error codes of its own.
+	Usage(ctx context.Context, ids []string, customerID string) (map[string]Usage, error)
+}
+
+// Usage is how many orders use a promotion: Count in all, Customer those
+// of one customer.
+type Usage struct {
+	Count, Customer int
+}
+
+// Redemption is the uses of an order: the promotions that fired in the
+// checkout of the cart CartID, by the customer CustomerID ("" for an ANON
+// order: not counted per customer).
+type Redemption struct {
+	CartID       string
+	CustomerID   string
+	PromotionIDs []string
 }
 
 // Tx is a write transaction of the promotion area.
@@ -55,9 +78,27 @@ type Tx interface {
 	// clash (ids are random, so practically never).
 	CreatePromotion(ctx context.Context, p *Promotion) error
 	// UpdatePromotion stores p over the promotion with p.ID (every field
-	// but the id and Seq) and increases the version.
-	// Errors: promotion_not_found (see NotFound).
+	// but the id, Seq and UsageCount) and increases the version.
+	// Errors: promotion_not_found (see NotFound), duplicate_key (a code in
+	// use, see DuplicateCode).
 	UpdatePromotion(ctx context.Context, p Promotion) error
+	// Redeem counts one use of each promotion of r for the order of
+	// r.CartID, atomically against every concurrent redemption, in any
+	// process: a promotion's count is increased only while it is below
+	// its usageLimit, and a customer's uses only while below its
+	// usageLimitPerCustomer (the promotion's row is locked first, so the
+	// customer's count is exact). Promotions no longer stored are skipped;
+	// a cart redeems a promotion at most once (a second call for the same
+	// cart and promotion changes nothing). It changes no version: the
+	// cache of active promotions stays valid.
+	// Errors: coupon_usage_limit_reached (see LimitReached; data the
+	// promotion's code, else its id), and nothing is counted then.
+	Redeem(ctx context.Context, r Redemption) error
+	// ReleaseRedemptions gives back the uses counted for the order of the
+	// cart (order.cancel): each promotion's count goes down by one and
+	// the uses are forgotten. It returns how many were released; a second
+	// call releases nothing. No error codes of its own.
+	ReleaseRedemptions(ctx context.Context, cartID string) (int, error)
 }
 
 // Filter selects promotions for Store.Promotions. Empty or nil fields do
@@ -70,6 +111,8 @@ type Filter struct {
 	Title *commerce.Pattern
 	// Active matches the flag.
 	Active *bool
+	// CodeKey matches the promotion whose code has the key (CodeKey).
+	CodeKey *string
 	// Limit and Skip page the matches, in creation order.
 	Limit, Skip int
 }

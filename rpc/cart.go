@@ -3,12 +3,21 @@ package rpc
 import (
 	"context"
 
+	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/cart"
+	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/shipping"
 )
 
 type cartResult struct {
 	Cart cart.View `json:"cart"`
+}
+
+// cartOrderResult is the answer of cart.checkout: {cart, order} (no
+// order when the service places none).
+type cartOrderResult struct {
+	Cart  cart.View    `json:"cart"`
+	Order *order.Order `json:"order,omitempty"`
 }
 
 type cartShippingResult struct {
@@ -19,19 +28,31 @@ type cartShippingResult struct {
 // RegisterCart registers the cart operations under /cart/v1/, open to any
 // valid token (ownership of a customer's cart is checked by the service):
 // cart.create, cart.addToCart, cart.removeFromCart,
-// cart.setShippingAddress, cart.setBillingAddress, cart.setShippingMethod
-// and cart.checkout (POST), cart.info and cart.calculateCart (GET or
+// cart.setShippingAddress, cart.setBillingAddress, cart.setShippingMethod,
+// cart.checkout, cart.applyCoupon and cart.removeCoupon (POST), cart.info and cart.calculateCart (GET or
 // POST). Each answers {ok, cart}; setShippingAddress also lists the
 // shippingMethods available. addToCart and removeFromCart show the cart
 // in the addToCart form (plain numbers), the others in the calculateCart
 // form (money objects).
 func RegisterCart(s *Server, svc *cart.Service) {
-	Handle(s, Op{Service: "cart", Name: "cart.create"}, cartOp(svc.Create, cart.CalculateForm))
-	Handle(s, Op{Service: "cart", Name: "cart.info", Read: true}, cartOp(svc.Info, cart.CalculateForm))
-	Handle(s, Op{Service: "cart", Name: "cart.addToCart"}, cartOp(svc.AddToCart, cart.AddForm))
-	Handle(s, Op{Service: "cart", Name: "cart.removeFromCart"}, cartOp(svc.RemoveFromCart, cart.AddForm))
-	Handle(s, Op{Service: "cart", Name: "cart.calculateCart", Read: true}, cartOp(svc.CalculateCart, cart.CalculateForm))
-	Handle(s, Op{Service: "cart", Name: "cart.setShippingAddress"},
+	Handle(s, Op{Service: "cart", Name: "cart.create", Result: cartResult{},
+		Doc:    "Creates an empty cart in a currency (and country, channel), owned by the token's customer when it names one.",
+		Errors: []string{commerce.EInvalidCountry}}, cartOp(svc.Create, cart.CalculateForm))
+	Handle(s, Op{Service: "cart", Name: "cart.info", Read: true, Result: cartResult{},
+		Doc: "The cart (cartId or id), priced.", Errors: []string{commerce.ECartNotFound}}, cartOp(svc.Info, cart.CalculateForm))
+	Handle(s, Op{Service: "cart", Name: "cart.addToCart", Result: cartResult{},
+		Doc: "Adds items (productId, quantity, warehouseId) to the cart, reserving their stock.",
+		Errors: []string{commerce.ECartNotFound, commerce.ECartNotActive, commerce.EProductNotFound, commerce.EProductDiscontinued, commerce.ENoSuitablePrice,
+			commerce.EMaxQuantityPerProduct, commerce.EMaxNumberOfEntries, commerce.ENotEnoughStock, commerce.EStockNotFound, commerce.EConcurrentMod}}, cartOp(svc.AddToCart, cart.AddForm))
+	Handle(s, Op{Service: "cart", Name: "cart.removeFromCart", Result: cartResult{},
+		Doc:    "Removes an entry of the cart, or some of its quantity, releasing the stock.",
+		Errors: []string{commerce.ECartNotFound, commerce.ECartNotActive, commerce.EItemNotFound, commerce.EConcurrentMod}}, cartOp(svc.RemoveFromCart, cart.AddForm))
+	Handle(s, Op{Service: "cart", Name: "cart.calculateCart", Read: true, Result: cartResult{},
+		Doc:    "The cart with its promotions, taxes, shipping and totals computed.",
+		Errors: []string{commerce.ECartNotFound}}, cartOp(svc.CalculateCart, cart.CalculateForm))
+	Handle(s, Op{Service: "cart", Name: "cart.setShippingAddress", Result: cartShippingResult{},
+		Doc:    "Sets the shipping address and lists the shipping methods available for it.",
+		Errors: []string{commerce.ECartNotFound, commerce.ECartNotActive, commerce.EInvalidCountry, commerce.EInvalidState, commerce.EConcurrentMod}},
 		func(ctx context.Context, a *cart.ShippingAddressInput) (any, error) {
 			c, methods, err := svc.SetShippingAddress(ctx, *a)
 			if err != nil {
@@ -39,9 +60,30 @@ func RegisterCart(s *Server, svc *cart.Service) {
 			}
 			return cartShippingResult{Cart: cart.Render(c, cart.CalculateForm), ShippingMethods: methods}, nil
 		})
-	Handle(s, Op{Service: "cart", Name: "cart.setBillingAddress"}, cartOp(svc.SetBillingAddress, cart.CalculateForm))
-	Handle(s, Op{Service: "cart", Name: "cart.setShippingMethod"}, cartOp(svc.SetShippingMethod, cart.CalculateForm))
-	Handle(s, Op{Service: "cart", Name: "cart.checkout"}, cartOp(svc.Checkout, cart.CalculateForm))
+	Handle(s, Op{Service: "cart", Name: "cart.setBillingAddress", Result: cartResult{},
+		Doc:    "Sets the billing address (the shipping address must be set first).",
+		Errors: []string{commerce.ECartNotFound, commerce.ECartNotActive, commerce.EInvalidCountry, commerce.EInvalidState, commerce.EShippingAddressNotSet, commerce.EConcurrentMod}}, cartOp(svc.SetBillingAddress, cart.CalculateForm))
+	Handle(s, Op{Service: "cart", Name: "cart.setShippingMethod", Result: cartResult{},
+		Doc:    "Chooses one of the shipping methods available for the cart's address.",
+		Errors: []string{commerce.ECartNotFound, commerce.ECartNotActive, commerce.EShippingAddressNotset, commerce.EInvalidShippingMethod, commerce.EShippingNotFound, commerce.EConcurrentMod}}, cartOp(svc.SetShippingMethod, cart.CalculateForm))
+	Handle(s, Op{Service: "cart", Name: "cart.checkout", Result: cartOrderResult{},
+		Doc: "Checks the cart out: authorises the payment, commits the reserved stock, closes the cart and creates the order.",
+		Errors: []string{commerce.ECartNotFound, commerce.ECartNotActive, commerce.EShippingAddressNotset, commerce.EInvalidShippingMethod, commerce.EShippingNotFound,
+			commerce.EInvalidCountry, commerce.EInvalidState, commerce.ENotEnoughStock, commerce.EProductNotFound, commerce.EProductDiscontinued,
+			commerce.ENoSuitablePrice, commerce.EPaymentFailed, commerce.ECouponUsageLimitReached, commerce.EConcurrentMod}},
+		func(ctx context.Context, a *cart.CheckoutInput) (any, error) {
+			c, o, err := svc.CheckoutOrder(ctx, *a)
+			if err != nil {
+				return nil, err
+			}
+			return cartOrderResult{Cart: cart.Render(c, cart.CalculateForm), Order: o}, nil
+		})
+	Handle(s, Op{Service: "cart", Name: "cart.applyCoupon", Result: cartResult{},
+		Doc:    "Adds a coupon code (matched case-insensitively) to the cart, at most 5; a code already held changes nothing.",
+		Errors: []string{commerce.ECartNotFound, commerce.ECartNotActive, commerce.ECouponNotFound, commerce.ECouponUsageLimitReached, commerce.EConcurrentMod}}, cartOp(svc.ApplyCoupon, cart.CalculateForm))
+	Handle(s, Op{Service: "cart", Name: "cart.removeCoupon", Result: cartResult{},
+		Doc:    "Removes a coupon code the cart holds (compared case-insensitively).",
+		Errors: []string{commerce.ECartNotFound, commerce.ECartNotActive, commerce.ECouponNotFound, commerce.EConcurrentMod}}, cartOp(svc.RemoveCoupon, cart.CalculateForm))
 }
 
 // cartOp adapts a use case returning a cart to an operation answering

@@ -15,21 +15,33 @@ import (
 // <Op>Input types.
 func RegisterCatalog(s *Server, svc *catalog.Service) {
 	const service = "catalog"
-	Handle(s, Op{Service: service, Name: "product.create", Admin: true},
+	Handle(s, Op{Service: service, Name: "product.create", Admin: true, Result: productResult{},
+		Doc: "Creates a product (a Base product with modifiers, or a Variant of one with its variations).",
+		Errors: []string{commerce.ECategoryNotFound, commerce.EMaxCategoriesPerProduct, commerce.EMissingClassification, commerce.EEmptyClassificationValue,
+			commerce.EClassificationValueNotBoolean, commerce.EClassificationValueNotNumber, commerce.EBaseProductNotFound, commerce.EVariationDataNotFound,
+			commerce.ENoModifiersFound, commerce.EVariantNotFound, commerce.EPriceInvalid, commerce.EPriceCurrencyInvalid, commerce.EPriceCountryInvalid,
+			commerce.EPriceValidDates, commerce.EDuplicateKey, commerce.EProductNotSaved, commerce.EInconsistentBaseVariants, commerce.EInconsistentBaseVariations}},
 		func(ctx context.Context, a *catalog.CreateProductInput) (any, error) {
 			v, err := svc.CreateProduct(ctx, *a)
 			return recordAnswer("product", v, err)
 		})
-	Handle(s, Op{Service: service, Name: "product.update", Admin: true},
+	Handle(s, Op{Service: service, Name: "product.update", Admin: true, Result: productResult{},
+		Doc: "Changes the fields given of a product.",
+		Errors: []string{commerce.EProductNotFound, commerce.ECategoryNotFound, commerce.EMaxCategoriesPerProduct, commerce.EMissingClassification, commerce.EEmptyClassificationValue,
+			commerce.EClassificationValueNotBoolean, commerce.EClassificationValueNotNumber, commerce.EBaseProductNotFound, commerce.EVariationDataNotFound,
+			commerce.ENoModifiersFound, commerce.EVariantNotFound, commerce.EPriceInvalid, commerce.EPriceCurrencyInvalid, commerce.EPriceCountryInvalid,
+			commerce.EPriceValidDates, commerce.EDuplicateKey, commerce.EProductNotSaved, commerce.EInconsistentBaseVariants, commerce.EInconsistentBaseVariantions}},
 		func(ctx context.Context, a *catalog.UpdateProductInput) (any, error) {
 			v, err := svc.UpdateProduct(ctx, *a)
 			return recordAnswer("product", v, err)
 		})
-	Handle(s, Op{Service: service, Name: "product.remove", Admin: true},
+	Handle(s, Op{Service: service, Name: "product.remove", Admin: true, Result: struct{}{},
+		Doc: "Removes a product.", Errors: []string{commerce.EProductNotFound}},
 		func(ctx context.Context, a *catalog.RemoveInput) (any, error) {
 			return nil, svc.RemoveProduct(ctx, a.ID)
 		})
-	Handle(s, Op{Service: service, Name: "product.info", Read: true},
+	Handle(s, Op{Service: service, Name: "product.info", Read: true, Result: Partial(productResult{}),
+		Doc: "A product, with the fields asked for (all by default).", Errors: []string{commerce.EProductNotFound}},
 		func(ctx context.Context, a *catalog.ProductInfoInput) (any, error) {
 			p, err := svc.ViewProduct(ctx, a.ID)
 			if err != nil {
@@ -41,7 +53,8 @@ func RegisterCatalog(s *Server, svc *catalog.Service) {
 			}
 			return map[string]any{"product": out}, nil
 		})
-	Handle(s, Op{Service: service, Name: "product.list", Read: true},
+	Handle(s, Op{Service: service, Name: "product.list", Read: true, Result: Partial(productList{}),
+		Doc: "Products matching the filters (lists of values, or regular expressions for title, description and brand), a page at a time."},
 		func(ctx context.Context, a *catalog.ListProductsInput) (any, error) {
 			f, page, err := a.Filter()
 			if err != nil {
@@ -54,21 +67,29 @@ func RegisterCatalog(s *Server, svc *catalog.Service) {
 			return listAnswer(page, ps, a.Fields)
 		})
 
-	Handle(s, Op{Service: service, Name: "category.create", Admin: true},
+	Handle(s, Op{Service: service, Name: "category.create", Admin: true, Result: categoryResult{},
+		Doc:    "Creates a category under its parent (ROOT by default).",
+		Errors: []string{commerce.EParentCategoryNotFound, commerce.EDuplicateKey}},
 		func(ctx context.Context, a *catalog.CreateCategoryInput) (any, error) {
 			v, err := svc.CreateCategory(ctx, *a)
 			return recordAnswer("category", v, err)
 		})
-	Handle(s, Op{Service: service, Name: "category.update", Admin: true},
+	Handle(s, Op{Service: service, Name: "category.update", Admin: true, Result: categoryResult{},
+		Doc:    "Changes the fields given of a category.",
+		Errors: []string{commerce.ECategoryNotFound, commerce.EParentCategoryNotFound, commerce.EDuplicateKey}},
 		func(ctx context.Context, a *catalog.UpdateCategoryInput) (any, error) {
 			v, err := svc.UpdateCategory(ctx, *a)
 			return recordAnswer("category", v, err)
 		})
-	Handle(s, Op{Service: service, Name: "category.remove", Admin: true},
+	Handle(s, Op{Service: service, Name: "category.remove", Admin: true, Result: struct{}{},
+		Doc:    "Removes a category without products or children.",
+		Errors: []string{commerce.ECategoryNotFound, commerce.ECategoryNotEmpty}},
 		func(ctx context.Context, a *catalog.RemoveInput) (any, error) {
 			return nil, svc.RemoveCategory(ctx, a.ID)
 		})
-	Handle(s, Op{Service: service, Name: "category.info", Read: true},
+	Handle(s, Op{Service: service, Name: "category.info", Read: true, Result: categoryResult{},
+		Doc:    "A category, with its children when asked (recursively with recursive).",
+		Errors: []string{commerce.ECategoryNotFound}},
 		func(ctx context.Context, a *catalog.CategoryInfoInput) (any, error) {
 			c, err := svc.Category(ctx, a.ID, a.WithChildren != nil && *a.WithChildren, a.Recursive != nil && *a.Recursive)
 			if err != nil {
@@ -76,7 +97,8 @@ func RegisterCatalog(s *Server, svc *catalog.Service) {
 			}
 			return map[string]any{"category": c}, nil
 		})
-	Handle(s, Op{Service: service, Name: "category.list", Read: true},
+	Handle(s, Op{Service: service, Name: "category.list", Read: true, Result: Partial(categoryList{}),
+		Doc: "Categories matching the filters, a page at a time."},
 		func(ctx context.Context, a *catalog.ListCategoriesInput) (any, error) {
 			f, page, err := a.Filter()
 			if err != nil {
@@ -108,3 +130,21 @@ func listAnswer[T any](page commerce.Page, list []T, fields []string) (any, erro
 	}
 	return commerce.List{Page: page, Data: data}, nil
 }
+
+// The results of the catalog's operations, for /openapi.json.
+type (
+	productResult struct {
+		Product catalog.Product `json:"product"`
+	}
+	categoryResult struct {
+		Category catalog.Category `json:"category"`
+	}
+	productList struct {
+		Page commerce.Page     `json:"page"`
+		Data []catalog.Product `json:"data"`
+	}
+	categoryList struct {
+		Page commerce.Page      `json:"page"`
+		Data []catalog.Category `json:"data"`
+	}
+)

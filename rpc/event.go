@@ -29,7 +29,8 @@ type eventList struct {
 // A consumer follows the log with `after` (the last id it saw); `limit`
 // and `skip` page as in every list.
 func RegisterEvents(s *Server, log event.Log) {
-	Handle(s, Op{Service: "event", Name: "event.list", Read: true, Admin: true},
+	Handle(s, Op{Service: "event", Name: "event.list", Read: true, Admin: true, Result: eventList{},
+		Doc: "The event log in order, after the event id `after`, filtered by channel and type."},
 		func(ctx context.Context, a *eventListArgs) (any, error) {
 			page, err := a.PageArgs.Page()
 			if err != nil {

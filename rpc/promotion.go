@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 
+	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/promotion"
 )
 
@@ -20,7 +21,9 @@ type promotionIDArgs struct {
 // promotion.cartPromotions (any token; GET or POST) under v1 and v2, its
 // form chosen by the shape of items[].price whatever the path's version.
 func RegisterPromotion(s *Server, svc *promotion.Service) {
-	Handle(s, Op{Service: "promotion", Name: "promotion.create", Versions: []string{"v1", "v2"}, Admin: true},
+	Handle(s, Op{Service: "promotion", Name: "promotion.create", Versions: []string{"v1", "v2"}, Admin: true, Result: promotionResult{},
+		Doc:    "Creates a promotion: a rule (if) and its effects (then) in the JSON rule language.",
+		Errors: []string{commerce.EDuplicateKey}}, // a code taken (case-insensitively): data {index: "code", code}
 		func(ctx context.Context, a *promotion.CreateInput) (any, error) {
 			p, err := svc.Create(ctx, *a)
 			if err != nil {
@@ -28,7 +31,8 @@ func RegisterPromotion(s *Server, svc *promotion.Service) {
 			}
 			return promotionResult{p}, nil
 		})
-	Handle(s, Op{Service: "promotion", Name: "promotion.info", Read: true},
+	Handle(s, Op{Service: "promotion", Name: "promotion.info", Read: true, Result: promotionResult{},
+		Doc: "A promotion.", Errors: []string{commerce.EPromotionNotFound}},
 		func(ctx context.Context, a *promotionIDArgs) (any, error) {
 			p, err := svc.Info(ctx, a.ID)
 			if err != nil {
@@ -36,11 +40,13 @@ func RegisterPromotion(s *Server, svc *promotion.Service) {
 			}
 			return promotionResult{p}, nil
 		})
-	Handle(s, Op{Service: "promotion", Name: "promotion.list", Read: true},
+	Handle(s, Op{Service: "promotion", Name: "promotion.list", Read: true, Result: Partial(promotionList{}),
+		Doc: "Promotions matching the filters, a page at a time."},
 		func(ctx context.Context, a *promotion.ListInput) (any, error) {
 			return svc.List(ctx, *a)
 		})
-	Handle(s, Op{Service: "promotion", Name: "promotion.update", Admin: true},
+	Handle(s, Op{Service: "promotion", Name: "promotion.update", Admin: true, Result: promotionResult{},
+		Doc: "Changes the fields given of a promotion.", Errors: []string{commerce.EPromotionNotFound, commerce.EDuplicateKey}},
 		func(ctx context.Context, a *promotion.UpdateInput) (any, error) {
 			p, err := svc.Update(ctx, *a)
 			if err != nil {
@@ -48,8 +54,15 @@ func RegisterPromotion(s *Server, svc *promotion.Service) {
 			}
 			return promotionResult{p}, nil
 		})
-	Handle(s, Op{Service: "promotion", Name: "promotion.cartPromotions", Versions: []string{"v1", "v2"}, Read: true},
+	Handle(s, Op{Service: "promotion", Name: "promotion.cartPromotions", Versions: []string{"v1", "v2"}, Read: true, Result: promotion.CartResult{},
+		Doc:    "The promotions that apply to the items given (prices as plain numbers: v1; money objects: v2), and their effects.",
+		Errors: []string{commerce.ECartNotFound, commerce.EProductNotFound}},
 		func(ctx context.Context, a *promotion.CartInput) (any, error) {
 			return svc.CartPromotions(ctx, *a)
 		})
+}
+
+type promotionList struct {
+	Page commerce.Page         `json:"page"`
+	Data []promotion.Promotion `json:"data"`
 }

@@ -17,6 +17,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -46,10 +47,19 @@ type Op struct {
 	Versions []string // default {"v1"}
 	Read     bool     // a read operation: GET and POST; otherwise POST only
 	Admin    bool     // needs the admin scope; otherwise any valid token
+
+	// What /openapi.json says of the operation besides its argument type
+	// (all optional: an operation without them is documented with a
+	// free-form result and the transport's error codes).
+
+	Doc    string   // what the operation does, in a sentence or two
+	Result any      // a value of the result's type (Partial(v) when the `fields` argument may leave fields out)
+	Errors []string // the codes it can return besides the transport's (validation_error, invalid_token, forbidden, request_too_large, internal_error, unavailable)
 }
 
 type route struct {
 	op     Op
+	arg    reflect.Type
 	fields argFields
 	call   func(ctx context.Context, query map[string][]string, body []byte) (any, error)
 }
@@ -60,6 +70,11 @@ type Server struct {
 	logger *slog.Logger
 	ready  func(context.Context) error
 	routes map[string]*route // "service/version/name"
+	paths  map[string]http.Handler
+	idem   IdempotencyStore // nil: Idempotency-Key is ignored
+
+	docOnce sync.Once
+	doc     []byte // the OpenAPI document, built by Document
 
 	registry *prometheus.Registry
 	requests *prometheus.CounterVec
@@ -98,7 +113,7 @@ func Handle[A any](s *Server, op Op, fn func(ctx context.Context, args *A) (any,
 	if len(op.Versions) == 0 {
 		op.Versions = []string{"v1"}
 	}
-	r := &route{op: op, fields: fieldsOf(reflect.TypeFor[A]())}
+	r := &route{op: op, arg: reflect.TypeFor[A](), fields: fieldsOf(reflect.TypeFor[A]())}
 	r.call = func(ctx context.Context, query map[string][]string, body []byte) (any, error) {
 		var args A
 		if err := decodeArgs(&args, r.fields, query, body); err != nil {
@@ -140,14 +155,41 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "/metrics":
 		promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}).ServeHTTP(w, r)
 		return
+	case "/openapi.json":
+		writeJSON(w, http.StatusOK, s.Document())
+		return
+	case "/docs", "/docs/":
+		serveDocs(w, r)
+		return
+	}
+	if strings.HasPrefix(r.URL.Path, "/docs/") {
+		serveDocs(w, r)
+		return
+	}
+	if h := s.paths[r.URL.Path]; h != nil {
+		h.ServeHTTP(w, r)
+		return
 	}
 	s.serveOp(w, r)
+}
+
+// HandlePath serves the path with h, outside the operations' envelope and
+// token check (POST /oauth/token, which has its own of both).
+func (s *Server) HandlePath(path string, h http.Handler) {
+	if s.paths == nil {
+		s.paths = map[string]http.Handler{}
+	}
+	if _, dup := s.paths[path]; dup {
+		panic("rpc: path registered twice: " + path)
+	}
+	s.paths[path] = h
 }
 
 func (s *Server) serveOp(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	service, version, opName := unknownLabel, unknownLabel, unknownLabel
 	status := 0
+	var idem *idemRun
 	defer func() {
 		if p := recover(); p != nil {
 			s.logger.Error("panic", "operation", opName, "panic", p)
@@ -158,6 +200,9 @@ func (s *Server) serveOp(w http.ResponseWriter, r *http.Request) {
 				err = commerce.Errorf(commerce.EInternal, "panic: %v", p)
 			}
 			status = s.writeError(w, r, opName, err)
+		}
+		if idem != nil {
+			idem.finish(r.Context(), s, status)
 		}
 		d := time.Since(start)
 		st := strconv.Itoa(status)
@@ -192,7 +237,21 @@ func (s *Server) serveOp(w http.ResponseWriter, r *http.Request) {
 		status = s.writeError(w, r, opName, err)
 		return
 	}
-	ctx := commerce.WithClaims(r.Context(), claims)
+	run, handled, st := s.beginIdempotent(w, r, rt.op, claims.Subject, body)
+	if handled {
+		status = st
+		return
+	}
+	base := r.Context()
+	if run != nil {
+		idem, w = run, run.rec
+		// A request with a key runs to its end even when its client
+		// gives up (a timeout): the retry then gets its answer.
+		var cancel context.CancelFunc
+		base, cancel = context.WithTimeout(context.WithoutCancel(base), idempotentRunLimit)
+		defer cancel()
+	}
+	ctx := commerce.WithClaims(base, claims)
 	res, err := rt.call(ctx, r.URL.Query(), body)
 	if err != nil {
 		status = s.writeError(w, r, opName, err)

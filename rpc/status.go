@@ -9,7 +9,7 @@ import (
 // Status returns the HTTP status of an error code (CONTRACT.md section 2).
 func Status(code string) int {
 	switch code {
-	case commerce.EInvalidToken:
+	case commerce.EInvalidToken, commerce.EInvalidCredentials:
 		return 401
 	case commerce.EPaymentFailed:
 		return 402
@@ -17,10 +17,14 @@ func Status(code string) int {
 		return 403
 	case commerce.EMethodNotAllowed:
 		return 405
-	case commerce.EDuplicateKey, commerce.EProductNotSaved, commerce.EConcurrentMod:
+	case commerce.EDuplicateKey, commerce.EProductNotSaved, commerce.EConcurrentMod, commerce.EIdempotencyKeyInUse:
 		return 409
 	case commerce.ERequestTooLarge:
 		return 413
+	case commerce.ETooManyAttempts:
+		return 429
+	case commerce.EIdempotencyKeyReused:
+		return 422
 	case commerce.EInternal:
 		return 500
 	case commerce.EUnavailable:

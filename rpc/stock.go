@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 
+	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/stock"
 )
 
@@ -13,9 +14,12 @@ import (
 // reserved, available}}; stock.create of a product the catalog does not
 // have is product_not_found (see stock.Service for every error).
 func RegisterStock(s *Server, svc *stock.Service) {
-	Handle(s, Op{Service: "stock", Name: "stock.create", Admin: true}, stockOp(svc.Create))
-	Handle(s, Op{Service: "stock", Name: "stock.update", Admin: true}, stockOp(svc.Update))
-	Handle(s, Op{Service: "stock", Name: "stock.info", Read: true}, stockOp(svc.Info))
+	Handle(s, Op{Service: "stock", Name: "stock.create", Admin: true, Result: stockResult{},
+		Doc: "Creates the stock record of a product in a warehouse.", Errors: []string{commerce.EProductNotFound, commerce.EDuplicateKey}}, stockOp(svc.Create))
+	Handle(s, Op{Service: "stock", Name: "stock.update", Admin: true, Result: stockResult{},
+		Doc: "Sets the quantity on hand of a stock record.", Errors: []string{commerce.EStockNotFound, commerce.ENotEnoughStock}}, stockOp(svc.Update))
+	Handle(s, Op{Service: "stock", Name: "stock.info", Read: true, Result: stockResult{},
+		Doc: "The stock of a product in a warehouse, with what carts reserve.", Errors: []string{commerce.EStockNotFound}}, stockOp(svc.Info))
 }
 
 // stockOp adapts a use case returning a stock record to an operation
@@ -26,8 +30,10 @@ func stockOp[A any](fn func(context.Context, A) (stock.Stock, error)) func(conte
 		if err != nil {
 			return nil, err
 		}
-		return struct {
-			Stock stock.Stock `json:"stock"`
-		}{st}, nil
+		return stockResult{st}, nil
 	}
+}
+
+type stockResult struct {
+	Stock stock.Stock `json:"stock"`
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/cart"
 	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/order"
+	"github.com/commercekit/commerce/promotion"
 	"github.com/commercekit/commerce/stock"
 )
 
@@ -52,6 +54,12 @@ func (t cartTx) Emit(e event.Event) { t.tx.Emit(e) }
 // Stock implements cart.Tx.
 func (t cartTx) Stock() stock.Tx { return stockTx(t) }
 
+// Promotions implements cart.Tx.
+func (t cartTx) Promotions() promotion.Tx { return promotionTx(t) }
+
+// Orders implements cart.Tx.
+func (t cartTx) Orders() order.Tx { return orderTx(t) }
+
 // Lock implements cart.Tx.
 func (t cartTx) Lock(ctx context.Context, id string) (*cart.Cart, error) {
 	c, err := scanCart(t.tx.QueryRow(ctx, `SELECT `+cartColumns+` FROM carts WHERE id = ?`+t.tx.ForUpdate(), id))
@@ -93,9 +101,9 @@ func (t cartTx) Save(ctx context.Context, c *cart.Cart) error {
 	if err != nil {
 		return fmt.Errorf("save cart %s: %w", c.ID, err)
 	}
-	res, err := t.tx.Exec(ctx, `UPDATE carts SET status = ?, expires_at = ?, updated_at = ?, version = version + 1, data = ?
+	res, err := t.tx.Exec(ctx, `UPDATE carts SET customer_id = ?, status = ?, expires_at = ?, updated_at = ?, version = version + 1, data = ?
 		WHERE id = ? AND version = ?`,
-		c.Status, c.ExpirationTime.UnixMilli(), c.UpdatedAt.UnixMilli(), string(data), c.ID, c.Version)
+		c.CustomerID, c.Status, c.ExpirationTime.UnixMilli(), c.UpdatedAt.UnixMilli(), string(data), c.ID, c.Version)
 	if err != nil {
 		return fmt.Errorf("save cart %s: %w", c.ID, err)
 	}

@@ -56,6 +56,7 @@ var eventChunks = []int{64, 16, 4, 1}
 // insertEvents writes the outbox rows of a transaction, in emission order.
 func (db *DB) insertEvents(ctx context.Context, tx *Tx, events []event.Event) error {
 	key := db.dialect.EventKey()
+	actor0 := event.ActorFrom(ctx) // who made the change (admin app), or ""
 	for len(events) > 0 {
 		n := 1
 		for _, c := range eventChunks {
@@ -65,14 +66,18 @@ func (db *DB) insertEvents(ctx context.Context, tx *Tx, events []event.Event) er
 			}
 		}
 		var b strings.Builder
-		b.WriteString(`INSERT INTO events (k, id, channel, type, date, payload) VALUES `)
-		args := make([]any, 0, 5*n)
+		b.WriteString(`INSERT INTO events (k, id, channel, type, date, payload, actor) VALUES `)
+		args := make([]any, 0, 6*n)
 		for i, e := range events[:n] {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString("(" + key + ", ?, ?, ?, ?, ?)")
-			args = append(args, e.ID, e.Channel, e.Type, e.Date.UTC().Format(time.RFC3339Nano), string(e.Payload))
+			b.WriteString("(" + key + ", ?, ?, ?, ?, ?, ?)")
+			actor := e.Actor
+			if actor == "" {
+				actor = actor0
+			}
+			args = append(args, e.ID, e.Channel, e.Type, e.Date.UTC().Format(time.RFC3339Nano), string(e.Payload), actor)
 		}
 		if _, err := tx.Exec(ctx, b.String(), args...); err != nil {
 			return fmt.Errorf("insert events: %w", err)
@@ -97,7 +102,7 @@ type Stored struct {
 }
 
 // eventColumns are what scanEvents reads.
-const eventColumns = `k, seq, id, channel, type, date, payload`
+const eventColumns = `k, seq, id, channel, type, date, payload, actor`
 
 // horizon returns " AND <the dialect's horizon>", or "".
 func (db *DB) horizon() string {
@@ -169,7 +174,7 @@ func (db *DB) scanEvents(ctx context.Context, q string, args ...any) ([]Stored, 
 	for rows.Next() {
 		var s Stored
 		var date, payload string
-		if err := rows.Scan(&s.Pos.K, &s.Pos.Seq, &s.ID, &s.Channel, &s.Type, &date, &payload); err != nil {
+		if err := rows.Scan(&s.Pos.K, &s.Pos.Seq, &s.ID, &s.Channel, &s.Type, &date, &payload, &s.Actor); err != nil {
 			return nil, db.translate(err)
 		}
 		s.Date, err = time.Parse(time.RFC3339Nano, date)

@@ -26,7 +26,8 @@ func NewPromotionStore(db *DB) *PromotionStore { return &PromotionStore{db: db} 
 
 var _ promotion.Store = (*PromotionStore)(nil)
 
-const promotionColumns = `seq, id, title, class, active, priority, if_rule, then_rule`
+const promotionColumns = `seq, id, title, class, active, priority, if_rule, then_rule,
+	code, start_at, end_at, usage_limit, usage_limit_per_customer, usage_count`
 
 // Update implements promotion.Store.
 func (s *PromotionStore) Update(ctx context.Context, fn func(tx promotion.Tx) error) error {
@@ -65,9 +66,11 @@ func (t promotionTx) CreatePromotion(ctx context.Context, p *promotion.Promotion
 	if err != nil {
 		return err
 	}
-	err = t.tx.QueryRow(ctx, `INSERT INTO promotions (id, title, class, active, priority, if_rule, then_rule)
-		VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
-		p.ID, p.Title, p.Class, p.Active, p.Priority, ifJSON, thenJSON).Scan(&p.Seq)
+	c := couponArgs(*p)
+	err = t.tx.QueryRow(ctx, `INSERT INTO promotions (id, title, class, active, priority, if_rule, then_rule,
+		code, code_key, start_at, end_at, usage_limit, usage_limit_per_customer)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+		p.ID, p.Title, p.Class, p.Active, p.Priority, ifJSON, thenJSON, c[0], c[1], c[2], c[3], c[4], c[5]).Scan(&p.Seq)
 	if err != nil {
 		return fmt.Errorf("insert promotion: %w", t.tx.Translate(err))
 	}
@@ -80,8 +83,10 @@ func (t promotionTx) UpdatePromotion(ctx context.Context, p promotion.Promotion)
 	if err != nil {
 		return err
 	}
-	res, err := t.tx.Exec(ctx, `UPDATE promotions SET title = ?, class = ?, active = ?, priority = ?, if_rule = ?, then_rule = ?
-		WHERE id = ?`, p.Title, p.Class, p.Active, p.Priority, ifJSON, thenJSON, p.ID)
+	c := couponArgs(p)
+	res, err := t.tx.Exec(ctx, `UPDATE promotions SET title = ?, class = ?, active = ?, priority = ?, if_rule = ?, then_rule = ?,
+		code = ?, code_key = ?, start_at = ?, end_at = ?, usage_limit = ?, usage_limit_per_customer = ?
+		WHERE id = ?`, p.Title, p.Class, p.Active, p.Priority, ifJSON, thenJSON, c[0], c[1], c[2], c[3], c[4], c[5], p.ID)
 	if err != nil {
 		return fmt.Errorf("update promotion: %w", err)
 	}
@@ -100,6 +105,9 @@ func (s *PromotionStore) Promotions(ctx context.Context, f promotion.Filter) ([]
 	w.in(`id`, f.IDs)
 	if f.Active != nil {
 		w.add(`active = ?`, *f.Active)
+	}
+	if f.CodeKey != nil {
+		w.add(`code_key = ?`, *f.CodeKey)
 	}
 	out, err := listPage(ctx, s.db, `SELECT `+promotionColumns+` FROM promotions`, `ORDER BY seq`, &w,
 		[]regexFilter{{col: `title`, field: `title`, pattern: pattern(f.Title)}}, f.Limit, f.Skip, scanPromotion)
@@ -177,14 +185,22 @@ func ruleJSON(p promotion.Promotion) (string, string, error) {
 func scanPromotion(row rowScanner) (promotion.Promotion, error) {
 	var p promotion.Promotion
 	var ifJSON, thenJSON string
-	var prio int64
-	if err := row.Scan(&p.Seq, &p.ID, &p.Title, &p.Class, &p.Active, &prio, &ifJSON, &thenJSON); err != nil {
+	var prio, count int64
+	var code sql.NullString
+	var start, end, limit, perCustomer sql.NullInt64
+	if err := row.Scan(&p.Seq, &p.ID, &p.Title, &p.Class, &p.Active, &prio, &ifJSON, &thenJSON,
+		&code, &start, &end, &limit, &perCustomer, &count); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return promotion.Promotion{}, err
 		}
 		return promotion.Promotion{}, fmt.Errorf("scan promotion: %w", err)
 	}
-	p.Priority = int(prio)
+	p.Priority, p.UsageCount = int(prio), int(count)
+	if code.Valid {
+		p.Code = &code.String
+	}
+	p.StartDate, p.EndDate = nullTime(start), nullTime(end)
+	p.UsageLimit, p.UsageLimitPerCustomer = nullInt(limit), nullInt(perCustomer)
 	if err := json.Unmarshal([]byte(ifJSON), &p.If); err != nil {
 		return promotion.Promotion{}, commerce.Errorf(commerce.EInternal, "promotion %s: stored if rule: %v", p.ID, err)
 	}

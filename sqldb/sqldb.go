@@ -71,6 +71,9 @@ type Config struct {
 
 // DB is an open database.
 type DB struct {
+	closeOnce sync.Once
+	closeErr  error
+
 	dialect            Dialect
 	write, read, regex *sql.DB
 	reads              querier    // read, through the statement cache when there is one
@@ -129,8 +132,13 @@ func (db *DB) Dialect() Dialect { return db.dialect }
 func (db *DB) ForUpdate() string { return db.dialect.ForUpdate() }
 
 // Close stops the writer (after the writes already queued) and closes the
-// pools.
+// pools. Calling it again does nothing and returns the first call's error.
 func (db *DB) Close() error {
+	db.closeOnce.Do(func() { db.closeErr = db.close() })
+	return db.closeErr
+}
+
+func (db *DB) close() error {
 	if db.writer != nil {
 		db.writer.close()
 	}

@@ -145,8 +145,11 @@ func OpenWith(path string, o Options) (*sqldb.DB, error) {
 	default:
 		return nil, fmt.Errorf("sqlite: sync %q: want %s or %s", o.Sync, SyncFull, SyncNormal)
 	}
+	// mmap_size: reads map the file instead of copying pages through
+	// pread, which halves the CPU of reads that visit many rows (a search
+	// counting its facets over thousands of products).
 	pragmas := "_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(" + syncMode + ")" +
-		"&_pragma=journal_size_limit(67108864)"
+		"&_pragma=journal_size_limit(67108864)&_pragma=mmap_size(1073741824)"
 	base := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + pragmas
 	// The checkpointer copies the log into the database, not the writer.
 	write, err := sql.Open("sqlite", base+"&_txlock=immediate&_pragma=wal_autocheckpoint(0)")

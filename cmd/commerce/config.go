@@ -49,6 +49,12 @@ var flagEnv = map[string]string{
 	"token":           "COMMERCE_TOKEN",
 	"regex-timeout":   "COMMERCE_REGEX_TIMEOUT",
 	"sqlite-sync":     "COMMERCE_SQLITE_SYNC",
+	"access-ttl":      "COMMERCE_ACCESS_TTL",
+	"refresh-ttl":     "COMMERCE_REFRESH_TTL",
+
+	"stripe-key":            "COMMERCE_STRIPE_KEY",
+	"stripe-url":            "COMMERCE_STRIPE_URL",
+	"stripe-webhook-secret": "COMMERCE_STRIPE_WEBHOOK_SECRET",
 }
 
 // storageFlags adds the flags every command that opens the store uses.

@@ -50,6 +50,8 @@ func TestBadEnvironmentVariable(t *testing.T) {
 		{"COMMERCE_RESERVATION_TTL", "soon"},
 		{"COMMERCE_REGEX_TIMEOUT", "never"},
 		{"COMMERCE_SQLITE_SYNC", "off"},
+		{"COMMERCE_ACCESS_TTL", "soon"},
+		{"COMMERCE_REFRESH_TTL", "a month"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := map[string]string{tc.name: tc.value, "COMMERCE_JWT_SECRET": testSecret,
@@ -106,5 +108,20 @@ func TestShortSecretRefused(t *testing.T) {
 	var out bytes.Buffer
 	if err := run(context.Background(), []string{"token", "--scope", "api", "--db", gen}, func(string) string { return "" }, &out, io.Discard); err != nil || out.Len() == 0 {
 		t.Errorf("token with the generated secret: %v", err)
+	}
+}
+
+func TestParseRetry(t *testing.T) {
+	got, err := parseRetry("1s, 1s,2s")
+	if err != nil || len(got) != 3 || got[0] != time.Second || got[2] != 2*time.Second {
+		t.Fatalf("got %v %v", got, err)
+	}
+	if got, err := parseRetry(""); got != nil || err != nil {
+		t.Fatalf("empty: %v %v", got, err)
+	}
+	for _, bad := range []string{"1s,,2s", "soon", "0s", "-1s", "1s,x"} {
+		if _, err := parseRetry(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
 	}
 }

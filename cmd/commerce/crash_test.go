@@ -47,10 +47,11 @@ type child struct {
 	base string
 }
 
-func startChild(t *testing.T, db string) *child {
+func startChild(t *testing.T, db string, extra ...string) *child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "COMMERCE_TEST_CHILD_ARGS="+strings.Join([]string{"serve", "--addr", "127.0.0.1:0", "--db", db, "--jwt-secret", crashSecret}, "\x1f"))
+	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db, "--jwt-secret", crashSecret}, extra...)
+	cmd.Env = append(os.Environ(), "COMMERCE_TEST_CHILD_ARGS="+strings.Join(args, "\x1f"))
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -80,6 +81,15 @@ func startChild(t *testing.T, db string) *child {
 func (c *child) kill() {
 	c.cmd.Process.Signal(syscall.SIGKILL)
 	c.cmd.Wait()
+}
+
+// killAfter kills the child with SIGKILL once acked() reaches n, or after
+// within at the latest.
+func (c *child) killAfter(acked func() int, n int, within time.Duration) {
+	for deadline := time.Now().Add(within); acked() < n && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	c.kill()
 }
 
 func (c *child) stop(t *testing.T) {
@@ -165,17 +175,7 @@ func crashTest(t *testing.T, db string) {
 		})
 	}
 	// Kill it once writes are flowing.
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		mu.Lock()
-		n := len(acked)
-		mu.Unlock()
-		if n >= 150 {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	c.kill()
+	c.killAfter(func() int { mu.Lock(); defer mu.Unlock(); return len(acked) }, 150, 20*time.Second)
 	close(stopAt)
 	wg.Wait()
 	if len(acked) < 150 {

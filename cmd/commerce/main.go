@@ -27,6 +27,8 @@ commands:
   token     print a signed access token
   migrate   apply the schema migrations and exit
   load      load a folder of sample data (JSON Lines) into a running service
+  staff     staff add --email E: add a staff account of the admin app (password on stdin)
+  search    search reindex: rebuild the product search index
 
 Run "commerce <command> -h" for the flags of a command.
 `
@@ -47,6 +49,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return migrate(ctx, args[1:], getenv, stderr)
 	case "load":
 		return load(ctx, args[1:], getenv, stdout, stderr)
+	case "staff":
+		return staffCmd(ctx, args[1:], getenv, stdout, stderr)
+	case "search":
+		return searchCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -168,6 +168,8 @@ func TestCommandErrors(t *testing.T) {
 		{"bad db", []string{"migrate", "--db", "mysql://x"}},
 		{"negative cart ttl", []string{"serve", "--cart-ttl", "-1h"}},
 		{"bad reservation ttl", []string{"serve", "--reservation-ttl", "soon"}},
+		{"negative access ttl", []string{"serve", "--access-ttl", "-1m"}},
+		{"zero refresh ttl", []string{"serve", "--refresh-ttl", "0s"}},
 		{"bad regex timeout", []string{"migrate", "--db", "sqlite:" + filepath.Join(t.TempDir(), "c.db"), "--regex-timeout", "soon"}},
 		{"bad sqlite sync", []string{"migrate", "--db", "sqlite:" + filepath.Join(t.TempDir(), "c.db"), "--sqlite-sync", "off"}},
 		{"negative regex timeout", []string{"migrate", "--db", "sqlite:" + filepath.Join(t.TempDir(), "c.db"), "--regex-timeout", "-1s"}},

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,11 +24,26 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	c.storageFlags(fs)
 	cartTTL := fs.Duration("cart-ttl", 7*24*time.Hour, "a cart expires this long after its last change (env COMMERCE_CART_TTL)")
 	reservationTTL := fs.Duration("reservation-ttl", 24*time.Hour, "a stock reservation holds this long (env COMMERCE_RESERVATION_TTL)")
+	accessTTL := fs.Duration("access-ttl", 15*time.Minute, "lifetime of the access tokens of auth.login, auth.refresh and /oauth/token (env COMMERCE_ACCESS_TTL)")
+	refreshTTL := fs.Duration("refresh-ttl", 30*24*time.Hour, "lifetime of refresh tokens (env COMMERCE_REFRESH_TTL)")
+	webhookAllowPrivate := fs.Bool("webhook-allow-private", false, "let webhooks reach loopback, private, link-local and unspecified addresses (for tests and local receivers)")
+	webhookRetry := fs.String("webhook-retry", "", "webhook retry schedule: comma-separated Go durations, one per retry (default 5s,5m,30m,2h,5h,10h,10h)")
+	webhookLease := fs.Duration("webhook-lease", time.Minute, "how long a webhook delivery being attempted is held by its process before another may take it over (after a crash)")
+	stripeKey := fs.String("stripe-key", "", "Stripe secret API key; when set, the payment provider stripe is on (env COMMERCE_STRIPE_KEY, better than the flag, which other users may see)")
+	stripeURL := fs.String("stripe-url", "", "Stripe API address instead of https://api.stripe.com, e.g. stripe-mock's (env COMMERCE_STRIPE_URL)")
+	stripeWebhookSecret := fs.String("stripe-webhook-secret", "", "signing secret (whsec_...) of the Stripe webhook endpoint; when set, POST /webhooks/stripe is served (env COMMERCE_STRIPE_WEBHOOK_SECRET)")
 	if err := parseFlags(fs, args, getenv); err != nil {
+		return err
+	}
+	retry, err := parseRetry(*webhookRetry)
+	if err != nil {
 		return err
 	}
 	if *cartTTL <= 0 || *reservationTTL <= 0 {
 		return fmt.Errorf("--cart-ttl and --reservation-ttl must be positive")
+	}
+	if *accessTTL <= 0 || *refreshTTL <= 0 {
+		return fmt.Errorf("--access-ttl and --refresh-ttl must be positive")
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 
@@ -46,7 +62,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	defer db.Close()
 
 	a, err := app.New(app.Options{DB: db, Keys: keys, Logger: logger, NATSURL: c.nats,
-		CartTTL: *cartTTL, ReservationTTL: *reservationTTL})
+		CartTTL: *cartTTL, ReservationTTL: *reservationTTL, AccessTTL: *accessTTL, RefreshTTL: *refreshTTL,
+		WebhookKey: secret, WebhookAllowPrivate: *webhookAllowPrivate, WebhookRetry: retry, WebhookLease: *webhookLease,
+		StripeKey: *stripeKey, StripeURL: *stripeURL, StripeWebhookSecret: *stripeWebhookSecret})
 	if err != nil {
 		return fmt.Errorf("assemble the service: %w", err)
 	}
@@ -65,7 +83,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpSrv.Serve(ln) }()
-	logger.Info("commerce ready", "addr", ln.Addr().String(), "db", redact(c.db), "nats", c.nats != "")
+	logger.Info("commerce ready", "addr", ln.Addr().String(), "db", redact(c.db), "nats", c.nats != "",
+		"stripe", *stripeKey != "", "stripeWebhook", *stripeWebhookSecret != "")
 
 	select {
 	case err = <-serveErr:
@@ -103,4 +122,21 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 		return fmt.Errorf("close the database: %w", err)
 	}
 	return nil
+}
+
+// parseRetry parses --webhook-retry: comma-separated positive Go
+// durations (nil for the default schedule when empty).
+func parseRetry(s string) ([]time.Duration, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out []time.Duration
+	for part := range strings.SplitSeq(s, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(part))
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("--webhook-retry %q: want comma-separated positive durations such as 5s,5m,30m", s)
+		}
+		out = append(out, d)
+	}
+	return out, nil
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,11 +30,21 @@ type Server struct {
 	Keys *auth.Keys
 	// Admin and API are tokens with the admin and the api scope.
 	Admin, API string
+
+	badInput bool // requests deliberately off the document (BadInput)
 }
 
 // New starts the service over db, with its background work, both stopped
 // at the end of the test. opts may adjust the app options (clock, ...).
 func New(t testing.TB, db *sqldb.DB, opts ...func(*app.Options)) *Server {
+	t.Helper()
+	s, _ := Start(t, db, opts...)
+	return s
+}
+
+// Start is New that also returns a function stopping the service before
+// the test ends (a restart; calling it again does nothing).
+func Start(t testing.TB, db *sqldb.DB, opts ...func(*app.Options)) (*Server, func()) {
 	t.Helper()
 	keys, err := auth.New([]byte(Secret))
 	if err != nil {
@@ -51,11 +62,13 @@ func New(t testing.TB, db *sqldb.DB, opts ...func(*app.Options)) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { a.Run(ctx); close(done) }()
-	t.Cleanup(func() { hs.Close(); cancel(); <-done })
+	var once sync.Once
+	stop := func() { once.Do(func() { hs.Close(); cancel(); <-done }) }
+	t.Cleanup(stop)
 	s := &Server{URL: hs.URL, DB: db, App: a, Keys: keys}
 	s.Admin = s.Token(t, commerce.Claims{Subject: "admin-user", Scopes: []string{commerce.ScopeAdmin}})
 	s.API = s.Token(t, commerce.Claims{Subject: "api-user", Scopes: []string{commerce.ScopeAPI}})
-	return s
+	return s, stop
 }
 
 // Token returns a token for the claims, valid for an hour.
@@ -80,22 +93,27 @@ type Response struct {
 }
 
 // Do sends method to path (with query) with the token and a body (nil, a
-// []byte or string sent as is, or a value marshaled to JSON).
+// []byte or string sent as is, or a value marshaled to JSON). The request
+// and the response must match /openapi.json (see BadInput).
 func (s *Server) Do(t testing.TB, method, path, token string, body any) Response {
 	t.Helper()
-	var rd io.Reader
+	var payload []byte
 	switch b := body.(type) {
 	case nil:
 	case []byte:
-		rd = bytes.NewReader(b)
+		payload = b
 	case string:
-		rd = bytes.NewReader([]byte(b))
+		payload = []byte(b)
 	default:
 		j, err := json.Marshal(b)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rd = bytes.NewReader(j)
+		payload = j
+	}
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(payload)
 	}
 	req, err := http.NewRequest(method, s.URL+path, rd)
 	if err != nil {
@@ -114,6 +132,7 @@ func (s *Server) Do(t testing.TB, method, path, token string, body any) Response
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.checkExchange(t, method, path, token, payload, res.StatusCode, res.Header, raw)
 	r := Response{Status: res.StatusCode, Raw: raw}
 	if err := json.Unmarshal(raw, &r); err != nil {
 		t.Fatalf("%s %s: body is not JSON (status %d): %s", method, path, res.StatusCode, raw)

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/commercekit/commerce/promotion/engine/enginetest"
 )
@@ -84,6 +85,34 @@ func BenchmarkEvaluateFullCart(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(res.ItemDiscounts)), "discounted-entries")
 	b.ReportMetric(float64(len(res.AlmostFulfilled)), "almost-promos")
+}
+
+// BenchmarkEvaluateCoupons is BenchmarkEvaluate with 200 of the 1,000
+// promotions carrying a code and dates (CONTRACT.md section 16): the cart
+// holds 5 codes, and half the dated promotions are outside their dates at
+// the evaluation's time; the cart has a shipping rate.
+func BenchmarkEvaluateCoupons(b *testing.B) {
+	promos, entries, cats := benchSetup(b)
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	for i := range 200 {
+		p := &promos[i*5]
+		p.Code = fmt.Sprintf("code%d", i)
+		p.Start, p.End = now.Add(-time.Hour), now.Add(time.Hour)
+		if i%2 == 1 {
+			p.Start = now.Add(time.Minute)
+		}
+	}
+	ix := NewIndex(promos)
+	rate := int64(495)
+	in := Input{Entries: entries, Precision: 2, Categories: cats, Now: now, Shipping: &rate,
+		Coupons: []string{"code0", "code2", "code7", "code40", "code100"}}
+	b.ReportAllocs()
+	var res Result
+	for b.Loop() {
+		res = ix.EvaluateCart(in)
+	}
+	b.ReportMetric(float64(len(res.ItemDiscounts)), "discounted-entries")
+	b.ReportMetric(float64(len(res.Fired)), "fired")
 }
 
 // TestIndexFilterIsConservative checks that skipping the promotions the

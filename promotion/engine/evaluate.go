@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math/bits"
 	"slices"
+	"time"
 )
 
 // Entry is a cart entry: Quantity units of a product at UnitPrice minor
@@ -29,6 +30,13 @@ type Result struct {
 	// AlmostFulfilled holds the promotions whose `if` is close to being
 	// satisfied by the units left, in evaluation order.
 	AlmostFulfilled []AlmostFulfilled
+	// Shipping is the discount of the shipping line, nil when no
+	// promotion discounted it (see Input.Shipping).
+	Shipping *ShippingDiscount
+	// Fired lists the ids of the promotions that fired, in evaluation
+	// order, whether or not their discount came to more than zero: the
+	// promotions an order uses (CONTRACT.md section 16).
+	Fired []string
 }
 
 // ItemDiscount is the discounts of one entry. Amounts are in minor units;
@@ -81,14 +89,24 @@ type ItemUse struct {
 // units into minor units. Entries with a non-positive quantity hold no
 // units. The work grows with the number of units, so the caller bounds
 // quantities (the cart allows 100 per product).
+//
+// Evaluate is EvaluateCart without coupons or shipping line, at time.Now().
 func (ix *Index) Evaluate(entries []Entry, precision int, cats Categories) Result {
+	return ix.EvaluateCart(Input{Entries: entries, Precision: precision, Categories: cats, Now: time.Now()})
+}
+
+// EvaluateCart applies the promotions of the index to in (see Input and
+// Evaluate): only promotions eligible for it take part (see eligible).
+func (ix *Index) EvaluateCart(in Input) Result {
+	entries, cats := in.Entries, in.Categories
 	s := ix.scratch.Get().(*scratch)
 	defer func() {
-		s.entries, s.cats = nil, nil // the pool must not keep the caller's data alive
+		s.entries, s.cats, s.in = nil, nil, nil // the pool must not keep the caller's data alive
 		ix.scratch.Put(s)
 	}()
 	s.load(ix, entries, cats)
-	s.entries, s.precision, s.cats = entries, min(max(precision, 0), 18), cats
+	s.entries, s.precision, s.cats = entries, min(max(in.Precision, 0), 18), cats
+	s.in, s.shipFree, s.ship, s.fired = &in, in.Shipping != nil, nil, s.fired[:0]
 
 	// Candidates are the promotions whose `if` mentions something in the
 	// cart; those that cannot possibly match are dropped before firing so
@@ -105,7 +123,7 @@ func (ix *Index) Evaluate(entries []Entry, precision int, cats Categories) Resul
 		for ; word != 0; word &= word - 1 {
 			p := w*64 + bits.TrailingZeros64(word)
 			c := &ix.promos[p]
-			if !ix.unfiltered && !s.possible(&c.cond) {
+			if !c.eligible(&in) || !ix.unfiltered && !s.possible(&c.cond) {
 				s.cands[w] &^= word & -word
 				continue
 			}
@@ -113,7 +131,13 @@ func (ix *Index) Evaluate(entries []Entry, precision int, cats Categories) Resul
 		}
 	}
 
-	res := Result{ItemDiscounts: s.itemDiscounts(ix), AlmostFulfilled: []AlmostFulfilled{}}
+	res := Result{ItemDiscounts: s.itemDiscounts(ix), AlmostFulfilled: []AlmostFulfilled{}, Shipping: s.ship}
+	if len(s.fired) > 0 {
+		res.Fired = make([]string, len(s.fired))
+		for i, p := range s.fired {
+			res.Fired[i] = ix.promos[p].id
+		}
+	}
 	for w, word := range s.cands {
 		for ; word != 0; word &= word - 1 {
 			c := &ix.promos[w*64+bits.TrailingZeros64(word)]
@@ -167,6 +191,13 @@ type scratch struct {
 
 	recs     []almostRec
 	recItems []pick
+
+	// in is the evaluation's input; shipFree tells that the shipping line
+	// exists and no firing took it yet, ship is its discount.
+	in       *Input
+	shipFree bool
+	ship     *ShippingDiscount
+	fired    []int32
 }
 
 type pair struct{ entry, slot int32 }
@@ -361,7 +392,14 @@ func (s *scratch) fire(c *compiled, promo int32) {
 		for _, p := range s.picks {
 			s.avail[p.entry] -= p.n
 		}
+		if len(s.fired) == 0 || s.fired[len(s.fired)-1] != promo {
+			s.fired = append(s.fired, promo)
+		}
 		for _, f := range s.fires {
+			if f.entry == shippingTarget {
+				s.shipped(f.discount, c)
+				continue
+			}
 			if !f.fromIf {
 				s.avail[f.entry] -= f.n
 			}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/commercekit/commerce"
 )
@@ -50,6 +51,9 @@ func genRule(shape *[]byte, cond bool, depth int) string {
 	}
 	switch k {
 	case 0, 1:
+		if !cond && k == 1 && next()%3 == 0 {
+			return fmt.Sprintf(`{"shipping":{"discount":{"rate":%d,"isPercentage":true}}}`, next()%101)
+		}
 		kind, id := "category", fmt.Sprintf("c%d", next()%4)
 		if k == 1 {
 			kind, id = "product", fmt.Sprintf("p%d", next()%5)
@@ -86,7 +90,10 @@ func genRule(shape *[]byte, cond bool, depth int) string {
 
 // FuzzEngine parses arbitrary rules, and rules generated from shape, and
 // evaluates them, with two fixed promotions competing for the units,
-// against an arbitrary cart.
+// against an arbitrary cart. The bits of precision above the currency's
+// also choose a shipping rate (the target of shipping rules), a coupon
+// code on the fuzzed promotion and whether the cart holds it, and dates
+// that keep the generated promotion out.
 func FuzzEngine(f *testing.F) {
 	carts := [][]byte{
 		{0, 3, 27, 1, 2, 120, 2, 1, 250},
@@ -101,6 +108,9 @@ func FuzzEngine(f *testing.F) {
 		{`{"all":[{"product":{"id":"p0","quantity":1}},{"any":[{"category":{"id":"c0","quantity":2}},{"product":{"id":"p2","quantity":3}}]}]}`, `{"all":[{"category":{"id":"c0","quantity":2,"discount":{"rate":1e-30,"isPercentage":true}}},{"product":{"id":"p2","quantity":1,"discount":{"rate":99999999999999999}}}]}`},
 		{`{"category":{"id":"c0","quantity":1}}`, `{"category":{"id":"c0","quantity":1,"discount":{"rate":10,"isPercentaje":true}}}`},
 		{nest(9, `{"product":{"id":"p0","quantity":1}}`), `{}`},
+		{`{"category":{"id":"c0","quantity":2}}`, `{"shipping":{"discount":{"rate":100,"isPercentage":true}}}`},
+		{`{"product":{"id":"p1","quantity":1}}`, `{"all":[{"shipping":{"discount":{"rate":2.5}}},{"product":{"id":"p1","quantity":1,"discount":{"rate":1}}}]}`},
+		{`{"shipping":{"discount":{"rate":1}}}`, `{"shipping":{"discount":{"rate":1}}}`},
 	}
 	for i, s := range seeds {
 		f.Add(s[0], s[1], carts[i%len(carts)], []byte{byte(i), 3, 1, 7, 2, 2, 9, 0, 1, 4}, uint8(i%4))
@@ -116,6 +126,16 @@ func FuzzEngine(f *testing.F) {
 			t.Fatalf("generated rules %s %s: %v", genIf, genThen, err)
 		}
 		background := append(background, Promotion{ID: "gen", Title: "generated", Priority: 1, Seq: 3, Rules: gen})
+		now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+		in := Input{Precision: int(precision % 5), Categories: fuzzCatalog, Now: now}
+		if precision&8 != 0 {
+			rate := int64(precision) * 13
+			in.Shipping = &rate
+		}
+		outOfDates := precision&64 != 0
+		if outOfDates {
+			background[len(background)-1].Start = now.Add(time.Second)
+		}
 		r, err := Parse(json.RawMessage(ifJSON), json.RawMessage(thenJSON))
 		if err != nil {
 			if code := commerce.ErrorCode(err); code != commerce.EValidation {
@@ -135,16 +155,40 @@ func FuzzEngine(f *testing.F) {
 		}
 
 		entries := fuzzCart(cart)
-		ps := append([]Promotion{{ID: "fz", Title: "fuzz", Priority: 1, Seq: 2, Rules: r}}, background...)
+		fz := Promotion{ID: "fz", Title: "fuzz", Priority: 1, Seq: 2, Rules: r}
+		coded := precision&16 != 0
+		if coded {
+			fz.Code = "fzcode"
+		}
+		if precision&32 != 0 {
+			in.Coupons = []string{"other", "fzcode"}
+		}
+		ps := append([]Promotion{fz}, background...)
 		ix := NewIndex(ps)
-		res := ix.Evaluate(entries, int(precision%5), fuzzCatalog)
-		if again := ix.Evaluate(entries, int(precision%5), fuzzCatalog); !reflect.DeepEqual(again, res) {
+		in.Entries = entries
+		res := ix.EvaluateCart(in)
+		if again := ix.EvaluateCart(in); !reflect.DeepEqual(again, res) {
 			t.Fatalf("second evaluation: got %s, want %s", show(again), show(res))
 		}
 		unfiltered := NewIndex(ps)
 		unfiltered.unfiltered = true
-		if all := unfiltered.Evaluate(entries, int(precision%5), fuzzCatalog); !reflect.DeepEqual(all, res) {
+		if all := unfiltered.EvaluateCart(in); !reflect.DeepEqual(all, res) {
 			t.Fatalf("without the index filter: got %s, want %s", show(all), show(res))
+		}
+		seen := map[string]bool{}
+		for _, id := range res.Fired {
+			if seen[id] {
+				t.Fatalf("fired %v: %s twice", res.Fired, id)
+			}
+			seen[id] = true
+		}
+		if coded && precision&32 == 0 && seen["fz"] || outOfDates && seen["gen"] {
+			t.Fatalf("fired %v: a promotion not eligible fired", res.Fired)
+		}
+		if sd := res.Shipping; sd != nil {
+			if in.Shipping == nil || sd.Rate != *in.Shipping || sd.Discount <= 0 || sd.Discount > sd.Rate || !seen[sd.PromotionID] {
+				t.Fatalf("shipping discount %s with rate %v: want 0 < discount <= rate, by a promotion that fired", show(sd), in.Shipping)
+			}
 		}
 		byID := map[string]Entry{}
 		for _, e := range entries {
@@ -157,6 +201,9 @@ func FuzzEngine(f *testing.F) {
 				t.Fatalf("item %s: unknown entry or no discounts", show(it))
 			}
 			for _, d := range it.Discounts {
+				if !seen[d.PromotionID] {
+					t.Fatalf("discount %+v by a promotion not in fired %v", d, res.Fired)
+				}
 				if d.Discount <= 0 || d.Discount > e.UnitPrice || d.UnitPrice != e.UnitPrice || d.Quantity <= 0 {
 					t.Fatalf("entry %+v: got discount %+v, want 0 < discount <= price", e, d)
 				}

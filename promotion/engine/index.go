@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"sync"
+	"time"
 )
 
 // Promotion is an active promotion as the engine needs it.
@@ -15,6 +16,12 @@ type Promotion struct {
 	// Seq is the creation order, which breaks priority ties.
 	Seq   int64
 	Rules Rules
+	// Code, when not empty, is the coupon code (its comparison key, see
+	// Input.Coupons) a cart must hold for the promotion to apply.
+	Code string
+	// Start and End bound when the promotion applies: from Start until
+	// before End; a zero time does not bound.
+	Start, End time.Time
 }
 
 // Index is the set of active promotions compiled for evaluation. It maps
@@ -42,9 +49,11 @@ type Index struct {
 
 // compiled is a promotion with its rule ids resolved to keys.
 type compiled struct {
-	id, title string
-	cond      node
-	then      node
+	id, title  string
+	code       string
+	start, end time.Time
+	cond       node
+	then       node
 	// thenCheapest: `then` picks cheapest first when a rule of `if` whose
 	// kind says so has lowestPrice (CONTRACT.md section 7, item 2).
 	thenCheapest bool
@@ -87,7 +96,7 @@ func NewIndex(promos []Promotion) *Index {
 	}
 	for i, p := range sorted {
 		c := &ix.promos[i]
-		c.id, c.title = p.ID, p.Title
+		c.id, c.title, c.code, c.start, c.end = p.ID, p.Title, p.Code, p.Start, p.End
 		always := false
 		c.cond = ix.compile(p.Rules.If, int32(i), &c.thenCheapest, &always)
 		c.then = ix.compile(p.Rules.Then, -1, nil, nil)

@@ -280,10 +280,13 @@ var unitProps = []*property{
 	{name: "lowestPrice", at: inIf, parse: func(p *parser, path string, v json.RawMessage, l *Leaf) {
 		l.LowestPrice = p.boolean(path, v)
 	}},
-	{name: "discount", at: inThen, required: true, parse: func(p *parser, path string, v json.RawMessage, l *Leaf) {
-		l.Discount = p.discount(path, v)
-	}},
+	discountProp,
 }
+
+// discountProp is the discount of a `then` leaf (required there).
+var discountProp = &property{name: "discount", at: inThen, required: true, parse: func(p *parser, path string, v json.RawMessage, l *Leaf) {
+	l.Discount = p.discount(path, v)
+}}
 
 func (p *parser) discount(path string, raw json.RawMessage) *Discount {
 	m, ok := p.object(path, raw)

@@ -1,0 +1,320 @@
+package admin
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/commercekit/commerce"
+)
+
+// priceRow is one row of a product form's price table.
+type priceRow struct {
+	ID, Amount, Currency, Country, CustomerType, Channel string
+}
+
+func priceRows(f url.Values) []priceRow {
+	ids, amounts, curs := f["price_id"], f["price_amount"], f["price_currency"]
+	countries, types, channels := f["price_country"], f["price_customerType"], f["price_channel"]
+	at := func(l []string, i int) string {
+		if i < len(l) {
+			return l[i]
+		}
+		return ""
+	}
+	var rows []priceRow
+	for i := range max(len(amounts), len(curs)) {
+		r := priceRow{at(ids, i), at(amounts, i), at(curs, i), at(countries, i), at(types, i), at(channels, i)}
+		if strings.TrimSpace(r.Amount+r.Currency+r.Country+r.CustomerType+r.Channel) != "" {
+			rows = append(rows, r)
+		}
+	}
+	return append(rows, priceRow{}) // a blank row for a new price
+}
+
+func (h *Handler) products(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	limit, skip := pageArgs(q)
+	args := map[string]any{"limit": limit, "skip": skip, "fields": "id,sku,title,status,stockStatus,prices,categories"}
+	if v := opt(q, "title"); v != nil {
+		args["title"] = *v
+	}
+	if v := opt(q, "sku"); v != nil {
+		args["sku"] = *v
+	}
+	if v := opt(q, "status"); v != nil {
+		args["status"] = *v
+	}
+	if v := opt(q, "category"); v != nil {
+		args["categories"] = *v
+	}
+	p := page{Title: "Products", Nav: "products", Form: q, Data: map[string]any{}}
+	res, err := h.call(r, "catalog/v1/product.list", args)
+	if err != nil {
+		h.fail(w, r, "products", p, err)
+		return
+	}
+	rows := list(res)
+	p.Data["products"] = rows
+	p.Data["pager"] = newPager(q, limit, skip, len(rows))
+	p.Data["categories"] = h.categoryOptions(r)
+	h.render(w, r, http.StatusOK, "products", p)
+}
+
+// categoryOptions lists the categories for a select, in tree order.
+func (h *Handler) categoryOptions(r *http.Request) []any {
+	res, err := h.call(r, "catalog/v1/category.list", map[string]any{"limit": commerce.MaxLimit})
+	if err != nil {
+		return nil
+	}
+	cs := list(res)
+	titles := map[string]string{}
+	for _, c := range cs {
+		m, _ := c.(map[string]any)
+		id, _ := m["id"].(string)
+		titles[id], _ = m["title"].(string)
+	}
+	for _, c := range cs {
+		m, _ := c.(map[string]any)
+		path, _ := m["path"].(string)
+		var parts []string
+		for _, id := range strings.Split(path, ".") {
+			if id != "" && id != "ROOT" {
+				parts = append(parts, titles[id])
+			}
+		}
+		m["label"] = strings.Join(parts, " / ")
+		if m["label"] == "" {
+			m["label"] = "(top level)"
+		}
+	}
+	sort.SliceStable(cs, func(i, j int) bool {
+		return cs[i].(map[string]any)["label"].(string) < cs[j].(map[string]any)["label"].(string)
+	})
+	return cs
+}
+
+func (h *Handler) productPage(r *http.Request, f url.Values, id string) page {
+	p := page{Title: "New product", Nav: "products", Form: f, Data: map[string]any{}}
+	if id != "" {
+		p.Title = "Product " + f.Get("sku")
+		p.Data["id"] = id
+		stock, err := h.reads.StockOf(r.Context(), id)
+		if err == nil {
+			p.Data["stock"] = stock
+		}
+	}
+	p.Data["prices"] = priceRows(f)
+	p.Data["categories"] = h.categoryOptions(r)
+	return p
+}
+
+func (h *Handler) productNew(w http.ResponseWriter, r *http.Request) {
+	f := url.Values{"status": {"ONLINE"}, "stockStatus": {"0"}}
+	h.render(w, r, http.StatusOK, "product", h.productPage(r, f, ""))
+}
+
+// productArgs are the fields of product.create and product.update from a
+// form.
+func productArgs(f url.Values) map[string]any {
+	a := map[string]any{}
+	for _, k := range []string{"sku", "title", "status"} {
+		a[k] = strings.TrimSpace(f.Get(k))
+	}
+	if v := opt(f, "taxCode"); v != nil {
+		a["taxCode"] = *v
+	}
+	for _, k := range []string{"description", "brand"} {
+		a[k] = f.Get(k)
+	}
+	a["stockStatus"] = number(f.Get("stockStatus"))
+	a["isNetPrice"] = f.Get("isNetPrice") == "on"
+	cats := []string{}
+	for _, c := range f["categories"] {
+		if c = strings.TrimSpace(c); c != "" {
+			cats = append(cats, c)
+		}
+	}
+	a["categories"] = cats
+	prices := []map[string]any{}
+	for _, row := range priceRows(f) {
+		if strings.TrimSpace(row.Amount+row.Currency) == "" {
+			continue
+		}
+		pr := map[string]any{"amount": number(row.Amount), "currency": strings.TrimSpace(row.Currency)}
+		for k, v := range map[string]string{"id": row.ID, "country": row.Country, "customerType": row.CustomerType, "channel": row.Channel} {
+			if v = strings.TrimSpace(v); v != "" {
+				pr[k] = v
+			}
+		}
+		prices = append(prices, pr)
+	}
+	a["prices"] = prices
+	return a
+}
+
+func (h *Handler) productCreate(w http.ResponseWriter, r *http.Request) {
+	res, err := h.call(r, "catalog/v1/product.create", productArgs(r.PostForm))
+	if err != nil {
+		h.fail(w, r, "product", h.productPage(r, r.PostForm, ""), err)
+		return
+	}
+	id, _ := res["product"].(map[string]any)["id"].(string)
+	seeOther(w, r, "/admin/products/"+url.PathEscape(id)+"?saved=1")
+}
+
+// productForm is a product as its form's values.
+func productForm(p map[string]any) url.Values {
+	f := url.Values{}
+	for _, k := range []string{"sku", "title", "status", "taxCode", "description", "brand", "stockStatus"} {
+		if v, ok := p[k]; ok && v != nil {
+			f.Set(k, fmt.Sprint(v))
+		}
+	}
+	if p["isNetPrice"] == true {
+		f.Set("isNetPrice", "on")
+	}
+	if cs, ok := p["categories"].([]any); ok {
+		for _, c := range cs {
+			f.Add("categories", fmt.Sprint(c))
+		}
+	}
+	if ps, ok := p["prices"].([]any); ok {
+		for _, x := range ps {
+			pr, _ := x.(map[string]any)
+			get := func(k string) string {
+				if v, ok := pr[k]; ok && v != nil {
+					return fmt.Sprint(v)
+				}
+				return ""
+			}
+			f.Add("price_id", get("id"))
+			f.Add("price_amount", get("amount"))
+			f.Add("price_currency", get("currency"))
+			f.Add("price_country", get("country"))
+			f.Add("price_customerType", get("customerType"))
+			f.Add("price_channel", get("channel"))
+		}
+	}
+	return f
+}
+
+func (h *Handler) productEdit(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	res, err := h.call(r, "catalog/v1/product.info", map[string]any{"id": id})
+	if err != nil {
+		h.fail(w, r, "notfound", page{Title: "Product", Nav: "products"}, err)
+		return
+	}
+	pr, _ := res["product"].(map[string]any)
+	p := h.productPage(r, productForm(pr), id)
+	if r.URL.Query().Get("saved") != "" {
+		p.Notice = "Saved."
+	}
+	h.render(w, r, http.StatusOK, "product", p)
+}
+
+func (h *Handler) productUpdate(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	args := productArgs(r.PostForm)
+	args["id"] = id
+	if _, err := h.call(r, "catalog/v1/product.update", args); err != nil {
+		h.fail(w, r, "product", h.productPage(r, r.PostForm, id), err)
+		return
+	}
+	seeOther(w, r, "/admin/products/"+url.PathEscape(id)+"?saved=1")
+}
+
+// productStock sets the quantity of a product in a warehouse: stock.update
+// of the record, or stock.create when there is none yet.
+func (h *Handler) productStock(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	args := map[string]any{"productId": id, "warehouseId": strings.TrimSpace(r.PostFormValue("warehouseId")),
+		"quantity": number(r.PostFormValue("quantity"))}
+	_, err := h.call(r, "stock/v1/stock.update", args)
+	if commerce.ErrorCode(err) == commerce.EStockNotFound {
+		_, err = h.call(r, "stock/v1/stock.create", args)
+	}
+	if err != nil {
+		res, ierr := h.call(r, "catalog/v1/product.info", map[string]any{"id": id})
+		if ierr != nil {
+			h.fail(w, r, "notfound", page{Title: "Product", Nav: "products"}, ierr)
+			return
+		}
+		pr, _ := res["product"].(map[string]any)
+		p := h.productPage(r, productForm(pr), id)
+		p.Data["stockForm"] = r.PostForm
+		h.fail(w, r, "product", p, err)
+		return
+	}
+	seeOther(w, r, "/admin/products/"+url.PathEscape(id)+"?saved=1")
+}
+
+func (h *Handler) categories(w http.ResponseWriter, r *http.Request) {
+	h.renderCategories(w, r, http.StatusOK, url.Values{"parent": {"ROOT"}}, nil)
+}
+
+func (h *Handler) renderCategories(w http.ResponseWriter, r *http.Request, status int, f url.Values, err error) {
+	p := page{Title: "Categories", Nav: "categories", Form: f, Data: map[string]any{"categories": h.categoryOptions(r)}}
+	p.Error = toAPIError(err)
+	if err != nil {
+		status = statusOf(err)
+	}
+	h.render(w, r, status, "categories", p)
+}
+
+func categoryArgs(f url.Values) map[string]any {
+	a := map[string]any{"title": strings.TrimSpace(f.Get("title")), "slug": strings.TrimSpace(f.Get("slug")),
+		"description": f.Get("description")}
+	if v := opt(f, "parent"); v != nil {
+		a["parent"] = *v
+	}
+	return a
+}
+
+func (h *Handler) categoryCreate(w http.ResponseWriter, r *http.Request) {
+	if _, err := h.call(r, "catalog/v1/category.create", categoryArgs(r.PostForm)); err != nil {
+		h.renderCategories(w, r, 0, r.PostForm, err)
+		return
+	}
+	seeOther(w, r, "/admin/categories?saved=1")
+}
+
+func (h *Handler) categoryPage(r *http.Request, id string, f url.Values) page {
+	return page{Title: "Category " + f.Get("title"), Nav: "categories", Form: f,
+		Data: map[string]any{"id": id, "categories": h.categoryOptions(r)}}
+}
+
+func (h *Handler) categoryEdit(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	res, err := h.call(r, "catalog/v1/category.info", map[string]any{"id": id})
+	if err != nil {
+		h.fail(w, r, "notfound", page{Title: "Category", Nav: "categories"}, err)
+		return
+	}
+	c, _ := res["category"].(map[string]any)
+	f := url.Values{}
+	for _, k := range []string{"title", "slug", "description", "parent"} {
+		if v, ok := c[k]; ok && v != nil {
+			f.Set(k, fmt.Sprint(v))
+		}
+	}
+	p := h.categoryPage(r, id, f)
+	if r.URL.Query().Get("saved") != "" {
+		p.Notice = "Saved."
+	}
+	h.render(w, r, http.StatusOK, "category", p)
+}
+
+func (h *Handler) categoryUpdate(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	args := categoryArgs(r.PostForm)
+	args["id"] = id
+	if _, err := h.call(r, "catalog/v1/category.update", args); err != nil {
+		h.fail(w, r, "category", h.categoryPage(r, id, r.PostForm), err)
+		return
+	}
+	seeOther(w, r, "/admin/categories/"+url.PathEscape(id)+"?saved=1")
+}

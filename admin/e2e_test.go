@@ -1,0 +1,321 @@
+package admin_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/commercekit/commerce/internal/testdb"
+)
+
+// ScreenshotsEnv names the directory the end-to-end test writes its
+// screenshots to (a temporary directory when unset).
+const ScreenshotsEnv = "COMMERCE_ADMIN_SCREENSHOTS"
+
+// chromium returns the path of a Chromium (or Chrome) binary, or skips.
+func chromium(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("COMMERCE_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("the end-to-end admin test needs Chromium: apt-get install -y chromium (or set COMMERCE_CHROMIUM); .ci/run installs it")
+	return ""
+}
+
+// ui drives a headless Chromium through the admin app.
+type ui struct {
+	t    *testing.T
+	ctx  context.Context
+	base string
+	dir  string
+	shot int
+}
+
+func newUI(t *testing.T, base string) *ui {
+	t.Helper()
+	path := chromium(t)
+	dir := os.Getenv(ScreenshotsEnv)
+	if dir == "" {
+		dir = t.TempDir()
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
+		chromedp.WindowSize(1280, 800), chromedp.Flag("disable-dev-shm-usage", true))
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelC := chromedp.NewContext(actx)
+	ctx, cancelT := context.WithTimeout(ctx, 4*time.Minute)
+	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
+	u := &ui{t: t, ctx: ctx, base: base, dir: dir}
+	// The first call starts the browser, which lives as long as its context.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800)); err != nil {
+		t.Fatalf("start Chromium: %v", err)
+	}
+	t.Logf("screenshots in %s", dir)
+	return u
+}
+
+func (u *ui) run(actions ...chromedp.Action[chromedp.Void]) {
+	u.t.Helper()
+	ctx, cancel := context.WithTimeout(u.ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		u.fatal(err)
+	}
+}
+
+func (u *ui) fatal(err error) {
+	u.t.Helper()
+	ctx, cancel := context.WithTimeout(u.ctx, 5*time.Second)
+	defer cancel()
+	loc, _ := chromedp.Run(ctx, chromedp.Location())
+	body, _ := chromedp.Run(ctx, chromedp.Text(css("body")))
+	u.t.Fatalf("browser: %v\nat %s\n%s", err, loc, body)
+}
+
+// get runs an action that returns a value.
+func get[T any](u *ui, a chromedp.Action[T]) T {
+	u.t.Helper()
+	ctx, cancel := context.WithTimeout(u.ctx, 20*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, a)
+	if err != nil {
+		u.fatal(err)
+	}
+	return v
+}
+
+func css(sel string) chromedp.CSS { return chromedp.CSS(sel) }
+
+// open loads a page of the app and waits for its heading.
+func (u *ui) open(path string) {
+	u.t.Helper()
+	u.run(chromedp.Navigate(u.base+path), chromedp.WaitVisible(css("h1")))
+}
+
+// fill types into the fields: selector, text pairs.
+func (u *ui) fill(pairs ...string) {
+	u.t.Helper()
+	var acts []chromedp.Action[chromedp.Void]
+	for i := 0; i+1 < len(pairs); i += 2 {
+		acts = append(acts, chromedp.Clear(css(pairs[i])), chromedp.SendKeys(css(pairs[i]), pairs[i+1]))
+	}
+	u.run(acts...)
+}
+
+// submit clicks a form's submit button and waits for the next page.
+func (u *ui) submit(button string) {
+	u.t.Helper()
+	u.run(chromedp.Click(css(button)), chromedp.Sleep(50*time.Millisecond), chromedp.WaitVisible(css("h1")))
+}
+
+func (u *ui) text(sel string) string {
+	u.t.Helper()
+	return get(u, chromedp.Text(css(sel)))
+}
+
+// expect fails unless the element's text contains want.
+func (u *ui) expect(sel, want string) {
+	u.t.Helper()
+	if got := u.text(sel); !strings.Contains(got, want) {
+		u.t.Fatalf("%s: %q does not contain %q", sel, got, want)
+	}
+}
+
+// screenshot saves the page at 1280 x 800 and at 375 px wide, and checks
+// that at 375 px nothing makes the page scroll sideways.
+func (u *ui) screenshot(name string) {
+	u.t.Helper()
+	u.shot++
+	for _, w := range []int64{1280, 375} {
+		u.run(chromedp.EmulateViewport(w, 800), chromedp.Sleep(50*time.Millisecond))
+		overflow := get(u, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`))
+		png := get(u, chromedp.FullScreenshot(100))
+		if overflow {
+			wide := get(u, chromedp.Evaluate[string](`[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest('.scroll')).map(e => e.tagName + '#' + e.id + '.' + e.className + '=' + e.getBoundingClientRect().right).slice(0, 8).join(' ') + ' sw=' + document.documentElement.scrollWidth + ' iw=' + window.innerWidth`))
+			u.t.Errorf("%s at %d px: the page is wider than the screen: %s", name, w, wide)
+		}
+		file := filepath.Join(u.dir, fmt.Sprintf("%02d-%s-%d.png", u.shot, name, w))
+		if err := os.WriteFile(file, png, 0o644); err != nil {
+			u.t.Fatal(err)
+		}
+	}
+	u.run(chromedp.EmulateViewport(1280, 800))
+}
+
+// TestAdminEndToEnd runs the daily tasks in a real browser (SQLite; the
+// HTTP tests cover both stores): sign in, create a category and a product
+// with a price and stock, a shipping method, a promotion whose rule is
+// checked as it is typed; a shopper checks out through the API; the
+// promotion's try-it, then the order's life in the admin; the events.
+func TestAdminEndToEnd(t *testing.T) {
+	chromium(t)
+	e := newEnv(t, testdb.SQLite(t))
+	u := newUI(t, e.URL)
+
+	// Sign-in, by keyboard: the first Tab reaches the skip link.
+	u.open("/admin/")
+	u.screenshot("signin")
+	if focused := get(u, chromedp.Evaluate[string](`document.activeElement.id`)); focused != "email" {
+		t.Errorf("the sign-in page starts on %q, want the email field", focused)
+	}
+	u.run(chromedp.KeyEvent("\t"))
+	if focused := get(u, chromedp.Evaluate[string](`document.activeElement.id`)); focused != "password" {
+		t.Errorf("Tab from the email goes to %q, want the password", focused)
+	}
+	u.fill("#email", staffEmail, "#password", "wrong password!")
+	u.submit(`form button[type=submit]`)
+	u.expect("#error", "invalid_credentials")
+	if v := u.value("#email"); v != staffEmail {
+		t.Errorf("the sign-in form lost the email: %q", v)
+	}
+	u.fill("#password", staffPassword)
+	u.submit(`form button[type=submit]`)
+	u.run(chromedp.WaitVisible(css("#active-carts")))
+	u.screenshot("dashboard")
+
+	// A category.
+	u.open("/admin/categories")
+	u.fill("#title", "Fridges", "#slug", "fridges")
+	u.submit(`main form button[type=submit]`)
+	u.expect(".tree", "Fridges")
+	u.screenshot("categories")
+	catID := e.categoryID(t, "fridges")
+
+	// A product with a price, in the category, then its stock.
+	u.open("/admin/products/new")
+	u.fill("#sku", "FR-1", "#title", "Combi fridge", "#brand", "Cold", "#pa0", "250.00", "#pc0", "USD")
+	u.run(chromedp.SetValue(css("#categories"), catID))
+	u.submit(`main form button[type=submit]`)
+	u.expect(".notice", "Saved")
+	u.fill("#warehouseId", "W1", "#quantity", "10")
+	u.submit(`#stock-h ~ form button[type=submit]`)
+	u.expect("#stock-h ~ .scroll table", "W1")
+	u.screenshot("product")
+	productID := e.productID(t, "FR-1")
+	u.open("/admin/products?title=Combi")
+	u.expect("main table", "FR-1")
+	u.screenshot("products")
+
+	// A shipping method and a tax.
+	u.open("/admin/shipping")
+	u.fill("#title", "Standard")
+	u.submit(`#new-h + form button[type=submit]`)
+	u.expect("main table", "Standard")
+	u.screenshot("shipping")
+	u.open("/admin/taxes")
+	u.fill("#code", "STD", "#title", "Standard rate", "#rate", "21")
+	u.submit(`#new-h + form button[type=submit]`)
+	u.expect("main table", "STD")
+	u.screenshot("taxes")
+
+	// A promotion; its rule is checked as it is typed.
+	u.open("/admin/promotions/new")
+	u.fill("#title", "Ten off fridges", "#if", `{"product": {"id": "`+productID+`", "quantity": 1}}`, "#then", `{"product": {"id": "`+productID+`", "quantity": 1, "discount": {"rate": 10, "isPercentage": tru`)
+	u.run(chromedp.WaitVisible(css("#rulecheck .error")))
+	u.run(chromedp.SendKeys(css("#then"), "e}}}"), chromedp.WaitVisible(css("#rulecheck .ok")))
+	u.fillCoupon("FRIDGE10")
+	u.submit(`main form button[type=submit]`)
+	u.expect(".notice", "Saved")
+	u.screenshot("promotion")
+	promoPath := get(u, chromedp.Location())
+	u.open("/admin/promotions")
+	u.expect("main table", "Ten off fridges")
+	u.screenshot("promotions")
+
+	// A shopper, through the API.
+	cartID, shopperToken := e.shopper(t, productID)
+	u.run(chromedp.Navigate(promoPath), chromedp.WaitVisible(css("#cartId")))
+	u.fill("#cartId", cartID)
+	u.run(chromedp.Click(css(`#try-h ~ form button[type=submit]`)), chromedp.WaitVisible(css("#fires")))
+	u.expect("#fires", "applies")
+	u.screenshot("promotion-try")
+	hook := u.webhook(t)
+	orderID := e.checkout(t, shopperToken, cartID)
+
+	u.orders(t, e, orderID)
+	u.customers(t, orderID)
+	u.deliveries(t, hook)
+
+	// The events, with the staff member who made each change.
+	u.open("/admin/events?channel=PRODUCTS")
+	u.expect("main table", "staff:"+e.staff.ID)
+	u.screenshot("events")
+	u.open("/admin/")
+	u.expect("#ev-h ~ div table", "staff:"+e.staff.ID)
+	u.screenshot("dashboard-after")
+}
+
+func (u *ui) value(sel string) string {
+	u.t.Helper()
+	return get(u, chromedp.Value(css(sel)))
+}
+
+// categoryID finds a category by slug through the API.
+func (e *env) categoryID(t *testing.T, slug string) string {
+	t.Helper()
+	var cs []struct {
+		ID string `json:"id"`
+	}
+	e.Get(t, "/catalog/v1/category.list?slug="+slug, e.Admin).Must(t).Decode(t, "data", &cs)
+	if len(cs) != 1 {
+		t.Fatalf("category %s: %d found", slug, len(cs))
+	}
+	return cs[0].ID
+}
+
+func (e *env) productID(t *testing.T, sku string) string {
+	t.Helper()
+	var ps []struct {
+		ID     string `json:"id"`
+		Prices []struct {
+			Amount json.Number `json:"amount"`
+		} `json:"prices"`
+	}
+	e.Get(t, "/catalog/v1/product.list?sku="+sku, e.Admin).Must(t).Decode(t, "data", &ps)
+	if len(ps) != 1 || len(ps[0].Prices) != 1 || ps[0].Prices[0].Amount != "250" {
+		t.Fatalf("product %s: %+v, want one with the price 250", sku, ps)
+	}
+	return ps[0].ID
+}
+
+// shopper fills a cart through the API as a registered customer: the
+// product, the coupon, a shipping address. It returns the cart id and
+// the customer's token.
+func (e *env) shopper(t *testing.T, productID string) (string, string) {
+	t.Helper()
+	e.Post(t, "/customer/v1/customer.register", e.API, map[string]any{"email": "ada@example.com", "password": "analytical engine 1843",
+		"firstName": "Ada", "lastName": "Lovelace", "phone": "5551234"}).Must(t)
+	var login struct {
+		AccessToken string `json:"accessToken"`
+	}
+	res := e.Post(t, "/auth/v1/auth.login", e.API, map[string]any{"email": "ada@example.com", "password": "analytical engine 1843"}).Must(t)
+	if err := json.Unmarshal(res.Raw, &login); err != nil || login.AccessToken == "" {
+		t.Fatalf("auth.login: %v %s", err, res.Raw)
+	}
+	tok := login.AccessToken
+	var c struct {
+		ID string `json:"id"`
+	}
+	e.Post(t, "/cart/v1/cart.create", tok, map[string]any{"currency": "USD", "country": "US"}).Must(t).Decode(t, "cart", &c)
+	e.Post(t, "/cart/v1/cart.addToCart", tok, map[string]any{"cartId": c.ID,
+		"items": []any{map[string]any{"productId": productID, "quantity": 2, "warehouseId": "W1"}}}).Must(t)
+	applyCoupon(t, e, tok, c.ID, "fridge10")
+	e.Post(t, "/cart/v1/cart.setShippingAddress", tok, map[string]any{"cartId": c.ID, "shippingAddress": map[string]any{
+		"firstName": "Ada", "lastName": "Lovelace", "address_1": "1 Main St", "postCode": "96815",
+		"city": "Honolulu", "state": "HI", "country": "US", "phone": "5551234"}}).Must(t)
+	return c.ID, tok
+}

@@ -1,0 +1,239 @@
+package admin
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/commercekit/commerce"
+)
+
+// Order statuses, for the filters.
+var (
+	orderStatuses       = []string{"PLACED", "COMPLETED", "CANCELLED"}
+	paymentStatuses     = []string{"AUTHORIZED", "PAID", "PARTIALLY_REFUNDED", "REFUNDED", "VOIDED"}
+	fulfillmentStatuses = []string{"NOT_SHIPPED", "PARTIALLY_SHIPPED", "SHIPPED", "DELIVERED"}
+)
+
+func (h *Handler) orderRoutes() {
+	if !h.opts.RPC.Has("order/v1/order.list") {
+		return
+	}
+	h.features["orders"] = true
+	a := h.authed
+	h.mux.HandleFunc("GET /admin/orders", a(h.orders))
+	h.mux.HandleFunc("GET /admin/orders/{id}", a(h.orderPage))
+	h.mux.HandleFunc("POST /admin/orders/{id}/{action}", a(h.orderAction))
+	h.dashboardHooks = append(h.dashboardHooks, todaysOrders)
+}
+
+func (h *Handler) orders(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	limit, skip := pageArgs(q)
+	args := map[string]any{"limit": limit, "skip": skip}
+	for _, k := range []string{"status", "paymentStatus", "fulfillmentStatus", "number", "customerId"} {
+		if v := opt(q, k); v != nil {
+			args[k] = *v
+		}
+	}
+	if v := opt(q, "createdFrom"); v != nil {
+		args["createdFrom"] = dateArg(*v, false)
+	}
+	if v := opt(q, "createdTo"); v != nil {
+		args["createdTo"] = dateArg(*v, true)
+	}
+	p := page{Title: "Orders", Nav: "orders", Form: q, Data: map[string]any{
+		"statuses": orderStatuses, "paymentStatuses": paymentStatuses, "fulfillmentStatuses": fulfillmentStatuses}}
+	res, err := h.call(r, "order/v1/order.list", args)
+	if err != nil {
+		h.fail(w, r, "orders", p, err)
+		return
+	}
+	rows := list(res)
+	p.Data["orders"] = rows
+	p.Data["pager"] = newPager(q, limit, skip, len(rows))
+	h.render(w, r, http.StatusOK, "orders", p)
+}
+
+// dateArg turns a date input (2006-01-02) into RFC 3339: the start of the
+// day, or of the next day for an end; anything else is passed on for the
+// API to judge.
+func dateArg(v string, end bool) string {
+	d, err := time.Parse("2006-01-02", v)
+	if err != nil {
+		return v
+	}
+	if end {
+		d = d.AddDate(0, 0, 1)
+	}
+	return d.UTC().Format(time.RFC3339)
+}
+
+func (h *Handler) orderPage(w http.ResponseWriter, r *http.Request) {
+	h.renderOrder(w, r, r.PathValue("id"), url.Values{}, "", nil)
+}
+
+func (h *Handler) renderOrder(w http.ResponseWriter, r *http.Request, id string, f url.Values, action string, actionErr error) {
+	res, err := h.call(r, "order/v1/order.info", map[string]any{"id": id})
+	if err != nil {
+		h.fail(w, r, "notfound", page{Title: "Order", Nav: "orders"}, err)
+		return
+	}
+	o, _ := res["order"].(map[string]any)
+	p := page{Title: "Order " + fmt.Sprint(o["number"]), Nav: "orders", Form: f, Data: map[string]any{"order": o, "action": action}}
+	if r.URL.Query().Get("done") != "" {
+		p.Notice = "Done: " + r.URL.Query().Get("done") + "."
+	}
+	p.Error = toAPIError(actionErr)
+	h.render(w, r, statusOf(actionErr), "order", p)
+}
+
+// itemQuantities reads the per-item quantities of a form (prefix +
+// item id), leaving out empty ones.
+func itemQuantities(f url.Values, prefix string) []map[string]any {
+	var keys []string
+	for k := range f {
+		if strings.HasPrefix(k, prefix) && strings.TrimSpace(f.Get(k)) != "" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	out := []map[string]any{}
+	for _, k := range keys {
+		out = append(out, map[string]any{"itemId": strings.TrimPrefix(k, prefix), "quantity": number(f.Get(k))})
+	}
+	return out
+}
+
+func (h *Handler) orderAction(w http.ResponseWriter, r *http.Request) {
+	id, action := r.PathValue("id"), r.PathValue("action")
+	f := r.PostForm
+	args := map[string]any{"id": id}
+	switch action {
+	case "capture":
+	case "fulfill":
+		if items := itemQuantities(f, "ship_"); len(items) > 0 {
+			args["items"] = items
+		}
+		for _, k := range []string{"carrier", "trackingNumber"} {
+			if v := opt(f, k); v != nil {
+				args[k] = *v
+			}
+		}
+	case "deliver":
+		args["fulfillmentId"] = f.Get("fulfillmentId")
+	case "cancel":
+		if v := opt(f, "reason"); v != nil {
+			args["reason"] = *v
+		}
+	case "refund":
+		args["amount"] = number(f.Get("amount"))
+		if items := itemQuantities(f, "refund_"); len(items) > 0 {
+			args["items"] = items
+		}
+		args["restock"] = f.Get("restock") == "on"
+		if v := opt(f, "refundReason"); v != nil {
+			args["reason"] = *v
+		}
+	default:
+		http.NotFound(w, r)
+		return
+	}
+	if _, err := h.call(r, "order/v1/order."+action, args); err != nil {
+		h.renderOrder(w, r, id, f, action, err)
+		return
+	}
+	seeOther(w, r, "/admin/orders/"+url.PathEscape(id)+"?done="+action)
+}
+
+// revenue is one currency's line of today's orders on the dashboard.
+type revenue struct {
+	Currency string
+	Count    int
+	Revenue  string
+}
+
+// todaysOrders adds today's orders and revenue (order totals, cancelled
+// orders left out) per currency to the dashboard, from order.list.
+func todaysOrders(h *Handler, r *http.Request, data map[string]any) {
+	now := h.opts.Now().UTC()
+	from := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC).Format(time.RFC3339)
+	type acc struct {
+		count     int
+		amount    int64
+		precision int
+	}
+	data["ordersOn"] = true
+	by := map[string]*acc{}
+	for skip := 0; skip < 10*commerce.MaxLimit; skip += commerce.MaxLimit {
+		res, err := h.call(r, "order/v1/order.list", map[string]any{"createdFrom": from, "limit": commerce.MaxLimit, "skip": skip})
+		if err != nil {
+			return
+		}
+		rows := list(res)
+		for _, x := range rows {
+			o, _ := x.(map[string]any)
+			cur, _ := o["currency"].(string)
+			a := by[cur]
+			if a == nil {
+				a = &acc{}
+				by[cur] = a
+			}
+			a.count++
+			if o["status"] == "CANCELLED" {
+				continue
+			}
+			t, _ := o["totals"].(map[string]any)
+			total, _ := t["total"].(map[string]any)
+			n, _ := strconv.ParseInt(fmt.Sprint(total["amount"]), 10, 64)
+			a.amount += n
+			a.precision, _ = strconv.Atoi(fmt.Sprint(total["precision"]))
+		}
+		if len(rows) < commerce.MaxLimit {
+			break
+		}
+	}
+	out := []revenue{}
+	for cur, a := range by {
+		out = append(out, revenue{Currency: cur, Count: a.count, Revenue: fixed(a.amount, a.precision) + " " + cur})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Currency < out[j].Currency })
+	data["orders"] = out
+}
+
+// formatMoney shows a money object {amount, currency, precision}.
+func formatMoney(v any) string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Sprint(v)
+	}
+	n, err := strconv.ParseInt(fmt.Sprint(m["amount"]), 10, 64)
+	if err != nil {
+		return fmt.Sprint(m["amount"])
+	}
+	p, _ := strconv.Atoi(fmt.Sprint(m["precision"]))
+	return fixed(n, p) + " " + fmt.Sprint(m["currency"])
+}
+
+// fixed shows minor units with all the currency's decimals (10.50).
+func fixed(amount int64, precision int) string {
+	neg := amount < 0
+	if neg {
+		amount = -amount
+	}
+	s := strconv.FormatInt(amount, 10)
+	if precision > 0 {
+		for len(s) <= precision {
+			s = "0" + s
+		}
+		s = s[:len(s)-precision] + "." + s[len(s)-precision:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}

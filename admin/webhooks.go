@@ -1,0 +1,149 @@
+package admin
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// webhookRoutes serves the webhooks' pages when the webhook area is
+// assembled.
+func (h *Handler) webhookRoutes() {
+	if !h.opts.RPC.Has("event/v1/webhook.list") {
+		return
+	}
+	h.features["webhooks"] = true
+	a := h.authed
+	h.mux.HandleFunc("GET /admin/webhooks", a(h.webhooks))
+	h.mux.HandleFunc("POST /admin/webhooks", a(h.webhookCreate))
+	h.mux.HandleFunc("GET /admin/webhooks/{id}", a(h.webhookPage))
+	h.mux.HandleFunc("POST /admin/webhooks/{id}", a(h.webhookUpdate))
+	h.mux.HandleFunc("POST /admin/webhooks/{id}/remove", a(h.webhookRemove))
+	h.mux.HandleFunc("POST /admin/webhooks/{id}/redeliver", a(h.webhookRedeliver))
+}
+
+func (h *Handler) webhooks(w http.ResponseWriter, r *http.Request) {
+	h.renderWebhooks(w, r, url.Values{"active": {"on"}}, nil, "")
+}
+
+func (h *Handler) renderWebhooks(w http.ResponseWriter, r *http.Request, f url.Values, err error, secret string) {
+	q := r.URL.Query()
+	limit, skip := pageArgs(q)
+	p := page{Title: "Webhooks", Nav: "webhooks", Form: f, Data: map[string]any{"channels": Channels, "secret": secret}}
+	res, lerr := h.call(r, "event/v1/webhook.list", map[string]any{"limit": limit, "skip": skip})
+	if err == nil {
+		err = lerr
+	}
+	rows := list(res)
+	p.Data["webhooks"] = rows
+	p.Data["pager"] = newPager(q, limit, skip, len(rows))
+	p.Error = toAPIError(err)
+	h.render(w, r, statusOf(err), "webhooks", p)
+}
+
+func webhookArgs(f url.Values) map[string]any {
+	a := map[string]any{"url": strings.TrimSpace(f.Get("url")), "channels": f["channels"], "description": f.Get("description"),
+		"active": f.Get("active") == "on"}
+	if f["channels"] == nil {
+		a["channels"] = []string{}
+	}
+	if v := opt(f, "types"); v != nil {
+		a["types"] = *v
+	}
+	return a
+}
+
+// webhookCreate creates a webhook and shows its secret, once: it is in
+// this answer only, never stored in the clear nor shown again.
+func (h *Handler) webhookCreate(w http.ResponseWriter, r *http.Request) {
+	res, err := h.call(r, "event/v1/webhook.create", webhookArgs(r.PostForm))
+	if err != nil {
+		h.renderWebhooks(w, r, r.PostForm, err, "")
+		return
+	}
+	secret, _ := res["secret"].(string)
+	p := page{Title: "Webhook created", Nav: "webhooks", Data: map[string]any{"webhook": res["webhook"], "secret": secret}}
+	h.render(w, r, http.StatusOK, "webhooksecret", p)
+}
+
+func (h *Handler) webhookPage(w http.ResponseWriter, r *http.Request) {
+	h.renderWebhook(w, r, r.PathValue("id"), nil, nil)
+}
+
+func (h *Handler) renderWebhook(w http.ResponseWriter, r *http.Request, id string, f url.Values, actionErr error) {
+	res, err := h.call(r, "event/v1/webhook.info", map[string]any{"id": id})
+	if err != nil {
+		h.fail(w, r, "notfound", page{Title: "Webhook", Nav: "webhooks"}, err)
+		return
+	}
+	wh, _ := res["webhook"].(map[string]any)
+	if f == nil {
+		f = url.Values{"url": {str(wh["url"])}, "description": {str(wh["description"])}, "types": {joinAny(wh["types"])}}
+		if wh["active"] == true {
+			f.Set("active", "on")
+		}
+		if cs, ok := wh["channels"].([]any); ok {
+			for _, c := range cs {
+				f.Add("channels", str(c))
+			}
+		}
+	}
+	q := r.URL.Query()
+	limit, skip := pageArgs(q)
+	args := map[string]any{"webhookId": id, "limit": limit, "skip": skip}
+	if v := opt(q, "status"); v != nil {
+		args["status"] = *v
+	}
+	p := page{Title: "Webhook " + str(wh["url"]), Nav: "webhooks", Form: f,
+		Data: map[string]any{"webhook": wh, "channels": Channels, "filter": q, "statuses": []string{"PENDING", "DELIVERED", "FAILED"}}}
+	ds, derr := h.call(r, "event/v1/webhook.deliveries", args)
+	if actionErr == nil {
+		actionErr = derr
+	}
+	rows := list(ds)
+	p.Data["deliveries"] = rows
+	p.Data["pager"] = newPager(q, limit, skip, len(rows))
+	if d := q.Get("done"); d != "" {
+		p.Notice = "Done: " + d + "."
+	}
+	p.Error = toAPIError(actionErr)
+	h.render(w, r, statusOf(actionErr), "webhook", p)
+}
+
+func joinAny(v any) string {
+	l, _ := v.([]any)
+	s := make([]string, 0, len(l))
+	for _, x := range l {
+		s = append(s, str(x))
+	}
+	return strings.Join(s, ",")
+}
+
+func (h *Handler) webhookUpdate(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	args := webhookArgs(r.PostForm)
+	args["id"] = id
+	if _, err := h.call(r, "event/v1/webhook.update", args); err != nil {
+		h.renderWebhook(w, r, id, r.PostForm, err)
+		return
+	}
+	seeOther(w, r, "/admin/webhooks/"+url.PathEscape(id)+"?done=saved")
+}
+
+func (h *Handler) webhookRemove(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if _, err := h.call(r, "event/v1/webhook.remove", map[string]any{"id": id}); err != nil {
+		h.renderWebhook(w, r, id, nil, err)
+		return
+	}
+	seeOther(w, r, "/admin/webhooks?removed=1")
+}
+
+func (h *Handler) webhookRedeliver(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if _, err := h.call(r, "event/v1/webhook.redeliver", map[string]any{"deliveryId": r.PostForm.Get("deliveryId")}); err != nil {
+		h.renderWebhook(w, r, id, nil, err)
+		return
+	}
+	seeOther(w, r, "/admin/webhooks/"+url.PathEscape(id)+"?done=redeliver")
+}

@@ -1,0 +1,22 @@
+package app
+
+import (
+	"github.com/commercekit/commerce/admin"
+	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/staff"
+)
+
+// assembleAdmin builds the staff accounts and the admin app, which calls
+// the operations registered before it (it is the last of areas).
+func assembleAdmin(a *App) error {
+	a.Staff = staff.NewService(sqldb.NewStaffStore(a.db), a.now)
+	if a.opts.StaffParams != nil {
+		a.Staff.Params = *a.opts.StaffParams
+	}
+	h, err := admin.New(admin.Options{RPC: a.srv, Staff: a.Staff, DB: a.db, Logger: a.logger, Now: a.now})
+	if err != nil {
+		return err
+	}
+	a.admin = h
+	return nil
+}

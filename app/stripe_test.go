@@ -1,0 +1,150 @@
+package app_test
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/commercekit/commerce/app"
+	"github.com/commercekit/commerce/auth"
+	"github.com/commercekit/commerce/internal/apitest"
+	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/payment"
+)
+
+// recordedNotes records the notifications the webhook applies.
+type recordedNotes struct {
+	mu  sync.Mutex
+	got []payment.Notification
+}
+
+func (n *recordedNotes) Apply(_ context.Context, note payment.Notification) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.got = append(n.got, note)
+	return nil
+}
+
+func newApp(t *testing.T, o app.Options) *app.App {
+	t.Helper()
+	keys, err := auth.New([]byte(apitest.Secret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.DB, o.Keys = testdb.SQLite(t), keys
+	a, err := app.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// The provider "stripe" exists only with a key, and calls the configured
+// address with that key.
+func TestStripeProvider(t *testing.T) {
+	if ids := newApp(t, app.Options{}).Payments.IDs(); !slices.Equal(ids, []string{"manual"}) {
+		t.Errorf("without a key: got providers %v, want [manual]", ids)
+	}
+	var auths []string
+	var mu sync.Mutex
+	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		auths = append(auths, r.Method+" "+r.URL.Path+" "+r.Header.Get("Authorization"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id": "pi_app", "object": "payment_intent", "amount": 100, "status": "requires_capture"}`)
+	}))
+	defer fake.Close()
+	a := newApp(t, app.Options{StripeKey: "sk_test_app", StripeURL: fake.URL})
+	if ids := a.Payments.IDs(); !slices.Equal(ids, []string{"manual", "stripe"}) {
+		t.Fatalf("with a key: got providers %v, want [manual stripe]", ids)
+	}
+	p, _ := a.Payments.Provider("stripe")
+	got, err := p.Authorize(context.Background(), payment.AuthorizeRequest{IdempotencyKey: "k", Amount: 100, Currency: "USD",
+		Precision: 2, Data: json.RawMessage(`{"paymentMethod": "pm_card_visa"}`)})
+	if err != nil || got.Reference != "pi_app" {
+		t.Fatalf("authorize: got %+v, %v", got, err)
+	}
+	if want := []string{"POST /v1/payment_intents Bearer sk_test_app"}; !slices.Equal(auths, want) {
+		t.Errorf("Stripe got %q, want %q", auths, want)
+	}
+}
+
+// POST /webhooks/stripe is served without a bearer token, only when a
+// webhook secret is configured, and only signed events are applied.
+func TestStripeWebhookMounted(t *testing.T) {
+	const secret = "whsec_app_test"
+	body := `{"id": "evt_app", "object": "event", "type": "payment_intent.canceled", "data": {"object": {"id": "pi_app"}}}`
+	sign := func(key string) string {
+		ts := time.Now().Unix()
+		mac := hmac.New(sha256.New, []byte(key))
+		fmt.Fprintf(mac, "%d.%s", ts, body)
+		return fmt.Sprintf("t=%d,v1=%s", ts, hex.EncodeToString(mac.Sum(nil)))
+	}
+	post := func(t *testing.T, url, sig string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, url+"/webhooks/stripe", strings.NewReader(body))
+		req.Header.Set("Stripe-Signature", sig)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, strings.TrimSpace(string(b))
+	}
+
+	t.Run("not configured: no such endpoint", func(t *testing.T) {
+		hs := httptest.NewServer(newApp(t, app.Options{}).Handler())
+		defer hs.Close()
+		if code, b := post(t, hs.URL, sign(secret)); code != http.StatusNotFound {
+			t.Errorf("got %d %s, want 404", code, b)
+		}
+	})
+	t.Run("no Notifications: 503", func(t *testing.T) {
+		a := newApp(t, app.Options{StripeWebhookSecret: secret})
+		a.Notifications = nil
+		hs := httptest.NewServer(a.Handler())
+		defer hs.Close()
+		if code, b := post(t, hs.URL, sign(secret)); code != http.StatusServiceUnavailable {
+			t.Errorf("got %d %s, want 503", code, b)
+		}
+	})
+	t.Run("configured", func(t *testing.T) {
+		a := newApp(t, app.Options{StripeWebhookSecret: secret})
+		notes := &recordedNotes{}
+		a.Notifications = notes
+		hs := httptest.NewServer(a.Handler())
+		defer hs.Close()
+		if code, b := post(t, hs.URL, sign("whsec_someone_else")); code != http.StatusBadRequest {
+			t.Errorf("signed with another secret: got %d %s, want 400", code, b)
+		}
+		if code, b := post(t, hs.URL, sign(secret)); code != http.StatusOK || b != `{"received":true}` {
+			t.Errorf("signed: got %d %s, want 200 {\"received\":true}", code, b)
+		}
+		want := []payment.Notification{{EventID: "evt_app", Provider: "stripe", Reference: "pi_app", Kind: payment.NotifyVoided}}
+		notes.mu.Lock()
+		defer notes.mu.Unlock()
+		if !slices.Equal(notes.got, want) {
+			t.Errorf("applied %+v, want %+v", notes.got, want)
+		}
+		res, err := http.Get(hs.URL + "/healthz")
+		if err != nil || res.StatusCode != http.StatusOK {
+			t.Errorf("/healthz: got %v, %v, want 200", res, err)
+		}
+		if res != nil {
+			res.Body.Close()
+		}
+	})
+}

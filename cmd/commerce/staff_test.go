@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestStaffAdd: `staff add` reads the password from standard input, and
+// the account signs in to the admin app that `serve` runs.
+func TestStaffAdd(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "commerce.db")
+	add := func(email, pw string) (string, error) {
+		old := stdin
+		stdin = strings.NewReader(pw)
+		defer func() { stdin = old }()
+		var out, errb bytes.Buffer
+		err := run(context.Background(), []string{"staff", "add", "--email", email, "--db", db}, func(string) string { return "" }, &out, &errb)
+		return out.String(), err
+	}
+	if out, err := add("Boss@Example.com", "a long staff password\n"); err != nil || !strings.Contains(out, "boss@example.com") {
+		t.Fatalf("staff add: %q %v", out, err)
+	}
+	if _, err := add("boss@example.com", "another long password\n"); err == nil || !strings.Contains(err.Error(), "duplicate_key") {
+		t.Errorf("the same email again: %v, want duplicate_key", err)
+	}
+	if _, err := add("short@example.com", "short\n"); err == nil || !strings.Contains(err.Error(), "validation_error") {
+		t.Errorf("a short password: %v, want validation_error", err)
+	}
+	if _, err := add("", "a long staff password\n"); err == nil {
+		t.Error("no --email: no error")
+	}
+
+	base, stop := startServe(t, []string{"--db", db}, nil)
+	defer stop()
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	res, err := c.Get(base + "/admin/signin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindSubmatch(body)
+	if m == nil {
+		t.Fatalf("no sign-in form: %s", body)
+	}
+	res, err = c.PostForm(base+"/admin/signin", url.Values{"csrf": {string(m[1])}, "email": {"boss@example.com"}, "password": {"a long staff password"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || !strings.Contains(string(body), "Dashboard") {
+		t.Fatalf("sign in with the added account: %d\n%s", res.StatusCode, body)
+	}
+}

@@ -1,0 +1,123 @@
+// Package customer is the customer area (CONTRACT.md section 15): shopper
+// accounts with an address book, sign-in with access and refresh tokens,
+// password resets, the login lock-out, and the OAuth 2.0 clients servers
+// get their own tokens with.
+//
+// Secrets are never kept in the clear: passwords as argon2id PHC strings,
+// refresh tokens, reset tokens and client secrets (all at least 256 random
+// bits) as their SHA-256. No record of this package marshals a hash.
+package customer
+
+import (
+	"time"
+
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/cart"
+)
+
+// Channel is the event channel of the area; PasswordReset is its own
+// event type (CREATE, UPDATE and REMOVE are event's).
+const (
+	Channel       = "CUSTOMERS"
+	PasswordReset = "PASSWORD_RESET"
+)
+
+// DefaultType is the customerType of a new customer.
+const DefaultType = "B2C"
+
+// Customer is an account. PasswordHash is never marshaled.
+type Customer struct {
+	ID           string    `json:"id"`
+	Email        string    `json:"email"`
+	FirstName    string    `json:"firstName"`
+	LastName     string    `json:"lastName"`
+	Phone        string    `json:"phone"`
+	CustomerType string    `json:"customerType"`
+	Addresses    []Address `json:"addresses"`
+	CreatedAt    time.Time `json:"createdAt"`
+	PasswordHash string    `json:"-"`
+}
+
+// Address is an entry of a customer's address book: a cart address
+// (CONTRACT.md section 10) with an id and the default flag.
+type Address struct {
+	ID string `json:"id"`
+	cart.Address
+	Default bool `json:"default"`
+}
+
+// DefaultAddress returns the customer's default address, or nil.
+func (c *Customer) DefaultAddress() *Address {
+	for i := range c.Addresses {
+		if c.Addresses[i].Default {
+			return &c.Addresses[i]
+		}
+	}
+	return nil
+}
+
+// Client is an OAuth 2.0 client (client credentials grant). SecretHash is
+// the SHA-256 of its secret and is never marshaled.
+type Client struct {
+	ID         string    `json:"id"`
+	Name       string    `json:"name"`
+	Scope      string    `json:"scope"`
+	CreatedAt  time.Time `json:"createdAt"`
+	SecretHash string    `json:"-"`
+}
+
+// RefreshToken is a stored refresh token: the hash of the opaque token,
+// the sign-in (Family) it belongs to, and whether it was spent.
+type RefreshToken struct {
+	Hash       string
+	Family     string
+	CustomerID string
+	ExpiresAt  time.Time
+	Spent      bool
+}
+
+// ResetToken is a stored password-reset token (its hash).
+type ResetToken struct {
+	Hash       string
+	CustomerID string
+	ExpiresAt  time.Time
+}
+
+// Filter selects customers for customer.list.
+type Filter struct {
+	Email         *commerce.Pattern
+	CustomerTypes []string
+	Limit, Skip   int
+}
+
+// NotFound is customer_not_found (data: the id).
+func NotFound(id string) *commerce.Error {
+	return &commerce.Error{Code: commerce.ECustomerNotFound, Data: id, Message: "no customer " + id}
+}
+
+// ClientNotFound is client_not_found (data: the id).
+func ClientNotFound(id string) *commerce.Error {
+	return &commerce.Error{Code: commerce.EClientNotFound, Data: id, Message: "no client " + id}
+}
+
+// AddressNotFound is address_not_found (data: the address id).
+func AddressNotFound(id string) *commerce.Error {
+	return &commerce.Error{Code: commerce.EAddressNotFound, Data: id, Message: "no address " + id}
+}
+
+// invalidCredentials is the one answer to a wrong email or password.
+func invalidCredentials() *commerce.Error {
+	return &commerce.Error{Code: commerce.EInvalidCredentials, Message: "wrong email or password"}
+}
+
+// invalidToken is the answer to a refresh token that is unknown, spent,
+// expired or revoked (the reason is not told).
+func invalidToken() *commerce.Error {
+	return &commerce.Error{Code: commerce.EInvalidToken, Message: "refresh token not valid"}
+}
+
+// invalidResetToken is the answer to a reset token that is unknown, used
+// or expired.
+func invalidResetToken() *commerce.Error {
+	return &commerce.Error{Code: commerce.EInvalidResetToken, Message: "reset token not valid"}
+}

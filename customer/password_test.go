@@ -1,0 +1,77 @@
+package customer
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/commercekit/commerce"
+)
+
+func TestPasswordHash(t *testing.T) {
+	h, err := HashPassword("correct horse battery staple", DefaultParams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(h, "$argon2id$v=19$m=19456,t=2,p=1$") || strings.Count(h, "$") != 5 {
+		t.Fatalf("PHC string %q", h)
+	}
+	h2, _ := HashPassword("correct horse battery staple", DefaultParams)
+	if h == h2 {
+		t.Error("two hashes of one password are equal: no salt")
+	}
+	// Stronger parameters later: old and new hashes both verify.
+	strong, _ := HashPassword("correct horse battery staple", Params{Memory: 32 * 1024, Time: 3, Threads: 2, KeyLen: 32, SaltLen: 16})
+	for _, tc := range []struct {
+		name, pw, hash string
+		ok             bool
+		bad            bool
+	}{
+		{"right", "correct horse battery staple", h, true, false},
+		{"wrong", "correct horse battery stapl", h, false, false},
+		{"stronger parameters", "correct horse battery staple", strong, true, false},
+		{"empty hash", "x", "", false, true},
+		{"bcrypt", "x", "$2a$10$abcdefghijklmnopqrstuu", false, true},
+		{"argon2i", "x", strings.Replace(h, "argon2id", "argon2i", 1), false, true},
+		{"bad version", "x", strings.Replace(h, "v=19", "v=16", 1), false, true},
+		{"zero memory", "x", strings.Replace(h, "m=19456", "m=0", 1), false, true},
+		{"bad salt", "x", strings.Replace(h, "$m=19456,t=2,p=1$", "$m=19456,t=2,p=1$!!", 1), false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ok, err := VerifyPassword(tc.pw, tc.hash)
+			if ok != tc.ok || (err != nil) != tc.bad {
+				t.Errorf("got %v, %v; want %v, error %v", ok, err, tc.ok, tc.bad)
+			}
+		})
+	}
+}
+
+func TestPasswordRules(t *testing.T) {
+	for _, tc := range []struct {
+		name, pw, email, want string
+	}{
+		{"fine", "correct horse battery staple", "ada@example.com", ""},
+		{"9 characters", "abcdefgh1", "", "must be 10 to 128"},
+		{"10 characters", "kq8#vL2!xz", "", ""},
+		{"10 characters counted as runes", "ñññññññññ1", "", ""},
+		{"129 characters", strings.Repeat("ab", 64) + "c", "", "must be 10 to 128"},
+		{"128 characters", strings.Repeat("ab", 64), "", ""},
+		{"the email", "Ada@Example.com", "ada@example.com", "must not be the email"},
+		{"common", "1q2w3e4r5t", "", "too common"},
+		{"common in capitals", "QWERTYUIOP", "", "too common"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var p commerce.Problems
+			checkPassword(&p, "password", tc.pw, tc.email)
+			got := strings.Join(p, "; ")
+			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+			if tc.pw != "" && strings.Contains(got, tc.pw) {
+				t.Errorf("the problem quotes the password: %q", got)
+			}
+		})
+	}
+	if n := len(commonPasswords()); n < 5000 {
+		t.Errorf("the common password list has %d entries", n)
+	}
+}

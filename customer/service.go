@@ -1,0 +1,397 @@
+package customer
+
+import (
+	"context"
+	"errors"
+	"net/mail"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/auth"
+	"github.com/commercekit/commerce/cart"
+	"github.com/commercekit/commerce/event"
+)
+
+// Default lifetimes and lock-out (CONTRACT.md section 15).
+const (
+	DefaultAccessTTL  = 15 * time.Minute
+	DefaultRefreshTTL = 30 * 24 * time.Hour
+	ResetTTL          = time.Hour
+	MaxFailures       = 5
+	FailureWindow     = 15 * time.Minute
+)
+
+// Options configure the service; zero values take the defaults.
+type Options struct {
+	AccessTTL  time.Duration
+	RefreshTTL time.Duration
+	// Params are argon2id's parameters for new hashes (DefaultParams).
+	Params *Params
+}
+
+// Service is the customer area's use cases.
+type Service struct {
+	store Store
+	keys  *auth.Keys
+	now   func() time.Time
+	opts  Options
+}
+
+// NewService returns the service over store, minting access tokens with
+// keys.
+func NewService(store Store, keys *auth.Keys, now func() time.Time, opts Options) *Service {
+	if opts.AccessTTL <= 0 {
+		opts.AccessTTL = DefaultAccessTTL
+	}
+	if opts.RefreshTTL <= 0 {
+		opts.RefreshTTL = DefaultRefreshTTL
+	}
+	if opts.Params == nil {
+		p := DefaultParams
+		opts.Params = &p
+	}
+	go dummyHash() // computed once, ahead of the first login for an unknown email
+	return &Service{store: store, keys: keys, now: now, opts: opts}
+}
+
+// AccessTTL is the lifetime of the access tokens the service mints.
+func (s *Service) AccessTTL() time.Duration { return s.opts.AccessTTL }
+
+func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
+
+func emit(tx Tx, typ string, now time.Time, payload any) error {
+	e, err := event.New(Channel, typ, now, payload)
+	if err != nil {
+		return err
+	}
+	tx.Emit(e)
+	return nil
+}
+
+// NormalizeEmail trims, lower-cases and NFC-normalises an email.
+func NormalizeEmail(s string) string { return strings.ToLower(commerce.Key(strings.TrimSpace(s))) }
+
+// checkEmail records the problem of an email (already normalised).
+func checkEmail(p *commerce.Problems, path, email string) {
+	if email == "" {
+		p.Add(path, "required")
+		return
+	}
+	a, err := mail.ParseAddress(email)
+	if err != nil || a.Address != email || a.Name != "" || len(email) > 254 || !strings.Contains(email[strings.LastIndexByte(email, '@')+1:], ".") {
+		p.Add(path, "must be an email address")
+	}
+}
+
+// checkText records a problem of an optional free text field: at most 200
+// characters.
+func checkText(p *commerce.Problems, path, v string, required bool) {
+	switch {
+	case required && strings.TrimSpace(v) == "":
+		p.Add(path, "required")
+	case utf8.RuneCountInString(v) > 200:
+		p.Add(path, "must be at most 200 characters")
+	}
+}
+
+// Register creates an account (customer.register).
+func (s *Service) Register(ctx context.Context, in RegisterInput) (*Customer, error) {
+	var p commerce.Problems
+	email := NormalizeEmail(deref(in.Email))
+	checkEmail(&p, "email", email)
+	if in.Password == nil {
+		p.Add("password", "required")
+	} else {
+		checkPassword(&p, "password", *in.Password, email)
+	}
+	checkText(&p, "firstName", deref(in.FirstName), true)
+	checkText(&p, "lastName", deref(in.LastName), false)
+	phone := ""
+	if in.Phone != nil {
+		phone = string(*in.Phone)
+	}
+	checkText(&p, "phone", phone, false)
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	hash, err := HashPassword(*in.Password, *s.opts.Params)
+	if err != nil {
+		return nil, err
+	}
+	now := s.clock()
+	c := &Customer{ID: commerce.NewID(), Email: email, FirstName: strings.TrimSpace(*in.FirstName),
+		LastName: strings.TrimSpace(deref(in.LastName)), Phone: phone, CustomerType: DefaultType,
+		Addresses: []Address{}, CreatedAt: now, PasswordHash: hash}
+	err = s.store.Update(ctx, func(tx Tx) error {
+		if err := tx.Insert(ctx, c); err != nil {
+			return err
+		}
+		return emit(tx, event.Create, now, map[string]any{"customer": c})
+	})
+	if commerce.ErrorCode(err) == commerce.EDuplicateKey {
+		return nil, &commerce.Error{Code: commerce.EDuplicateKey, Data: map[string]any{"index": "email", "email": email},
+			Message: "email taken", Err: err}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// target returns the id of the customer the caller may act on: the
+// caller's own account (id absent or the same), or anyone for an admin;
+// anything else is customer_not_found.
+func target(ctx context.Context, id string) (string, error) {
+	cl, _ := commerce.ClaimsFrom(ctx)
+	switch {
+	case cl.IsAdmin() && id != "":
+		return id, nil
+	case id == "" && cl.CustomerID != "":
+		return cl.CustomerID, nil
+	case id == "" && cl.IsAdmin():
+		return "", commerce.Invalid("id: required")
+	case id != "" && id == cl.CustomerID:
+		return id, nil
+	}
+	return "", NotFound(id)
+}
+
+// Info returns a customer (customer.info).
+func (s *Service) Info(ctx context.Context, in InfoInput) (*Customer, error) {
+	id, err := target(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.Customer(ctx, id)
+}
+
+// Email returns the email of the customer's account, "" when there is
+// none (checkout gives it to the order when the shopper names no email).
+func (s *Service) Email(ctx context.Context, id string) (string, error) {
+	c, err := s.store.Customer(ctx, id)
+	if commerce.ErrorCode(err) == commerce.ECustomerNotFound {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return c.Email, nil
+}
+
+// change runs fn on the locked customer the caller may act on, saves it
+// and emits UPDATE {customer}.
+func (s *Service) change(ctx context.Context, rawID string, fn func(c *Customer) error) (*Customer, error) {
+	id, err := target(ctx, rawID)
+	if err != nil {
+		return nil, err
+	}
+	now := s.clock()
+	var out *Customer
+	err = s.store.Update(ctx, func(tx Tx) error {
+		c, err := tx.Lock(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := fn(c); err != nil {
+			return err
+		}
+		if err := tx.Save(ctx, c); err != nil {
+			return err
+		}
+		out = c
+		return emit(tx, event.Update, now, map[string]any{"customer": c})
+	})
+	return out, err
+}
+
+// Update changes a customer's details or password (customer.update).
+func (s *Service) Update(ctx context.Context, in UpdateInput) (*Customer, error) {
+	cl, _ := commerce.ClaimsFrom(ctx)
+	if in.CustomerType != nil && !cl.IsAdmin() {
+		return nil, commerce.Errorf(commerce.EForbidden, "customerType can be set with an admin token only")
+	}
+	var p commerce.Problems
+	if in.FirstName != nil {
+		checkText(&p, "firstName", *in.FirstName, true)
+	}
+	if in.LastName != nil {
+		checkText(&p, "lastName", *in.LastName, false)
+	}
+	if in.Phone != nil {
+		checkText(&p, "phone", string(*in.Phone), false)
+	}
+	if in.CustomerType != nil {
+		if t := strings.TrimSpace(*in.CustomerType); t == "" || len(t) > 64 {
+			p.Add("customerType", "must be a customer type such as VIP, B2B or B2C")
+		}
+	}
+	if in.CurrentPassword != nil && in.Password == nil {
+		p.Add("currentPassword", "only with password")
+	}
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	newHash, checkedHash := "", ""
+	if in.Password != nil {
+		// The current password and the new one's rules need the stored
+		// account, read before the (slow) hashing, outside the transaction.
+		id, err := target(ctx, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		c, err := s.store.Customer(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		ok := false
+		if in.CurrentPassword != nil {
+			ok, err = VerifyPassword(*in.CurrentPassword, c.PasswordHash)
+			if err != nil {
+				return nil, commerce.Errorf(commerce.EInternal, "customer %s: stored password hash: %w", c.ID, err)
+			}
+		}
+		if !ok {
+			return nil, invalidCredentials()
+		}
+		checkedHash = c.PasswordHash
+		checkPassword(&p, "password", *in.Password, c.Email)
+		if err := p.Err(); err != nil {
+			return nil, err
+		}
+		if newHash, err = HashPassword(*in.Password, *s.opts.Params); err != nil {
+			return nil, err
+		}
+	}
+	return s.change(ctx, in.ID, func(c *Customer) error {
+		if in.FirstName != nil {
+			c.FirstName = strings.TrimSpace(*in.FirstName)
+		}
+		if in.LastName != nil {
+			c.LastName = strings.TrimSpace(*in.LastName)
+		}
+		if in.Phone != nil {
+			c.Phone = string(*in.Phone)
+		}
+		if in.CustomerType != nil {
+			c.CustomerType = strings.TrimSpace(*in.CustomerType)
+		}
+		if newHash != "" {
+			if c.PasswordHash != checkedHash {
+				return invalidCredentials() // changed since currentPassword was checked
+			}
+			c.PasswordHash = newHash
+		}
+		return nil
+	})
+}
+
+// MaxAddresses is the most addresses an address book holds.
+const MaxAddresses = 50
+
+// AddAddress adds an address to a customer's book (customer.addAddress).
+// A default address makes the others not default.
+func (s *Service) AddAddress(ctx context.Context, in AddAddressInput) (*Customer, error) {
+	var p commerce.Problems
+	var addr *cart.Address
+	if in.Address == nil {
+		p.Add("address", "required")
+	} else {
+		if in.Address.problem != "" {
+			p.Add("address.default", "%s", in.Address.problem)
+		}
+		addr = cart.ReadAddress(&p, "address", &in.Address.AddressArg)
+	}
+	if err := p.Err(); err != nil {
+		return nil, err
+	}
+	if err := addr.CheckPlace("address"); err != nil {
+		return nil, err
+	}
+	return s.change(ctx, in.ID, func(c *Customer) error {
+		if len(c.Addresses) >= MaxAddresses {
+			return commerce.Invalid("address: an address book holds at most 50 addresses")
+		}
+		if in.Address.Default {
+			for i := range c.Addresses {
+				c.Addresses[i].Default = false
+			}
+		}
+		c.Addresses = append(c.Addresses, Address{ID: commerce.NewID(), Address: *addr, Default: in.Address.Default})
+		return nil
+	})
+}
+
+// RemoveAddress removes an address from a customer's book
+// (customer.removeAddress). Errors: address_not_found (data: addressId).
+func (s *Service) RemoveAddress(ctx context.Context, in RemoveAddressInput) (*Customer, error) {
+	if in.AddressID == "" {
+		return nil, commerce.Invalid("addressId: required")
+	}
+	return s.change(ctx, in.ID, func(c *Customer) error {
+		i := slices.IndexFunc(c.Addresses, func(a Address) bool { return a.ID == in.AddressID })
+		if i < 0 {
+			return AddressNotFound(in.AddressID)
+		}
+		c.Addresses = slices.Delete(c.Addresses, i, i+1)
+		return nil
+	})
+}
+
+// List returns a page of customers (customer.list, admin).
+func (s *Service) List(ctx context.Context, in ListInput) (commerce.Page, []Customer, error) {
+	page, err := in.Page()
+	if err != nil {
+		return page, nil, err
+	}
+	out, err := s.store.Customers(ctx, Filter{Email: in.Email, CustomerTypes: in.CustomerType, Limit: page.Limit, Skip: page.Skip})
+	return page, out, err
+}
+
+// Remove deletes an account with its addresses and tokens and erases the
+// personal data of its orders (customer.remove); it emits REMOVE {id}.
+func (s *Service) Remove(ctx context.Context, in RemoveInput) error {
+	id, err := target(ctx, in.ID)
+	if err != nil {
+		return err
+	}
+	now := s.clock()
+	return s.store.Update(ctx, func(tx Tx) error {
+		c, err := tx.Lock(ctx, id)
+		if err != nil {
+			return err
+		}
+		orders, err := tx.Orders().CustomerOrders(ctx, c.ID)
+		if err != nil {
+			return err
+		}
+		for _, o := range orders {
+			o.Erase(now)
+			if err := tx.Orders().Save(ctx, o); err != nil {
+				return err
+			}
+		}
+		if err := tx.Delete(ctx, c.ID); err != nil {
+			return err
+		}
+		if err := tx.SetFailures(ctx, c.Email, nil); err != nil {
+			return err
+		}
+		return emit(tx, event.Remove, now, map[string]any{"id": c.ID})
+	})
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// isNotFound reports a customer_not_found error.
+func isNotFound(err error) bool {
+	var e *commerce.Error
+	return errors.As(err, &e) && e.Code == commerce.ECustomerNotFound
+}

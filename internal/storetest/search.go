@@ -1,0 +1,355 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/catalog"
+	"github.com/commercekit/commerce/money"
+	"github.com/commercekit/commerce/search"
+	"github.com/commercekit/commerce/sqldb"
+)
+
+// Search is the conformance suite of product search (search.Store over
+// sqldb.SearchStore): matching, filters, facets, sorts and paging, and the
+// index following the products' writes in their transaction.
+func Search(t *testing.T, open Opener) {
+	t.Run("match, filters, facets, sorts", func(t *testing.T) { searchMatch(t, open(t)) })
+	t.Run("the index follows product writes in their transaction", func(t *testing.T) { searchFollowsWrites(t, open(t)) })
+	t.Run("reindex rebuilds the index", func(t *testing.T) { searchReindex(t, open(t)) })
+	t.Run("answers are consistent while products change", func(t *testing.T) { searchConcurrent(t, open(t)) })
+}
+
+// searchProduct returns a product with the text fields and one USD price
+// (major units).
+func searchProduct(sku, title, brand, description string, usd int64, categories ...string) *catalog.Product {
+	p := newProduct(sku, categories...)
+	p.Title, p.Brand, p.Description = title, brand, description
+	p.Prices[0].Amount = usd * 100
+	return p
+}
+
+// searchFixture is the catalog of searchMatch: categories A > A1 and B.
+func searchFixture(t *testing.T, db *sqldb.DB) {
+	a := newCategory("A", root)
+	a1, b := newCategory("A1", a), newCategory("B", root)
+	draft := searchProduct("D-1", "Frigorífico Bosch borrador", "Bosch", "", 500, "A1")
+	draft.Status = catalog.StatusDraft
+	eur := searchProduct("E-1", "Nevera portátil", "", "Para el camping", 0, "B")
+	eur.Prices[0].Currency = "EUR"
+	eur.Prices[0].Amount = 9900
+	seed(t, sqldb.NewCatalogStore(db), []*catalog.Category{a, a1, b},
+		searchProduct("BOS-KGN39", "Frigorífico combi Bosch KGN39XI36", "Bosch", "No Frost, acero inoxidable", 799, "A1"),
+		searchProduct("BOS-WAN28", "Lavadora Bosch Serie 4", "Bosch", "Carga frontal, 8 kg", 450, "B"),
+		searchProduct("FAG-FFK67", "FRIGORIFICO Fagor FFK6735BX", "Fagor", "Clase A+", 1200, "A"),
+		draft,
+		searchProduct("LIE-CN45", "Congelador Liebherr", "Liebherr", "Cabe junto a un frigorífico Bosch", 899, "A1", "B"),
+		eur,
+	)
+}
+
+// run searches with an input and returns the ids found and the result.
+func runSearch(t *testing.T, db *sqldb.DB, in search.SearchInput) ([]string, *search.Result) {
+	t.Helper()
+	q, _, err := in.Query()
+	if err != nil {
+		t.Fatalf("input %+v: %v", in, err)
+	}
+	res, err := sqldb.NewSearchStore(db).Search(context.Background(), q)
+	if err != nil {
+		t.Fatalf("search %+v: %v", q, err)
+	}
+	if len(res.IDs) != len(res.Products) {
+		t.Fatalf("got %d ids and %d products", len(res.IDs), len(res.Products))
+	}
+	for i, p := range res.Products {
+		if p.ID != res.IDs[i] {
+			t.Fatalf("product %d is %s, id %s", i, p.ID, res.IDs[i])
+		}
+	}
+	return res.IDs, res
+}
+
+func str(s string) *string { return &s }
+
+func num(s string) *money.Number { n := money.NewNumber(s); return &n }
+
+func searchMatch(t *testing.T, db *sqldb.DB) {
+	searchFixture(t, db)
+	const (
+		kgn, wan, ffk, cn = "p-BOS-KGN39", "p-BOS-WAN28", "p-FAG-FFK67", "p-LIE-CN45"
+	)
+	for _, tc := range []struct {
+		name    string
+		in      search.SearchInput
+		want    []string // in order
+		ordered bool
+	}{
+		{"every word, title matches first", search.SearchInput{Q: str("frigorifico bosch")}, []string{kgn, cn}, true},
+		{"accents in the query", search.SearchInput{Q: str("FRIGORÍFICO  bósch")}, []string{kgn, cn}, true},
+		{"the last word as a prefix", search.SearchInput{Q: str("frigo")}, []string{kgn, ffk, cn}, false},
+		{"other words whole", search.SearchInput{Q: str("frigo bosch")}, nil, false},
+		{"sku", search.SearchInput{Q: str("kgn39")}, []string{kgn}, true},
+		{"sku word prefix", search.SearchInput{Q: str("ffk67")}, []string{ffk}, true},
+		{"description", search.SearchInput{Q: str("carga frontal")}, []string{wan}, true},
+		{"draft never found", search.SearchInput{Q: str("borrador")}, nil, false},
+		{"punctuation only: everything", search.SearchInput{Q: str(" -,. ")}, []string{kgn, wan, ffk, cn, "p-E-1"}, true},
+		{"category with descendants", search.SearchInput{Categories: []string{"A"}}, []string{kgn, ffk, cn}, true},
+		{"categories and words", search.SearchInput{Q: str("bosch"), Categories: []string{"B"}}, []string{wan, cn}, false},
+		{"unknown category", search.SearchInput{Categories: []string{"nope"}}, nil, false},
+		{"brand", search.SearchInput{Brand: []string{"Bosch", "Fagor"}}, []string{kgn, wan, ffk}, true},
+		{"price range inclusive", search.SearchInput{PriceFrom: num("450"), PriceTo: num("799")}, []string{kgn, wan}, true},
+		{"price from", search.SearchInput{PriceFrom: num("899.00")}, []string{ffk, cn}, true},
+		{"price in EUR", search.SearchInput{PriceTo: num("99"), Currency: str("EUR")}, []string{"p-E-1"}, true},
+		{"sort price", search.SearchInput{Sort: str("price")}, []string{wan, kgn, cn, ffk, "p-E-1"}, true},
+		{"sort -price", search.SearchInput{Sort: str("-price")}, []string{ffk, cn, kgn, wan, "p-E-1"}, true},
+		{"sort newest", search.SearchInput{Sort: str("newest"), Q: str("bosch")}, []string{cn, wan, kgn}, true},
+		{"relevance without words: creation order", search.SearchInput{Sort: str("relevance")}, []string{kgn, wan, ffk, cn, "p-E-1"}, true},
+		{"page", search.SearchInput{Sort: str("price"), PageArgs: page(2, 1)}, []string{kgn, cn}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, res := runSearch(t, db, tc.in)
+			want := tc.want
+			if want == nil {
+				want = []string{}
+			}
+			if !tc.ordered {
+				got = slices.Sorted(slices.Values(got))
+				want = slices.Sorted(slices.Values(want))
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("got %v, want %v", got, want)
+			}
+			if tc.in.Limit == nil && res.Total != len(want) {
+				t.Errorf("got total %d, want %d", res.Total, len(want))
+			}
+		})
+	}
+	_, res := runSearch(t, db, search.SearchInput{Sort: str("price"), PageArgs: page(2, 1)})
+	if res.Total != 5 {
+		t.Errorf("page: got total %d, want 5 (the whole match)", res.Total)
+	}
+
+	// Facets over the whole match, not the page.
+	_, res = runSearch(t, db, search.SearchInput{Q: str("bosch"), Facets: []string{"brand", "categories", "price"}, PageArgs: page(1, 0)})
+	if res.Total != 3 {
+		t.Fatalf("got total %d, want 3", res.Total)
+	}
+	if want := []search.BrandCount{{Value: "Bosch", Count: 2}, {Value: "Liebherr", Count: 1}}; !reflect.DeepEqual(res.Brands, want) {
+		t.Errorf("got brands %+v, want %+v", res.Brands, want)
+	}
+	if want := []search.CategoryCount{{ID: "A1", Title: "Category A1", Count: 2}, {ID: "B", Title: "Category B", Count: 2}}; !reflect.DeepEqual(res.Categories, want) {
+		t.Errorf("got categories %+v, want %+v", res.Categories, want)
+	}
+	bounds := search.PriceBuckets(2)
+	want := make([]int, len(bounds))
+	for _, usd := range []int64{799, 450, 899} {
+		want[slices.IndexFunc(bounds, func(b int64) bool { return b > usd*100 })-1]++
+	}
+	if !slices.Equal(res.Prices, want) {
+		t.Errorf("got price buckets %v, want %v", res.Prices, want)
+	}
+
+	// No match: empty facets.
+	_, res = runSearch(t, db, search.SearchInput{Q: str("zzz"), Facets: []string{"brand", "categories", "price"}})
+	if res.Total != 0 || len(res.Brands) != 0 || len(res.Categories) != 0 || slices.Max(res.Prices) != 0 {
+		t.Errorf("no match: got %+v", res)
+	}
+}
+
+func page(limit, skip int) commerce.PageArgs {
+	return commerce.PageArgs{Limit: &limit, Skip: &skip}
+}
+
+func searchFollowsWrites(t *testing.T, db *sqldb.DB) {
+	ctx := context.Background()
+	store := sqldb.NewCatalogStore(db)
+	find := func(q string) []string {
+		t.Helper()
+		ids, _ := runSearch(t, db, search.SearchInput{Q: &q})
+		return ids
+	}
+	p := searchProduct("SKU-1", "Frigorífico Balay", "Balay", "", 600)
+
+	// Created in a transaction that rolls back: not in the index.
+	err := store.Update(ctx, func(tx catalog.Tx) error {
+		if err := tx.CreateProducts(ctx, []*catalog.Product{p}); err != nil {
+			return err
+		}
+		return errRollback
+	})
+	if err != errRollback {
+		t.Fatalf("got %v, want the rollback", err)
+	}
+	if got := find("balay"); len(got) != 0 {
+		t.Fatalf("rolled-back product found: %v", got)
+	}
+	seed(t, store, nil, p)
+	if got := find("balay"); !slices.Equal(got, []string{p.ID}) {
+		t.Fatalf("created: got %v", got)
+	}
+
+	update := func(change func(p *catalog.Product), commit bool) {
+		t.Helper()
+		err := store.Update(ctx, func(tx catalog.Tx) error {
+			cur, v, err := tx.Product(ctx, p.ID, true)
+			if err != nil {
+				return err
+			}
+			change(cur)
+			if err := tx.UpdateProduct(ctx, cur, v); err != nil {
+				return err
+			}
+			if !commit {
+				return errRollback
+			}
+			return nil
+		})
+		if commit && err != nil || !commit && err != errRollback {
+			t.Fatal(err)
+		}
+	}
+	// Renamed, rolled back: still under the old name.
+	update(func(p *catalog.Product) { p.Title = "Nevera grande" }, false)
+	if got := find("frigorifico"); !slices.Equal(got, []string{p.ID}) {
+		t.Fatalf("rename rolled back: got %v", got)
+	}
+	update(func(p *catalog.Product) { p.Title = "Nevera grande" }, true)
+	if got, old := find("nevera"), find("frigorifico"); !slices.Equal(got, []string{p.ID}) || len(old) != 0 {
+		t.Fatalf("renamed: got %v for the new name, %v for the old", got, old)
+	}
+	// Brand, sku and description follow too.
+	update(func(p *catalog.Product) { p.Brand, p.SKU, p.Description = "Teka", "TK-77", "Silenciosa" }, true)
+	for _, q := range []string{"teka", "tk", "77", "silenciosa"} {
+		if got := find(q); !slices.Equal(got, []string{p.ID}) {
+			t.Errorf("%q after the update: got %v", q, got)
+		}
+	}
+	if got := find("balay"); len(got) != 0 {
+		t.Errorf("old brand still found: %v", got)
+	}
+	// DRAFT: not found; ONLINE again: found.
+	update(func(p *catalog.Product) { p.Status = catalog.StatusDraft }, true)
+	if got := find("nevera"); len(got) != 0 {
+		t.Fatalf("draft found: %v", got)
+	}
+	update(func(p *catalog.Product) { p.Status = catalog.StatusOnline }, true)
+	if got := find("nevera"); !slices.Equal(got, []string{p.ID}) {
+		t.Fatalf("online again: got %v", got)
+	}
+	// Removed, rolled back: still found; removed: gone, index row too.
+	remove := func(commit bool) error {
+		return store.Update(ctx, func(tx catalog.Tx) error {
+			if err := tx.RemoveProduct(ctx, p.ID); err != nil || commit {
+				return err
+			}
+			return errRollback
+		})
+	}
+	if err := remove(false); err != errRollback {
+		t.Fatal(err)
+	}
+	if got := find("nevera"); !slices.Equal(got, []string{p.ID}) {
+		t.Fatalf("remove rolled back: got %v", got)
+	}
+	if err := remove(true); err != nil {
+		t.Fatal(err)
+	}
+	if got := find("nevera"); len(got) != 0 {
+		t.Fatalf("removed product found: %v", got)
+	}
+	n, err := sqldb.NewSearchStore(db).Reindex(ctx)
+	if err != nil || n != 0 {
+		t.Fatalf("reindex after the removal: got %d, %v; want 0", n, err)
+	}
+}
+
+func searchReindex(t *testing.T, db *sqldb.DB) {
+	searchFixture(t, db)
+	before, _ := runSearch(t, db, search.SearchInput{Q: str("frigo")})
+	n, err := sqldb.NewSearchStore(db).Reindex(context.Background())
+	if err != nil || n != 6 {
+		t.Fatalf("got %d, %v; want 6 products", n, err)
+	}
+	after, _ := runSearch(t, db, search.SearchInput{Q: str("frigo")})
+	if len(before) != 3 || !slices.Equal(before, after) {
+		t.Errorf("before the rebuild %v, after %v, want the same 3", before, after)
+	}
+}
+
+// searchConcurrent searches while other goroutines create and remove
+// products: each answer's total, page and facets come from one snapshot,
+// so the facets add up to the total and the page holds min(total, limit)
+// products, whatever commits in between.
+func searchConcurrent(t *testing.T, db *sqldb.DB) {
+	ctx := context.Background()
+	store := sqldb.NewCatalogStore(db)
+	searches := sqldb.NewSearchStore(db)
+	done := make(chan struct{})
+	var writers sync.WaitGroup
+	for w := range 2 {
+		writers.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				p := searchProduct(fmt.Sprintf("W%d-%d", w, i), "Frigorífico concurrente", []string{"Bosch", "Balay"}[i%2], "", int64(100+i))
+				err := store.Update(ctx, func(tx catalog.Tx) error {
+					if err := tx.CreateProducts(ctx, []*catalog.Product{p}); err != nil {
+						return err
+					}
+					if i%3 == 2 { // and remove the previous one
+						return tx.RemoveProduct(ctx, fmt.Sprintf("p-W%d-%d", w, i-1))
+					}
+					return nil
+				})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	q, _, err := search.SearchInput{Q: str("frigorifico concu"), Facets: []string{"brand", "price"}, PageArgs: page(1000, 0)}.Query()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var readers sync.WaitGroup
+	seen := make([]int, 2)
+	for r := range 2 {
+		readers.Go(func() {
+			for range 40 {
+				res, err := searches.Search(ctx, q)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				brands, prices := 0, 0
+				for _, b := range res.Brands {
+					brands += b.Count
+				}
+				for _, n := range res.Prices {
+					prices += n
+				}
+				if brands != res.Total || prices != res.Total || len(res.IDs) != res.Total {
+					t.Errorf("total %d, %d on the page, brands add up to %d, prices to %d", res.Total, len(res.IDs), brands, prices)
+					return
+				}
+				seen[r] = max(seen[r], res.Total)
+			}
+		})
+	}
+	readers.Wait()
+	close(done)
+	writers.Wait()
+	if seen[0] == 0 && seen[1] == 0 {
+		t.Error("the readers never saw a product: the test proves nothing")
+	}
+}

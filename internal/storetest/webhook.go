@@ -1,0 +1,212 @@
+package storetest
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/webhook"
+)
+
+// Webhook is the suite of the webhook store: the follower creates
+// deliveries only for webhooks active at that point of the log, claims
+// lease deliveries to one dispatcher at a time, and a result is recorded
+// only under the lease that took it.
+func Webhook(t *testing.T, open Opener) {
+	t.Run("follow the log", func(t *testing.T) { webhookFollow(t, open(t)) })
+	t.Run("claim, lease, record", func(t *testing.T) { webhookClaim(t, open(t)) })
+	t.Run("concurrent claims are disjoint", func(t *testing.T) { webhookClaimConcurrent(t, open(t)) })
+}
+
+// webhookSetup creates a webhook subscribed to PRODUCTS, with its CREATE
+// event, as webhook.create does.
+func webhookSetup(t *testing.T, st *sqldb.WebhookStore, active bool) webhook.Webhook {
+	t.Helper()
+	ctx := context.Background()
+	w := webhook.Webhook{ID: commerce.NewID(), URL: "http://example.com/h", Channels: []string{"PRODUCTS"}, Active: active, CreatedAt: time.Now().UTC()}
+	err := st.Update(ctx, func(tx webhook.Tx) error {
+		if err := tx.CreateWebhook(ctx, webhook.Stored{Webhook: w, Secret: "sealed"}); err != nil {
+			return err
+		}
+		return event.Emit(tx, webhook.Channel, event.Create, time.Now(), map[string]any{"new": w})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func appendEvents(t *testing.T, db *sqldb.DB, n int, channel string) {
+	t.Helper()
+	var evs []event.Event
+	for range n {
+		e, _ := event.New(channel, event.Create, time.Now(), map[string]int{"n": 1})
+		evs = append(evs, e)
+	}
+	if err := db.Append(context.Background(), evs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func webhookFollow(t *testing.T, db *sqldb.DB) {
+	ctx := context.Background()
+	st := sqldb.NewWebhookStore(db)
+	appendEvents(t, db, 2, "PRODUCTS") // before any webhook
+	on := webhookSetup(t, st, true)
+	off := webhookSetup(t, st, false)
+	appendEvents(t, db, 3, "PRODUCTS")
+	appendEvents(t, db, 1, "STOCK")
+	for {
+		n, err := st.Follow(ctx, time.Now(), 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	ds, err := st.Deliveries(ctx, on.ID, "", 100, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 3 {
+		t.Fatalf("active webhook: %d deliveries, want 3", len(ds))
+	}
+	for _, d := range ds {
+		if d.Status != webhook.Pending || d.Attempts != 0 || d.NextAttemptAt == nil {
+			t.Fatalf("new delivery %+v", d)
+		}
+	}
+	if ds, _ := st.Deliveries(ctx, off.ID, "", 100, 0); len(ds) != 0 {
+		t.Fatalf("inactive webhook: %d deliveries", len(ds))
+	}
+	// Followed to the end: nothing more, even when asked again.
+	if n, err := st.Follow(ctx, time.Now(), 100); n != 0 || err != nil {
+		t.Fatalf("again: %d %v", n, err)
+	}
+	if n := count(t, db, `SELECT COUNT(*) FROM webhook_deliveries`); n != 3 {
+		t.Fatalf("%d deliveries in all, want 3", n)
+	}
+}
+
+func webhookClaim(t *testing.T, db *sqldb.DB) {
+	ctx := context.Background()
+	st := sqldb.NewWebhookStore(db)
+	w := webhookSetup(t, st, true)
+	appendEvents(t, db, 3, "PRODUCTS")
+	now := time.Now()
+	if _, err := st.Follow(ctx, now, 100); err != nil {
+		t.Fatal(err)
+	}
+	a, err := st.Claim(ctx, "A", now, time.Minute, 2)
+	if err != nil || len(a) != 2 {
+		t.Fatalf("claim A: %d %v", len(a), err)
+	}
+	if a[0].URL != w.URL || a[0].Secret != "sealed" || a[0].Event.ID != a[0].EventID || a[0].Event.Channel != "PRODUCTS" {
+		t.Fatalf("claimed %+v", a[0])
+	}
+	b, err := st.Claim(ctx, "B", now, time.Minute, 10)
+	if err != nil || len(b) != 1 || b[0].ID == a[0].ID || b[0].ID == a[1].ID {
+		t.Fatalf("claim B: %+v %v", b, err)
+	}
+	if c, _ := st.Claim(ctx, "C", now, time.Minute, 10); len(c) != 0 {
+		t.Fatalf("claimed leased deliveries: %d", len(c))
+	}
+	// A's lease ends: C takes the delivery over; A can no longer record it.
+	c, err := st.Claim(ctx, "C", now.Add(2*time.Minute), time.Minute, 1)
+	if err != nil || len(c) != 1 {
+		t.Fatalf("claim after the lease: %d %v", len(c), err)
+	}
+	taken := c[0].ID
+	if ok, err := st.Record(ctx, "A", webhook.Result{DeliveryID: taken, Status: webhook.Delivered, DeliveredAt: &now}); ok || err != nil {
+		t.Fatalf("record under a lost lease: %v %v", ok, err)
+	}
+	code := 200
+	if ok, err := st.Record(ctx, "C", webhook.Result{DeliveryID: taken, Status: webhook.Delivered, StatusCode: &code, DeliveredAt: &now}); !ok || err != nil {
+		t.Fatalf("record: %v %v", ok, err)
+	}
+	next := now.Add(time.Hour)
+	msg := "HTTP 500"
+	code500 := 500
+	if ok, _ := st.Record(ctx, "B", webhook.Result{DeliveryID: b[0].ID, Status: webhook.Pending, StatusCode: &code500, Error: &msg, NextAttempt: &next}); !ok {
+		t.Fatal("record B")
+	}
+	ds, _ := st.Deliveries(ctx, w.ID, "", 10, 0)
+	byID := map[string]webhook.Delivery{}
+	for _, d := range ds {
+		byID[d.ID] = d
+	}
+	if d := byID[taken]; d.Status != webhook.Delivered || d.Attempts != 1 || d.DeliveredAt == nil || *d.LastStatusCode != 200 {
+		t.Fatalf("delivered %+v", d)
+	}
+	if d := byID[b[0].ID]; d.Status != webhook.Pending || d.Attempts != 1 || *d.LastError != msg || !d.NextAttemptAt.Equal(next.Truncate(time.Millisecond)) {
+		t.Fatalf("retrying %+v", d)
+	}
+	// Not due before its next attempt.
+	if c, _ := st.Claim(ctx, "D", now.Add(30*time.Minute), time.Minute, 10); len(c) != 1 || c[0].ID == b[0].ID {
+		t.Fatalf("claim before the next attempt: %+v", c)
+	}
+	// Redeliver a delivered one: pending, due now, its last try.
+	err = st.Update(ctx, func(tx webhook.Tx) error {
+		d, err := tx.Redeliver(ctx, taken, now)
+		if err == nil && (d.Status != webhook.Pending || d.Attempts != 1) {
+			t.Errorf("redelivered %+v", d)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := st.Claim(ctx, "E", now, time.Minute, 10); len(c) != 1 || c[0].ID != taken || !c[0].LastTry {
+		t.Fatalf("claim the redelivery: %+v", c)
+	}
+	err = st.Update(ctx, func(tx webhook.Tx) error { _, err := tx.Redeliver(ctx, "nope", now); return err })
+	if commerce.ErrorCode(err) != commerce.EDeliveryNotFound {
+		t.Fatalf("unknown delivery: %v", err)
+	}
+}
+
+func webhookClaimConcurrent(t *testing.T, db *sqldb.DB) {
+	ctx := context.Background()
+	st := sqldb.NewWebhookStore(db)
+	webhookSetup(t, st, true)
+	appendEvents(t, db, 200, "PRODUCTS")
+	now := time.Now()
+	if _, err := st.Follow(ctx, now, 1000); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	seen := map[string]string{}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			claim := string(rune('A' + i))
+			for {
+				c, err := st.Claim(ctx, claim, now, time.Minute, 7)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if len(c) == 0 {
+					return
+				}
+				mu.Lock()
+				for _, d := range c {
+					if other, dup := seen[d.ID]; dup {
+						t.Errorf("delivery %s claimed by %s and %s", d.ID, other, claim)
+					}
+					seen[d.ID] = claim
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(seen) != 200 {
+		t.Fatalf("%d deliveries claimed, want 200", len(seen))
+	}
+}

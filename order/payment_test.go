@@ -1,0 +1,304 @@
+package order_test
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/commercekit/commerce/app"
+	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/order"
+	"github.com/commercekit/commerce/payment"
+	"github.com/commercekit/commerce/payment/manual"
+	"github.com/commercekit/commerce/sqldb"
+)
+
+// recorder is a provider that authorises as manual does, records the
+// idempotency keys of its calls, and declines captures while decline is
+// set.
+type recorder struct {
+	manual.Provider
+	mu          sync.Mutex
+	keys        []string
+	decline     bool
+	declineAuth bool
+	voids       []string
+}
+
+func (r *recorder) Capture(ctx context.Context, q payment.CaptureRequest) (payment.Receipt, error) {
+	r.mu.Lock()
+	r.keys = append(r.keys, q.IdempotencyKey)
+	decline := r.decline
+	r.mu.Unlock()
+	if decline {
+		return payment.Receipt{}, payment.Declined("capture_refused", "the bank said no", nil)
+	}
+	return r.Provider.Capture(ctx, q)
+}
+
+// Authorize declines while declineAuth is set.
+func (r *recorder) Authorize(ctx context.Context, q payment.AuthorizeRequest) (payment.Authorization, error) {
+	r.mu.Lock()
+	decline := r.declineAuth
+	r.mu.Unlock()
+	if decline {
+		return payment.Authorization{}, payment.Declined("card_declined", "declined", nil)
+	}
+	return r.Provider.Authorize(ctx, q)
+}
+
+// Void records the void's key and reference.
+func (r *recorder) Void(ctx context.Context, q payment.VoidRequest) (payment.Receipt, error) {
+	r.mu.Lock()
+	r.voids = append(r.voids, q.IdempotencyKey+" "+q.Reference)
+	r.mu.Unlock()
+	return r.Provider.Void(ctx, q)
+}
+
+func (r *recorder) captured() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.keys...)
+}
+
+func withProvider(p payment.Provider) func(*app.Options) {
+	return func(o *app.Options) { o.PaymentProviders = map[string]payment.Provider{"rec": p} }
+}
+
+// TestCaptureDeclined: a refusal is payment_failed and changes nothing.
+func TestCaptureDeclined(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		rec := &recorder{decline: true}
+		s := newShop(t, db, withProvider(rec))
+		p := s.product("D", "10.00", 5)
+		body := checkoutBody(s.cart(s.API, p, 1))
+		body["paymentId"] = "rec"
+		var o order.Order
+		s.Post(t, "/cart/v1/cart.checkout", s.API, body).Must(t).Decode(t, "order", &o)
+		e := s.Post(t, "/order/v1/order.capture", s.Admin, map[string]any{"id": o.ID}).Expect(t, 402, "payment_failed")
+		if string(e.Data) != `{"provider":"rec","code":"capture_refused","message":"the bank said no"}` {
+			t.Errorf("payment_failed data %s", e.Data)
+		}
+		var got order.Order
+		s.Get(t, "/order/v1/order.info?id="+o.ID, s.Admin).Must(t).Decode(t, "order", &got)
+		if got.Version != 1 || got.PaymentStatus != "AUTHORIZED" {
+			t.Errorf("after a refused capture: version %d, %s", got.Version, got.PaymentStatus)
+		}
+		if n, err := s.App.Order.Recover(context.Background()); err != nil || n != 0 {
+			t.Errorf("recovery after a refusal: %d, %v; want nothing left to finish", n, err)
+		}
+		rec.mu.Lock()
+		rec.decline = false
+		rec.mu.Unlock()
+		if got := s.op("capture", map[string]any{"id": o.ID}); got.PaymentStatus != "PAID" || got.Version != 2 {
+			t.Errorf("capture once accepted: %s, version %d", got.PaymentStatus, got.Version)
+		}
+	})
+}
+
+// TestRecovery: a capture whose intent was recorded and whose process
+// died before the rest is finished by the recovery job, with the same
+// idempotency key, once; meanwhile other payment operations wait.
+func TestRecovery(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		rec := &recorder{}
+		s := newShop(t, db, withProvider(rec))
+		p := s.product("R", "10.00", 5)
+		body := checkoutBody(s.cart(s.API, p, 2))
+		body["paymentId"] = "rec"
+		var o order.Order
+		s.Post(t, "/cart/v1/cart.checkout", s.API, body).Must(t).Decode(t, "order", &o)
+
+		// Phase one of a capture, then the "crash".
+		store := sqldb.NewOrderStore(db)
+		op := &order.Operation{ID: "op1", Kind: order.OpCapture, Key: "order-" + o.ID + "-op1", Amount: o.Payments[0].Amount.Amount,
+			Created: time.Now().Add(-time.Hour).UTC()}
+		err := store.Update(context.Background(), func(tx order.Tx) error {
+			cur, err := tx.Lock(context.Background(), o.ID)
+			if err != nil {
+				return err
+			}
+			cur.Pending = append(cur.Pending, op)
+			return tx.Save(context.Background(), cur)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Post(t, "/order/v1/order.capture", s.Admin, map[string]any{"id": o.ID}).Expect(t, 400, "invalid_order_state")
+		s.Post(t, "/order/v1/order.cancel", s.Admin, map[string]any{"id": o.ID}).Expect(t, 409, "concurrent_modification")
+
+		// The provider's report of that capture, meanwhile: left to the
+		// operation (which records it once).
+		if err := s.App.Notifications.Apply(context.Background(), payment.Notification{EventID: "evt_cap", Provider: "rec",
+			Reference: o.Payments[0].Reference, Kind: payment.NotifyCaptured, Amount: op.Amount}); err != nil {
+			t.Fatal(err)
+		}
+		var mid order.Order
+		s.Get(t, "/order/v1/order.info?id="+o.ID, s.Admin).Must(t).Decode(t, "order", &mid)
+		if mid.Version != 1 || mid.PaymentStatus != "AUTHORIZED" {
+			t.Errorf("a report of the pending capture applied: version %d, %s", mid.Version, mid.PaymentStatus)
+		}
+
+		n, err := s.App.Order.Recover(context.Background())
+		if err != nil || n != 1 {
+			t.Fatalf("recover: %d, %v; want 1 finished", n, err)
+		}
+		if keys := rec.captured(); len(keys) != 1 || keys[0] != op.Key {
+			t.Errorf("provider captures %v, want one with the intent's key %s", keys, op.Key)
+		}
+		var got order.Order
+		s.Get(t, "/order/v1/order.info?id="+o.ID, s.Admin).Must(t).Decode(t, "order", &got)
+		if got.PaymentStatus != "PAID" || got.Version != 2 {
+			t.Errorf("after recovery: %s, version %d; want PAID, 2", got.PaymentStatus, got.Version)
+		}
+		if n, err := s.App.Order.Recover(context.Background()); err != nil || n != 0 {
+			t.Errorf("second recovery: %d, %v; want nothing", n, err)
+		}
+		var captures int
+		for _, e := range s.events() {
+			if e.Type == "CAPTURE" {
+				captures++
+			}
+		}
+		if captures != 1 {
+			t.Errorf("%d CAPTURE events, want 1", captures)
+		}
+	})
+}
+
+// TestNotifications: a provider's reports apply once per event id; the
+// order's status never changes; unknown references are ignored.
+func TestNotifications(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		s := newShop(t, db)
+		o, _ := s.order(s.API, 1)
+		ref := o.Payments[0].Reference
+		ctx := context.Background()
+		apply := func(id string, kind payment.NotificationKind, amount int64) *order.Order {
+			t.Helper()
+			if err := s.App.Notifications.Apply(ctx, payment.Notification{EventID: id, Provider: "manual", Reference: ref, Kind: kind, Amount: amount}); err != nil {
+				t.Fatal(err)
+			}
+			var got order.Order
+			s.Get(t, "/order/v1/order.info?id="+o.ID, s.Admin).Must(t).Decode(t, "order", &got)
+			return &got
+		}
+		if err := s.App.Notifications.Apply(ctx, payment.Notification{EventID: "x", Provider: "manual", Reference: "nope", Kind: payment.NotifyCaptured}); err != nil {
+			t.Errorf("unknown reference: %v, want ignored", err)
+		}
+		got := apply("evt_1", payment.NotifyCaptured, o.Payments[0].Amount.Amount)
+		if got.PaymentStatus != "PAID" || got.Payments[0].Status != "CAPTURED" || got.Status != "PLACED" || got.Version != 2 {
+			t.Fatalf("captured: %s %s %s v%d", got.Status, got.PaymentStatus, got.Payments[0].Status, got.Version)
+		}
+		if got = apply("evt_1", payment.NotifyCaptured, 1); got.Version != 2 || got.Payments[0].Captured.Amount != o.Payments[0].Amount.Amount {
+			t.Errorf("the same event again changed the order: v%d", got.Version)
+		}
+		got = apply("evt_2", payment.NotifyRefunded, 1000)
+		if got.PaymentStatus != "PARTIALLY_REFUNDED" || got.Payments[0].Refunded.Amount != 1000 || got.Version != 3 {
+			t.Errorf("refunded 10.00: %s %d v%d", got.PaymentStatus, got.Payments[0].Refunded.Amount, got.Version)
+		}
+		got = apply("evt_3", payment.NotifyFailed, 0)
+		if got.PaymentStatus != "PARTIALLY_REFUNDED" || got.Payments[0].Status != "FAILED" || got.Status != "PLACED" {
+			t.Errorf("failed: %s %s", got.PaymentStatus, got.Payments[0].Status)
+		}
+		// The same event id, different in every other way: nothing.
+		if got = apply("evt_2", payment.NotifyRefunded, 5000); got.Payments[0].Refunded.Amount != 1000 {
+			t.Errorf("a seen event id applied again: refunded %d", got.Payments[0].Refunded.Amount)
+		}
+	})
+}
+
+// TestCheckoutDeclined: a declined checkout places no order and changes
+// no stock; the next one places the order.
+func TestCheckoutDeclined(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		rec := &recorder{declineAuth: true}
+		s := newShop(t, db, withProvider(rec))
+		p := s.product("X", "10.00", 5)
+		body := checkoutBody(s.cart(s.API, p, 2))
+		body["paymentId"] = "rec"
+		s.Post(t, "/cart/v1/cart.checkout", s.API, body).Expect(t, 402, "payment_failed")
+		var list []order.Order
+		s.Get(t, "/order/v1/order.list", s.Admin).Must(t).Decode(t, "data", &list)
+		if q, res := s.stock(p); len(list) != 0 || q != 5 || res != 2 || len(s.events()) != 0 {
+			t.Errorf("after a declined checkout: %d orders, stock %d reserved %d, %d ORDERS events; want none, 5, 2, none", len(list), q, res, len(s.events()))
+		}
+		rec.mu.Lock()
+		rec.declineAuth = false
+		rec.mu.Unlock()
+		var o order.Order
+		s.Post(t, "/cart/v1/cart.checkout", s.API, body).Must(t).Decode(t, "order", &o)
+		if o.Payments[0].Provider != "rec" || o.Number == "" {
+			t.Errorf("checkout once accepted: %+v", o)
+		}
+	})
+}
+
+// TestCheckoutRecovery: a checkout whose process died after the
+// authorisation and before its transaction committed leaves its attempt
+// behind; the recovery job voids that authorisation (the same one, asked
+// again under the same key). Checkouts that complete or fail leave none.
+func TestCheckoutRecovery(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		rec := &recorder{}
+		s := newShop(t, db, withProvider(rec))
+		ctx := context.Background()
+		attempts := func() int {
+			var n int
+			if err := db.QueryRow(ctx, `SELECT COUNT(*) FROM checkout_attempts`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		p := s.product("C", "10.00", 5)
+		body := checkoutBody(s.cart(s.API, p, 1))
+		body["paymentId"] = "rec"
+		var o order.Order
+		s.Post(t, "/cart/v1/cart.checkout", s.API, body).Must(t).Decode(t, "order", &o)
+		rec.mu.Lock()
+		rec.declineAuth = true
+		rec.mu.Unlock()
+		body = checkoutBody(s.cart(s.API, p, 1))
+		body["paymentId"] = "rec"
+		s.Post(t, "/cart/v1/cart.checkout", s.API, body).Expect(t, 402, "payment_failed")
+		if n := attempts(); n != 0 {
+			t.Fatalf("%d attempts left by a checkout that completed and one refused, want none", n)
+		}
+		rec.mu.Lock()
+		rec.declineAuth = false
+		rec.mu.Unlock()
+
+		// The "crash": the attempt recorded, the payment authorised, no
+		// transaction.
+		r, err := s.App.Order.BeginCheckout(ctx, "rec", payment.AuthorizeRequest{IdempotencyKey: "checkout-crashed", CartID: "c",
+			Amount: 1000, Currency: "USD", Precision: 2, Data: []byte(`{}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := strconv.Atoi(r.OrderNumber); n <= 1001 {
+			t.Errorf("attempt's order number %q, want one after 1001", r.OrderNumber)
+		}
+		a, err := rec.Authorize(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := s.App.Order.RecoverCheckouts(ctx); err != nil || n != 0 {
+			t.Errorf("recovery of a recent attempt: %d, %v; want it left alone", n, err)
+		}
+		s.App.Order.RecoverAfter = time.Nanosecond
+		if n, err := s.App.Order.RecoverCheckouts(ctx); err != nil || n != 1 {
+			t.Fatalf("recovery: %d, %v; want 1 attempt voided", n, err)
+		}
+		rec.mu.Lock()
+		voids := append([]string(nil), rec.voids...)
+		rec.mu.Unlock()
+		if len(voids) != 1 || voids[0] != "checkout-crashed:void "+a.Reference {
+			t.Errorf("voids %v, want the crashed authorisation's, once", voids)
+		}
+		if n := attempts(); n != 0 {
+			t.Errorf("%d attempts left after recovery", n)
+		}
+	})
+}

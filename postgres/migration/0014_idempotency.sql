@@ -1,0 +1,16 @@
+-- Idempotency keys (CONTRACT.md section 18), per token subject. fingerprint
+-- is a SHA-256 of the operation and its canonical arguments. status is 0
+-- while the first request runs (until locked_until, Unix milliseconds),
+-- then the stored answer's HTTP status with its body. created_at (Unix
+-- milliseconds) ages a key out after 24 hours.
+CREATE TABLE idempotency_keys (
+	sub          TEXT    NOT NULL,
+	idem_key     TEXT    NOT NULL,
+	fingerprint  TEXT    NOT NULL,
+	status       INTEGER NOT NULL,
+	body         BYTEA,
+	created_at   BIGINT  NOT NULL,
+	locked_until BIGINT  NOT NULL,
+	CONSTRAINT idempotency_keys_pkey PRIMARY KEY (sub, idem_key)
+);
+CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);

@@ -1,0 +1,236 @@
+package rpc
+
+import (
+	"bytes"
+	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"maps"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/commercekit/commerce"
+)
+
+// IdempotencyStore keeps the answers of requests made with an
+// Idempotency-Key (CONTRACT.md section 18), per token subject and key.
+// Implemented by package sqldb, so that keys hold across processes and
+// restarts.
+type IdempotencyStore interface {
+	// Begin starts the request with the key, or finds its earlier run. It
+	// returns status 0 when this request is to run (the key is now held
+	// by it), or the stored answer to replay. Errors:
+	// idempotency_key_reused (the key was used with another fingerprint),
+	// idempotency_key_in_use (its first request is still running).
+	Begin(ctx context.Context, sub, key, fingerprint string, now time.Time) (status int, body []byte, err error)
+	// Finish stores the answer of the request that Begin let run.
+	Finish(ctx context.Context, sub, key string, status int, body []byte) error
+	// Abort forgets the key of a request that Begin let run and whose
+	// answer is not stored (a 5xx), so that a retry runs again.
+	Abort(ctx context.Context, sub, key string) error
+}
+
+// IdempotencyHeader is the request header of idempotency keys;
+// ReplayedHeader marks a replayed answer.
+const (
+	IdempotencyHeader = "Idempotency-Key"
+	ReplayedHeader    = "Idempotent-Replayed"
+)
+
+// idempotentRunLimit bounds an operation run under an idempotency key,
+// which does not end when its client goes away (less than the store's
+// hold of the key, sqldb.IdempotencyHold).
+const idempotentRunLimit = time.Minute
+
+// SetIdempotency makes POST operations honour Idempotency-Key with the
+// store. Without it the header is ignored.
+func (s *Server) SetIdempotency(store IdempotencyStore) { s.idem = store }
+
+// idempotencyKey returns the request's key: exactly one header value of 1
+// to 255 printable ASCII characters, else validation_error.
+func idempotencyKey(values []string) (string, error) {
+	if len(values) != 1 {
+		return "", commerce.Invalid(IdempotencyHeader + ": give exactly one")
+	}
+	k := values[0]
+	if len(k) < 1 || len(k) > 255 {
+		return "", commerce.Invalid(IdempotencyHeader + ": must be 1 to 255 printable ASCII characters")
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x20 || k[i] > 0x7e {
+			return "", commerce.Invalid(IdempotencyHeader + ": must be 1 to 255 printable ASCII characters")
+		}
+	}
+	return k, nil
+}
+
+// fingerprint identifies an operation and its arguments: the query
+// parameters and the body's fields merged (a body field wins), as JSON
+// with sorted keys, so that key order and the path prefix do not matter.
+// A body that is not a JSON object takes part as it is.
+func fingerprint(op Op, query url.Values, body []byte) string {
+	args := map[string]any{}
+	for k, vs := range query {
+		if len(vs) == 1 {
+			args[k] = vs[0]
+		} else {
+			args[k] = vs
+		}
+	}
+	if b := bytes.TrimSpace(body); len(b) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err == nil && !dec.More() {
+			if obj, ok := v.(map[string]any); ok {
+				maps.Copy(args, obj)
+			} else {
+				args["\x00body"] = v
+			}
+		} else {
+			args["\x00raw"] = string(b)
+		}
+	}
+	canon, err := json.Marshal(args)
+	if err != nil {
+		canon = body
+	}
+	h := sha256.New()
+	h.Write([]byte(op.Service + "\x00" + op.Name + "\x00"))
+	h.Write(canon)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// idemSeal keeps what is stored under a key unreadable without the key:
+// answers can carry secrets (client.create's clientSecret, auth.login's
+// tokens) and arguments passwords, and the store is a database table. The
+// store sees a hash of the key (id), a keyed hash of the fingerprint, and
+// the answer sealed with AES-256-GCM under a key derived from the
+// idempotency key; only a client presenting the key again can replay.
+type idemSeal struct {
+	id  string
+	key [32]byte
+}
+
+func newIdemSeal(sub, key string) idemSeal {
+	id := sha256.Sum256([]byte("commerce idempotency id\x00" + sub + "\x00" + key))
+	return idemSeal{id: hex.EncodeToString(id[:]),
+		key: sha256.Sum256([]byte("commerce idempotency seal\x00" + sub + "\x00" + key))}
+}
+
+// fingerprint is the keyed hash of a fingerprint.
+func (s idemSeal) fingerprint(fp string) string {
+	m := hmac.New(sha256.New, s.key[:])
+	m.Write([]byte(fp))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+func (s idemSeal) aead() cipher.AEAD {
+	b, err := aes.NewCipher(s.key[:])
+	if err != nil {
+		panic(err) // a 32-byte key is always valid
+	}
+	a, err := cipher.NewGCM(b)
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
+// seal returns nonce || ciphertext of body.
+func (s idemSeal) seal(body []byte) []byte {
+	a := s.aead()
+	nonce := make([]byte, a.NonceSize(), a.NonceSize()+len(body)+a.Overhead())
+	rand.Read(nonce)
+	return a.Seal(nonce, nonce, body, []byte(s.id))
+}
+
+func (s idemSeal) open(sealed []byte) ([]byte, error) {
+	a := s.aead()
+	if len(sealed) < a.NonceSize() {
+		return nil, errors.New("idempotency key: stored answer too short")
+	}
+	return a.Open(nil, sealed[:a.NonceSize()], sealed[a.NonceSize():], []byte(s.id))
+}
+
+// idemRun is a request running under an idempotency key: its answer is
+// recorded as it is written, then stored (or the key released for a 5xx).
+type idemRun struct {
+	store    IdempotencyStore
+	sub, key string // key is the sealed id (idemSeal.id)
+	seal     idemSeal
+	rec      *recorder
+}
+
+// finish stores the answer, or forgets the key when the answer is not to
+// be stored (5xx, or a client that went away).
+func (r *idemRun) finish(ctx context.Context, s *Server, status int) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	var err error
+	if status >= 200 && status < 500 && r.rec.status == status {
+		err = r.store.Finish(ctx, r.sub, r.key, status, r.seal.seal(r.rec.buf.Bytes()))
+	} else {
+		err = r.store.Abort(ctx, r.sub, r.key)
+	}
+	if err != nil {
+		s.logger.Error("idempotency key: store the answer", "err", err)
+	}
+}
+
+// recorder passes a response through and keeps its status and body.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	buf    bytes.Buffer
+}
+
+func (r *recorder) WriteHeader(status int) {
+	if r.status == 0 {
+		r.status = status
+	}
+	r.ResponseWriter.WriteHeader(status)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	r.buf.Write(b)
+	return r.ResponseWriter.Write(b)
+}
+
+// beginIdempotent handles the key of a POST request: it answers a replay
+// or an error itself (handled true, with the status), or returns the run
+// to finish once the operation has answered (nil when there is no key).
+func (s *Server) beginIdempotent(w http.ResponseWriter, r *http.Request, op Op, sub string, body []byte) (run *idemRun, handled bool, status int) {
+	values, ok := r.Header[IdempotencyHeader]
+	if !ok || s.idem == nil || r.Method != http.MethodPost {
+		return nil, false, 0
+	}
+	key, err := idempotencyKey(values)
+	if err != nil {
+		return nil, true, s.writeError(w, r, op.Name, err)
+	}
+	seal := newIdemSeal(sub, key)
+	st, stored, err := s.idem.Begin(r.Context(), sub, seal.id, seal.fingerprint(fingerprint(op, r.URL.Query(), body)), time.Now())
+	if err != nil {
+		return nil, true, s.writeError(w, r, op.Name, err)
+	}
+	if st != 0 {
+		if stored, err = seal.open(stored); err != nil {
+			return nil, true, s.writeError(w, r, op.Name, err)
+		}
+		w.Header().Set(ReplayedHeader, "true")
+		writeJSON(w, st, stored)
+		return nil, true, st
+	}
+	return &idemRun{store: s.idem, sub: sub, key: seal.id, seal: seal, rec: &recorder{ResponseWriter: w}}, false, 0
+}

@@ -1,0 +1,292 @@
+package rpc_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/internal/apitest"
+	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/sqldb"
+)
+
+type idemAnswer struct {
+	status   int
+	replayed string
+	raw      []byte
+	code     string
+}
+
+// idemPost sends a POST with an Idempotency-Key header (none when key is
+// nil) and returns the raw answer.
+func idemPost(t *testing.T, srv *apitest.Server, path, token string, key *string, body string) idemAnswer {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	if key != nil {
+		req.Header.Set("Idempotency-Key", *key)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env struct {
+		Error string `json:"error"`
+	}
+	json.Unmarshal(raw, &env)
+	return idemAnswer{res.StatusCode, res.Header.Get("Idempotent-Replayed"), raw, env.Error}
+}
+
+func ptr(s string) *string { return &s }
+
+const idemShipping = `{"title": "Post", "rates": [{"locations": [{"country": "DE"}], "rates": [{"currency": "EUR", "amount": 5}]}]}`
+
+func countMethods(t *testing.T, srv *apitest.Server) int {
+	t.Helper()
+	var data []json.RawMessage
+	srv.Get(t, "/cart/v1/shipping.list?limit=1000", srv.API).Must(t).Decode(t, "data", &data)
+	return len(data)
+}
+
+func TestIdempotencyKeys(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		srv := apitest.New(t, db)
+		key := ptr("order-2026-11-23/1")
+		first := idemPost(t, srv, "/cart/v1/shipping.create", srv.Admin, key, idemShipping)
+		if first.status != 200 || first.replayed != "" {
+			t.Fatalf("first: %d %q %s", first.status, first.replayed, first.raw)
+		}
+		// The same arguments, keys in another order, under the other
+		// prefix: the stored answer, byte for byte.
+		reordered := `{"rates": [{"rates": [{"amount": 5, "currency": "EUR"}], "locations": [{"country": "DE"}]}], "title": "Post"}`
+		for _, path := range []string{"/cart/v1/shipping.create", "/services/cart/v1/shipping.create"} {
+			for _, body := range []string{idemShipping, reordered} {
+				again := idemPost(t, srv, path, srv.Admin, key, body)
+				if again.status != 200 || again.replayed != "true" || string(again.raw) != string(first.raw) {
+					t.Fatalf("replay on %s: %d %q %s, want %s", path, again.status, again.replayed, again.raw, first.raw)
+				}
+			}
+		}
+		// Another process on the same database (or this one restarted)
+		// knows the key: it is stored, not in memory.
+		other := apitest.New(t, db)
+		if again := idemPost(t, other, "/cart/v1/shipping.create", other.Admin, key, idemShipping); again.status != 200 || again.replayed != "true" || string(again.raw) != string(first.raw) {
+			t.Fatalf("replay by another process: %d %q %s", again.status, again.replayed, again.raw)
+		}
+		if n := countMethods(t, srv); n != 1 {
+			t.Fatalf("%d methods after replays, want 1", n)
+		}
+		// Another body or another operation with the key: 422.
+		changed := idemPost(t, srv, "/cart/v1/shipping.create", srv.Admin, key, strings.Replace(idemShipping, "Post", "Parcel", 1))
+		if changed.status != 422 || changed.code != commerce.EIdempotencyKeyReused {
+			t.Fatalf("other body: %d %s", changed.status, changed.raw)
+		}
+		if a := idemPost(t, srv, "/event/v1/webhook.list", srv.Admin, key, `{}`); a.status != 422 || a.code != commerce.EIdempotencyKeyReused {
+			t.Fatalf("other operation: %d %s", a.status, a.raw)
+		}
+		// Another token's subject: the same key is another key.
+		admin2 := srv.Token(t, commerce.Claims{Subject: "another-admin", Scopes: []string{commerce.ScopeAdmin}})
+		if a := idemPost(t, srv, "/cart/v1/shipping.create", admin2, key, idemShipping); a.status != 200 || a.replayed != "" || string(a.raw) == string(first.raw) {
+			t.Fatalf("another subject: %d %q %s", a.status, a.replayed, a.raw)
+		}
+		if n := countMethods(t, srv); n != 2 {
+			t.Fatalf("%d methods, want 2", n)
+		}
+		// Bad keys: 400, nothing runs.
+		for _, k := range []string{"", strings.Repeat("k", 256), "caf\u00e9"} {
+			a := idemPost(t, srv, "/cart/v1/shipping.create", srv.Admin, ptr(k), idemShipping)
+			if a.status != 400 || a.code != commerce.EValidation {
+				t.Fatalf("key %q: %d %s", k, a.status, a.raw)
+			}
+		}
+		if a := idemPost(t, srv, "/cart/v1/shipping.create", srv.Admin, ptr(strings.Repeat("~", 255)), idemShipping); a.status != 200 {
+			t.Fatalf("255-character key: %d %s", a.status, a.raw)
+		}
+		if n := countMethods(t, srv); n != 3 {
+			t.Fatalf("%d methods, want 3", n)
+		}
+		// An error answer below 500 is stored too.
+		bad := idemPost(t, srv, "/cart/v1/shipping.create", srv.Admin, ptr("bad"), `{"title": ""}`)
+		again := idemPost(t, srv, "/cart/v1/shipping.create", srv.Admin, ptr("bad"), `{"title": ""}`)
+		if bad.status != 400 || again.replayed != "true" || string(again.raw) != string(bad.raw) || again.status != 400 {
+			t.Fatalf("stored error: %d, replay %d %q %s", bad.status, again.status, again.replayed, again.raw)
+		}
+		// GET ignores the key, even a bad one.
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/cart/v1/shipping.list", nil)
+		req.Header.Set("Authorization", "Bearer "+srv.API)
+		req.Header.Set("Idempotency-Key", "")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != 200 || res.Header.Get("Idempotent-Replayed") != "" {
+			t.Fatalf("GET with a key: %d", res.StatusCode)
+		}
+	})
+}
+
+// TestIdempotencyConcurrent: 20 requests at once with one key: exactly one
+// runs; each other one is 409 idempotency_key_in_use or the replay.
+func TestIdempotencyConcurrent(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		srv := apitest.New(t, db)
+		var wg sync.WaitGroup
+		answers := make([]idemAnswer, 20)
+		for i := range answers {
+			wg.Go(func() {
+				answers[i] = idemPost(t, srv, "/cart/v1/shipping.create", srv.Admin, ptr("same"), idemShipping)
+			})
+		}
+		wg.Wait()
+		var ran []idemAnswer
+		for _, a := range answers {
+			switch {
+			case a.status == 200 && a.replayed == "":
+				ran = append(ran, a)
+			case a.status == 200 && a.replayed == "true":
+			case a.status == 409 && a.code == commerce.EIdempotencyKeyInUse:
+			default:
+				t.Fatalf("answer %d %q %s", a.status, a.replayed, a.raw)
+			}
+		}
+		if len(ran) != 1 {
+			t.Fatalf("%d requests ran, want 1", len(ran))
+		}
+		for _, a := range answers {
+			if a.replayed == "true" && string(a.raw) != string(ran[0].raw) {
+				t.Fatalf("replay %s differs from %s", a.raw, ran[0].raw)
+			}
+		}
+		if n := countMethods(t, srv); n != 1 {
+			t.Fatalf("%d methods, want 1", n)
+		}
+	})
+}
+
+// TestIdempotencyStore: a running key is in use until released (Abort,
+// as for a 5xx answer, which is not stored) or its hold ends; a key older
+// than 24 hours is new again, and swept.
+func TestIdempotencyStore(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		st := sqldb.NewIdempotencyStore(db)
+		now := time.Now()
+		if s, _, err := st.Begin(ctx, "u", "k", "fp", now); s != 0 || err != nil {
+			t.Fatalf("begin: %d %v", s, err)
+		}
+		if _, _, err := st.Begin(ctx, "u", "k", "fp", now); commerce.ErrorCode(err) != commerce.EIdempotencyKeyInUse {
+			t.Fatalf("while running: %v", err)
+		}
+		if _, _, err := st.Begin(ctx, "u", "k", "other", now); commerce.ErrorCode(err) != commerce.EIdempotencyKeyReused {
+			t.Fatalf("other fingerprint: %v", err)
+		}
+		// A 5xx: released, the retry runs.
+		if err := st.Abort(ctx, "u", "k"); err != nil {
+			t.Fatal(err)
+		}
+		if s, _, err := st.Begin(ctx, "u", "k", "fp", now); s != 0 || err != nil {
+			t.Fatalf("after abort: %d %v", s, err)
+		}
+		// Past the hold (a crashed first request): runs again.
+		if s, _, err := st.Begin(ctx, "u", "k", "fp", now.Add(sqldb.IdempotencyHold+time.Second)); s != 0 || err != nil {
+			t.Fatalf("after the hold: %d %v", s, err)
+		}
+		if err := st.Finish(ctx, "u", "k", 200, []byte(`{"ok":true}`)); err != nil {
+			t.Fatal(err)
+		}
+		if s, b, err := st.Begin(ctx, "u", "k", "fp", now); s != 200 || string(b) != `{"ok":true}` || err != nil {
+			t.Fatalf("replay: %d %s %v", s, b, err)
+		}
+		// 24 hours later the key is new, even with another fingerprint.
+		later := now.Add(sqldb.IdempotencyKeep + time.Minute)
+		if s, _, err := st.Begin(ctx, "u", "k", "other", later); s != 0 || err != nil {
+			t.Fatalf("expired key: %d %v", s, err)
+		}
+		if _, _, err := st.Begin(ctx, "u", "old", "fp", now.Add(-25*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		n, err := st.Sweep(ctx, now.Add(-sqldb.IdempotencyKeep))
+		if err != nil || n != 1 {
+			t.Fatalf("sweep: %d %v, want 1", n, err)
+		}
+		if s, _, err := st.Begin(ctx, "u", "k", "fp", now); commerce.ErrorCode(err) != commerce.EIdempotencyKeyReused || s != 0 {
+			t.Fatalf("unswept key: %d %v", s, err)
+		}
+	})
+}
+
+// TestIdempotencySecretsNotStoredInClear: answers can carry secrets (the
+// clientSecret of client.create, the tokens of auth.login), and
+// arguments passwords. The stored row must not hold the key, the answer
+// or a plain hash of the arguments: someone reading the database must not
+// learn the secret, yet the replay is byte for byte.
+func TestIdempotencySecretsNotStoredInClear(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		srv := apitest.New(t, db)
+		key := ptr("client-create-secret-probe")
+		first := idemPost(t, srv, "/customer/v1/client.create", srv.Admin, key, `{"name": "erp", "scope": "api"}`)
+		var got struct {
+			ClientSecret string `json:"clientSecret"`
+		}
+		if err := json.Unmarshal(first.raw, &got); err != nil || first.status != 200 || got.ClientSecret == "" {
+			t.Fatalf("client.create: %d %s", first.status, first.raw)
+		}
+		again := idemPost(t, srv, "/customer/v1/client.create", srv.Admin, key, `{"scope": "api", "name": "erp"}`)
+		if again.status != 200 || again.replayed != "true" || string(again.raw) != string(first.raw) {
+			t.Fatalf("replay: %d %q %s, want %s", again.status, again.replayed, again.raw, first.raw)
+		}
+		err := db.View(context.Background(), func(tx *sqldb.Tx) error {
+			rows, err := tx.Query(context.Background(), `SELECT idem_key, fingerprint, body FROM idempotency_keys`)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			n := 0
+			for rows.Next() {
+				var k, fp string
+				var body []byte
+				if err := rows.Scan(&k, &fp, &body); err != nil {
+					return err
+				}
+				n++
+				if k == *key || strings.Contains(string(body), got.ClientSecret) || strings.Contains(string(body), `"ok"`) {
+					t.Errorf("stored in clear: key %q, body %s", k, body)
+				}
+				if fp == fingerprintOf("customer", "client.create", `{"name":"erp","scope":"api"}`) {
+					t.Errorf("stored fingerprint is a plain hash of the arguments")
+				}
+			}
+			if n != 1 {
+				t.Errorf("%d stored keys, want 1", n)
+			}
+			return rows.Err()
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// fingerprintOf is a plain SHA-256 of the operation and its canonical
+// arguments, as an attacker could compute it for guessed arguments.
+func fingerprintOf(service, op, canon string) string {
+	h := sha256.Sum256([]byte(service + "\x00" + op + "\x00" + canon))
+	return hex.EncodeToString(h[:])
+}

@@ -1,0 +1,393 @@
+package rpc
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/money"
+)
+
+// transportErrors are the codes every operation can return, whatever it
+// does: the transport's checks and failures (CONTRACT.md section 2).
+// operation_not_found (404) and method_not_allowed (405) answer paths and
+// methods the document does not list, so no operation lists them.
+var transportErrors = []string{
+	commerce.EValidation, commerce.EInvalidToken, commerce.EForbidden,
+	commerce.ERequestTooLarge, commerce.EInternal, commerce.EUnavailable,
+}
+
+// errorData is the schema of the data of an error code, where the code has
+// one (CONTRACT.md section 2); a code not listed here may carry any data.
+var errorData = map[string]schema{
+	commerce.EValidation: {"type": "array", "items": schema{"type": "string"},
+		"description": "The problems, each naming its field path (`items[2].quantity: must be a positive integer`)."},
+	commerce.EInternal:                {"not": schema{}, "description": "Never sent: details go to the log."},
+	commerce.EUnavailable:             {"not": schema{}},
+	commerce.EInvalidToken:            {"type": "string"},
+	commerce.EForbidden:               {"type": "string"},
+	commerce.EMaxCategoriesPerProduct: {"type": "integer"},
+	commerce.EProductNotFound:         {"type": "string", "description": "The product's id."},
+	commerce.ECategoryNotFound:        {"type": "string", "description": "The category's id."},
+	commerce.EPromotionNotFound:       {"type": "string"},
+	commerce.ETaxNotFound:             {"type": "string"},
+	commerce.EShippingNotFound:        {"type": "string"},
+	commerce.ECartNotFound:            {"type": "string"},
+	commerce.EInvalidCountry:          {"type": "string", "description": "The country as given."},
+	commerce.EPaymentFailed: {"type": "object", "properties": schema{
+		"provider": schema{"type": "string"}, "code": schema{"type": "string"}, "message": schema{"type": "string"}}},
+}
+
+// errorDoc explains the codes of the transport in their status's
+// description.
+var errorDoc = map[string]string{
+	commerce.EValidation:      "an argument is missing, of the wrong type or out of range, or a business rule refuses it",
+	commerce.EInvalidToken:    "the bearer token is missing, malformed, expired or badly signed",
+	commerce.EForbidden:       "the token's scope is not enough",
+	commerce.ERequestTooLarge: "the body is over 1 MiB",
+	commerce.EInternal:        "a fault of the service (details go to the log)",
+	commerce.EUnavailable:     "the storage is unreachable",
+}
+
+// partialResult marks a result whose records may hold only some of their
+// fields (the `fields` argument of info and list operations).
+type partialResult struct{ v any }
+
+// Partial declares, as an Op's Result, a result of v's type whose records
+// may hold only the fields asked for.
+func Partial(v any) any { return partialResult{v} }
+
+// Document returns the OpenAPI 3.1 document of the server's operations
+// (GET /openapi.json), built from the registered operations once, on the
+// first call, which must come after every registration.
+func (s *Server) Document() []byte {
+	s.docOnce.Do(func() {
+		b, err := json.MarshalIndent(s.buildDocument(), "", "  ")
+		if err != nil {
+			panic("rpc: the OpenAPI document does not marshal: " + err.Error())
+		}
+		s.doc = append(b, '\n')
+	})
+	return s.doc
+}
+
+func (s *Server) buildDocument() schema {
+	g := newSchemaGen()
+	keys := make([]string, 0, len(s.routes))
+	for k := range s.routes {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	paths := schema{}
+	services := map[string]bool{}
+	for _, k := range keys {
+		rt := s.routes[k]
+		service, rest, _ := strings.Cut(k, "/")
+		version, _, _ := strings.Cut(rest, "/")
+		services[service] = true
+		item := schema{"post": g.operation(rt, service, version, http.MethodPost)}
+		if rt.op.Read {
+			item["get"] = g.operation(rt, service, version, http.MethodGet)
+		}
+		paths["/"+k] = item
+	}
+	g.errCodes[commerce.EUnavailable] = true // /readyz
+	for p, item := range plainPaths(g) {
+		item["servers"] = []any{schema{"url": "/"}}
+		paths[p] = item
+	}
+	var tags []any
+	for _, svc := range slices.Sorted(mapsKeys(services)) {
+		tags = append(tags, schema{"name": svc, "description": "Operations under /" + svc + "/v1/ (and /services/" + svc + "/v1/)."})
+	}
+	tags = append(tags, schema{"name": "service", "description": "Health, metrics, the API document, OAuth and webhooks: no bearer token."})
+	errs := g.errorComponents()
+	for k, v := range errs {
+		g.components[k] = v
+	}
+	return schema{
+		"openapi": "3.1.0",
+		"info": schema{
+			"title":   "commerce",
+			"version": "1",
+			"description": "A headless commerce backend: JSON over HTTP. Every operation `<resource>.<op>` is " +
+				"served at `/<service>/<version>/<resource>.<op>`; the same paths under `/services/` are an " +
+				"alias (the second server). Query-string parameters and the JSON body are merged into one " +
+				"argument object (the body wins); read operations accept GET (arguments in the query string) " +
+				"and POST, the others POST only. Answers are `{\"ok\": true, ...}` or `{\"ok\": false, " +
+				"\"error\": \"<code>\", \"data\": ...}`. A path that names no operation (another version, " +
+				"another service's prefix) is 404 `operation_not_found`; another method is 405 " +
+				"`method_not_allowed`. Checks run in this order: route (404), method (405), token (401/403), " +
+				"body size (413), arguments (400), then the operation.",
+		},
+		"servers": []any{
+			schema{"url": "/", "description": "The service."},
+			schema{"url": "/services", "description": "The same operations under /services (an alias)."},
+		},
+		"tags":     tags,
+		"security": []any{schema{"bearerAuth": []any{}}},
+		"paths":    paths,
+		"components": schema{
+			"schemas": g.components,
+			"securitySchemes": schema{"clientBasic": schema{"type": "http", "scheme": "basic",
+				"description": "A server-to-server client's id and secret (client.create), for /oauth/token."},
+				"bearerAuth": schema{
+					"type": "http", "scheme": "bearer", "bearerFormat": "JWT",
+					"description": "An HS256 JWT with the scope `api` (storefronts, customers) or `admin`. " +
+						"`commerce token --scope admin|api` mints one; customers get one from auth.login, " +
+						"server-to-server clients from /oauth/token.",
+				}},
+		},
+	}
+}
+
+func mapsKeys(m map[string]bool) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// operation is the operation object of a route for a method.
+func (g *schemaGen) operation(rt *route, service, version, method string) schema {
+	op := rt.op
+	id := service + "." + version + "." + op.Name
+	if method == http.MethodGet {
+		id += ".get"
+	}
+	desc := op.Doc
+	if desc != "" && !strings.HasSuffix(desc, ".") {
+		desc += "."
+	}
+	scope := []any{}
+	if op.Admin {
+		desc += " Needs a token with the admin scope."
+		scope = []any{commerce.ScopeAdmin}
+	} else {
+		desc += " Any valid token (api or admin scope)."
+	}
+	if len(op.Versions) > 1 {
+		desc += " Served under " + strings.Join(op.Versions, " and ") + " alike."
+	}
+	out := schema{
+		"operationId": id,
+		"summary":     op.Name,
+		"description": strings.TrimSpace(desc),
+		"tags":        []any{service},
+		"security":    []any{schema{"bearerAuth": scope}},
+		"responses":   g.responses(rt),
+	}
+	arg := rt.arg
+	for arg.Kind() == reflect.Pointer {
+		arg = arg.Elem()
+	}
+	// Query-string parameters and the body are merged (the body wins), so
+	// a required argument may come from either: the argument object's
+	// required fields are stated in words, and neither the body nor any
+	// parameter is required as such.
+	if params := g.queryParams(arg); len(params) > 0 {
+		out["parameters"] = params
+	}
+	if req := requiredArgs(arg); len(req) > 0 {
+		out["description"] = out["description"].(string) + " Required arguments: " + strings.Join(req, ", ") + "."
+	}
+	if method == http.MethodGet {
+		return out
+	}
+	body := g.of(arg, modeIn)
+	if r, ok := body["$ref"].(string); ok {
+		if c := g.components[strings.TrimPrefix(r, "#/components/schemas/")]; c != nil {
+			delete(c, "required")
+		}
+	}
+	out["requestBody"] = schema{"content": schema{"application/json": schema{"schema": body}}}
+	return out
+}
+
+// requiredArgs are the required top-level arguments of type t.
+func requiredArgs(t reflect.Type) []string {
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	var out []string
+	for _, f := range jsonFields(t) {
+		if ruleOf(f).required {
+			out = append(out, "`"+f.name+"`")
+		}
+	}
+	return out
+}
+
+// queryParams are the arguments of a GET: every top-level field, lists
+// comma-separated, objects as JSON.
+func (g *schemaGen) queryParams(t reflect.Type) []any {
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	var out []any
+	for _, f := range jsonFields(t) {
+		ft := f.sf.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		r := ruleOf(f)
+		p := schema{"name": f.name, "in": "query"}
+		if d := fieldDocs[f.owner.PkgPath()+"."+f.owner.Name()+"."+f.sf.Name]; d != "" && f.owner.Name() != "" {
+			p["description"] = d
+		}
+		switch {
+		case ft == stringListType:
+			p["schema"] = schema{"type": "array", "items": schema{"type": "string"}}
+			p["style"], p["explode"] = "form", false
+		case isScalar(ft):
+			p["schema"] = r.apply(g.of(ft, modeIn))
+		case (ft.Kind() == reflect.Slice || ft.Kind() == reflect.Array) && isScalar(ft.Elem()):
+			p["schema"] = r.apply(g.of(ft, modeIn))
+			p["style"], p["explode"] = "form", false
+		default:
+			p["content"] = schema{"application/json": schema{"schema": g.of(ft, modeIn)}}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// isScalar reports whether values of t are JSON strings, numbers or
+// booleans by their Go kind (and not a type with its own JSON form).
+func isScalar(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if _, ok := overrides[t]; ok {
+		return t == reflect.TypeFor[money.Number]() || t == reflect.TypeFor[money.Decimal]()
+	}
+	if reflect.PointerTo(t).Implements(unmarshalerTyp) {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.String, reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return true
+	}
+	return false
+}
+
+// responses are the 200 answer (ok and the result's properties) and one
+// answer per error status, listing its codes.
+func (g *schemaGen) responses(rt *route) schema {
+	okSchema := schema{"type": "object", "required": []string{"ok"}, "properties": schema{"ok": schema{"const": true}}}
+	result := okSchema
+	switch r := rt.op.Result.(type) {
+	case nil:
+		okSchema["description"] = "The operation's properties beside ok (not described in detail)."
+	case partialResult:
+		result = schema{"allOf": []any{okSchema, g.of(derefType(reflect.TypeOf(r.v)), modePartial)}}
+	default:
+		result = schema{"allOf": []any{okSchema, g.of(derefType(reflect.TypeOf(r)), modeOut)}}
+	}
+	out := schema{"200": schema{
+		"description": "ok",
+		"content":     schema{"application/json": schema{"schema": result}},
+	}}
+	{
+		// A code of another status (an area added it without declaring
+		// it): any error answer.
+		out["default"] = schema{
+			"description": "Another error code (CONTRACT.md section 2 gives its status).",
+			"content": schema{"application/json": schema{"schema": schema{
+				"type": "object", "required": []string{"ok", "error"}, "properties": schema{
+					"ok": schema{"const": false}, "error": schema{"type": "string"}, "data": schema{}}}}},
+		}
+	}
+	byStatus := map[int][]string{}
+	seen := map[string]bool{}
+	for _, code := range append(append([]string{}, transportErrors...), rt.op.Errors...) {
+		if seen[code] {
+			continue
+		}
+		seen[code] = true
+		st := Status(code)
+		byStatus[st] = append(byStatus[st], code)
+	}
+	for st, codes := range byStatus {
+		sort.Strings(codes)
+		var refs []any
+		var lines []string
+		for _, c := range codes {
+			refs = append(refs, ref(errorComponent(c)))
+			line := "`" + c + "`"
+			if d := errorDoc[c]; d != "" {
+				line += ": " + d
+			}
+			lines = append(lines, line)
+		}
+		// The codes listed, each with its data; another code of the same
+		// status (one an area added without declaring it) still has the
+		// envelope's shape.
+		refs = append(refs, schema{"type": "object", "required": []string{"ok", "error"}, "properties": schema{
+			"ok": schema{"const": false}, "error": schema{"type": "string"}, "data": schema{}}})
+		sch := schema{"anyOf": refs}
+		g.errorCodes(codes)
+		out[strconv.Itoa(st)] = schema{
+			"description": http.StatusText(st) + ". Error codes: " + strings.Join(lines, "; ") + ".",
+			"content":     schema{"application/json": schema{"schema": sch}},
+		}
+	}
+	return out
+}
+
+func derefType(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
+}
+
+func errorComponent(code string) string { return "error." + code }
+
+// errorCodes notes the codes whose components the document needs.
+func (g *schemaGen) errorCodes(codes []string) {
+	for _, c := range codes {
+		g.errCodes[c] = true
+	}
+}
+
+// errorComponents are the schemas of the error answers the operations
+// list: {ok: false, error: <code>, data}.
+func (g *schemaGen) errorComponents() map[string]schema {
+	out := map[string]schema{}
+	for code := range g.errCodes {
+		data, has := errorData[code]
+		if !has {
+			data = schema{"description": "The code's data, when it has one (CONTRACT.md section 2)."}
+		}
+		props := schema{
+			"ok":    schema{"const": false},
+			"error": schema{"const": code},
+			"data":  data,
+		}
+		s := schema{"type": "object", "required": []string{"ok", "error"}, "properties": props,
+			"description": fmt.Sprintf("The error %s (HTTP %d).", code, Status(code))}
+		out[errorComponent(code)] = s
+	}
+	return out
+}
+
+// Operations lists the registered operations as their paths
+// ("/cart/v1/cart.create"), sorted, with whether each is a read.
+func (s *Server) Operations() map[string]bool {
+	out := make(map[string]bool, len(s.routes))
+	for k, rt := range s.routes {
+		out["/"+k] = rt.op.Read
+	}
+	return out
+}

@@ -1,0 +1,107 @@
+package search
+
+import (
+	"slices"
+
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/money"
+)
+
+// SearchInput is the argument of product.search.
+type SearchInput struct {
+	Q          *string             `json:"q"`
+	Categories commerce.StringList `json:"categories"`
+	Brand      commerce.StringList `json:"brand"`
+	PriceFrom  *money.Number       `json:"priceFrom"`
+	PriceTo    *money.Number       `json:"priceTo"`
+	Currency   *string             `json:"currency"`
+	Facets     commerce.StringList `json:"facets"`
+	Sort       *string             `json:"sort"`
+	Fields     commerce.StringList `json:"fields"`
+	commerce.PageArgs
+}
+
+// Query returns the store query and the page the input asks for.
+// validation_error, naming each field at fault: the page; q longer than
+// MaxQueryBytes or with more than MaxWords words; a currency that is not
+// ISO 4217; a price bound that is not a number, is negative or has more
+// decimals than the currency; priceFrom above priceTo; a facet or sort
+// that does not exist.
+func (in SearchInput) Query() (Query, commerce.Page, error) {
+	page, err := in.Page()
+	var p commerce.Problems
+	if err != nil {
+		for _, m := range commerce.ProblemsOf(err) {
+			p = append(p, m)
+		}
+	}
+	q := Query{Categories: in.Categories, Brands: in.Brand, Currency: DefaultCurrency, Limit: page.Limit, Skip: page.Skip}
+	if in.Q != nil {
+		if len(*in.Q) > MaxQueryBytes {
+			p.Add("q", "at most %d bytes", MaxQueryBytes)
+		} else if q.Words = Words(*in.Q); len(q.Words) > MaxWords {
+			p.Add("q", "at most %d words", MaxWords)
+		}
+	}
+	precision := 2
+	if in.Currency != nil {
+		q.Currency = *in.Currency
+		prec, err := money.Precision(q.Currency)
+		if err != nil || !money.ValidCurrency(q.Currency) {
+			p.Add("currency", "must be an ISO 4217 currency code")
+		} else {
+			precision = prec
+		}
+	}
+	bound := func(field string, n *money.Number) *int64 {
+		if n == nil {
+			return nil
+		}
+		d, problem := n.NonNegative()
+		if problem != "" {
+			p.Add(field, "%s", problem)
+			return nil
+		}
+		v, err := d.Minor(precision)
+		if err != nil {
+			p.Add(field, "%s", err.Error())
+			return nil
+		}
+		return &v
+	}
+	q.PriceFrom, q.PriceTo = bound("priceFrom", in.PriceFrom), bound("priceTo", in.PriceTo)
+	if q.PriceFrom != nil && q.PriceTo != nil && *q.PriceFrom > *q.PriceTo {
+		p.Add("priceTo", "must not be below priceFrom")
+	}
+	for i, f := range in.Facets {
+		switch f {
+		case FacetBrand:
+			q.BrandFacet = true
+		case FacetCategories:
+			q.CategoryFacet = true
+		case FacetPrice:
+			q.PriceFacet = true
+			q.PriceBounds = PriceBuckets(precision)
+		default:
+			p.Add(commerce.Index("facets", i), "must be one of brand, categories, price")
+		}
+	}
+	q.Sort = SortCreation
+	if len(q.Words) > 0 {
+		q.Sort = SortRelevance
+	}
+	if in.Sort != nil {
+		switch s := *in.Sort; {
+		case s == SortRelevance:
+			if len(q.Words) == 0 {
+				s = SortCreation // nothing to rank: creation order
+			}
+			q.Sort = s
+		case slices.Contains([]string{SortPrice, SortPriceDesc, SortNewest}, s):
+			q.Sort = s
+		default:
+			p.Add("sort", "must be one of relevance, price, -price, newest")
+		}
+	}
+	return q, page, p.Err()
+}

@@ -1,0 +1,364 @@
+package sqldb
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/cart"
+	"github.com/commercekit/commerce/customer"
+	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/order"
+)
+
+// CustomerStore is the customer area's storage (customer.Store): accounts
+// (a row each, the document in data and the columns it is looked up by),
+// refresh and reset tokens by their hashes, login failures per email and
+// the OAuth clients.
+type CustomerStore struct{ db *DB }
+
+// NewCustomerStore returns the customer store over db.
+func NewCustomerStore(db *DB) *CustomerStore { return &CustomerStore{db: db} }
+
+const customerColumns = `id, email, customer_type, created_at, password_hash, data`
+
+// Update implements customer.Store.
+func (s *CustomerStore) Update(ctx context.Context, fn func(tx customer.Tx) error) error {
+	return s.db.Update(ctx, func(tx *Tx) error { return fn(customerTx{tx}) })
+}
+
+// Customer implements customer.Store.
+func (s *CustomerStore) Customer(ctx context.Context, id string) (*customer.Customer, error) {
+	c, err := scanCustomer(s.db.QueryRow(ctx, `SELECT `+customerColumns+` FROM customers WHERE id = ?`, id))
+	if err != nil {
+		return nil, fmt.Errorf("customer %s: %w", id, s.db.NotFound(err, customer.NotFound(id)))
+	}
+	return c, nil
+}
+
+// CustomerByEmail implements customer.Store.
+func (s *CustomerStore) CustomerByEmail(ctx context.Context, email string) (*customer.Customer, error) {
+	c, err := scanCustomer(s.db.QueryRow(ctx, `SELECT `+customerColumns+` FROM customers WHERE email = ?`, email))
+	if err != nil {
+		return nil, fmt.Errorf("customer by email: %w", s.db.NotFound(err, customer.NotFound(email)))
+	}
+	return c, nil
+}
+
+// Customers implements customer.Store.
+func (s *CustomerStore) Customers(ctx context.Context, f customer.Filter) ([]customer.Customer, error) {
+	var w where
+	w.in(`customer_type`, f.CustomerTypes)
+	out, err := listPage(ctx, s.db, `SELECT `+customerColumns+` FROM customers`, `ORDER BY seq`, &w,
+		[]regexFilter{{col: `email`, field: `email`, pattern: pattern(f.Email)}}, f.Limit, f.Skip,
+		func(r rowScanner) (customer.Customer, error) {
+			c, err := scanCustomer(r)
+			if err != nil {
+				return customer.Customer{}, err
+			}
+			return *c, nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("list customers: %w", err)
+	}
+	return out, nil
+}
+
+// ResetToken implements customer.Store.
+func (s *CustomerStore) ResetToken(ctx context.Context, hash string) (*customer.ResetToken, error) {
+	var t customer.ResetToken
+	var exp int64
+	err := s.db.QueryRow(ctx, `SELECT hash, customer_id, expires_at FROM password_resets WHERE hash = ?`, hash).
+		Scan(&t.Hash, &t.CustomerID, &exp)
+	if err != nil {
+		return nil, fmt.Errorf("reset token: %w", s.db.NotFound(err, commerce.NewError(commerce.EInvalidResetToken, nil)))
+	}
+	t.ExpiresAt = time.UnixMilli(exp).UTC()
+	return &t, nil
+}
+
+const clientColumns = `id, name, scope, secret_hash, created_at`
+
+// Client implements customer.Store.
+func (s *CustomerStore) Client(ctx context.Context, id string) (*customer.Client, error) {
+	c, err := scanClient(s.db.QueryRow(ctx, `SELECT `+clientColumns+` FROM oauth_clients WHERE id = ?`, id))
+	if err != nil {
+		return nil, fmt.Errorf("client %s: %w", id, s.db.NotFound(err, customer.ClientNotFound(id)))
+	}
+	return c, nil
+}
+
+// Clients implements customer.Store.
+func (s *CustomerStore) Clients(ctx context.Context, limit, skip int) ([]customer.Client, error) {
+	var w where
+	out, err := listPage(ctx, s.db, `SELECT `+clientColumns+` FROM oauth_clients`, `ORDER BY seq`, &w, nil, limit, skip,
+		func(r rowScanner) (customer.Client, error) {
+			c, err := scanClient(r)
+			if err != nil {
+				return customer.Client{}, err
+			}
+			return *c, nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("list clients: %w", err)
+	}
+	return out, nil
+}
+
+// customerTx implements customer.Tx over a transaction.
+type customerTx struct{ tx *Tx }
+
+// Emit implements customer.Tx.
+func (t customerTx) Emit(e event.Event) { t.tx.Emit(e) }
+
+// Cart implements customer.Tx.
+func (t customerTx) Cart() cart.Tx { return cartTx(t) }
+
+// Orders implements customer.Tx.
+func (t customerTx) Orders() order.Tx { return orderTx(t) }
+
+// Lock implements customer.Tx.
+func (t customerTx) Lock(ctx context.Context, id string) (*customer.Customer, error) {
+	c, err := scanCustomer(t.tx.QueryRow(ctx, `SELECT `+customerColumns+` FROM customers WHERE id = ?`+t.tx.ForUpdate(), id))
+	if err != nil {
+		return nil, fmt.Errorf("lock customer %s: %w", id, t.tx.DB().NotFound(err, customer.NotFound(id)))
+	}
+	return c, nil
+}
+
+// customerDoc is what data holds of a customer.
+type customerDoc struct {
+	FirstName string             `json:"firstName"`
+	LastName  string             `json:"lastName"`
+	Phone     string             `json:"phone"`
+	Addresses []customer.Address `json:"addresses"`
+}
+
+func customerData(c *customer.Customer) (string, error) {
+	b, err := json.Marshal(customerDoc{FirstName: c.FirstName, LastName: c.LastName, Phone: c.Phone, Addresses: c.Addresses})
+	return string(b), err
+}
+
+// Insert implements customer.Tx.
+func (t customerTx) Insert(ctx context.Context, c *customer.Customer) error {
+	data, err := customerData(c)
+	if err != nil {
+		return fmt.Errorf("insert customer: %w", err)
+	}
+	_, err = t.tx.Exec(ctx, `INSERT INTO customers (`+customerColumns+`) VALUES (?, ?, ?, ?, ?, ?)`,
+		c.ID, c.Email, c.CustomerType, c.CreatedAt.UnixMilli(), c.PasswordHash, data)
+	if err != nil {
+		return fmt.Errorf("insert customer: %w", t.tx.Translate(err))
+	}
+	return nil
+}
+
+// Save implements customer.Tx.
+func (t customerTx) Save(ctx context.Context, c *customer.Customer) error {
+	data, err := customerData(c)
+	if err != nil {
+		return fmt.Errorf("save customer: %w", err)
+	}
+	res, err := t.tx.Exec(ctx, `UPDATE customers SET customer_type = ?, password_hash = ?, data = ? WHERE id = ?`,
+		c.CustomerType, c.PasswordHash, data, c.ID)
+	return affected(t.tx, res, err, customer.NotFound(c.ID))
+}
+
+// Delete implements customer.Tx. Tokens go first (and would go with the
+// row: ON DELETE CASCADE).
+func (t customerTx) Delete(ctx context.Context, id string) error {
+	for _, q := range []string{`DELETE FROM refresh_tokens WHERE customer_id = ?`, `DELETE FROM password_resets WHERE customer_id = ?`} {
+		if _, err := t.tx.Exec(ctx, q, id); err != nil {
+			return fmt.Errorf("delete customer %s: %w", id, t.tx.Translate(err))
+		}
+	}
+	res, err := t.tx.Exec(ctx, `DELETE FROM customers WHERE id = ?`, id)
+	return affected(t.tx, res, err, customer.NotFound(id))
+}
+
+// LockFailures implements customer.Tx: the email's row is created when
+// missing, then locked (PostgreSQL: FOR UPDATE; SQLite serialises its
+// writers), so concurrent logins for one email take turns.
+func (t customerTx) LockFailures(ctx context.Context, email string) ([]time.Time, error) {
+	if _, err := t.tx.Exec(ctx, `INSERT INTO login_failures (email, failures) VALUES (?, '[]') ON CONFLICT (email) DO NOTHING`, email); err != nil {
+		return nil, fmt.Errorf("login failures: %w", t.tx.Translate(err))
+	}
+	var raw string
+	if err := t.tx.QueryRow(ctx, `SELECT failures FROM login_failures WHERE email = ?`+t.tx.ForUpdate(), email).Scan(&raw); err != nil {
+		return nil, fmt.Errorf("login failures: %w", t.tx.Translate(err))
+	}
+	var ms []int64
+	if err := json.Unmarshal([]byte(raw), &ms); err != nil {
+		return nil, fmt.Errorf("login failures: bad document: %w", err)
+	}
+	out := make([]time.Time, len(ms))
+	for i, m := range ms {
+		out[i] = time.UnixMilli(m).UTC()
+	}
+	return out, nil
+}
+
+// SetFailures implements customer.Tx; none deletes the email's row.
+func (t customerTx) SetFailures(ctx context.Context, email string, at []time.Time) error {
+	if len(at) == 0 {
+		if _, err := t.tx.Exec(ctx, `DELETE FROM login_failures WHERE email = ?`, email); err != nil {
+			return fmt.Errorf("login failures: %w", t.tx.Translate(err))
+		}
+		return nil
+	}
+	ms := make([]int64, len(at))
+	for i, a := range at {
+		ms[i] = a.UnixMilli()
+	}
+	b, _ := json.Marshal(ms) // a slice of integers always marshals
+	_, err := t.tx.Exec(ctx, `INSERT INTO login_failures (email, failures) VALUES (?, ?)
+		ON CONFLICT (email) DO UPDATE SET failures = excluded.failures`, email, string(b))
+	if err != nil {
+		return fmt.Errorf("login failures: %w", t.tx.Translate(err))
+	}
+	return nil
+}
+
+// InsertRefresh implements customer.Tx.
+func (t customerTx) InsertRefresh(ctx context.Context, r customer.RefreshToken) error {
+	_, err := t.tx.Exec(ctx, `INSERT INTO refresh_tokens (hash, family, customer_id, expires_at, spent) VALUES (?, ?, ?, ?, ?)`,
+		r.Hash, r.Family, r.CustomerID, r.ExpiresAt.UnixMilli(), r.Spent)
+	if err != nil {
+		return fmt.Errorf("insert refresh token: %w", t.tx.Translate(err))
+	}
+	return nil
+}
+
+// LockRefresh implements customer.Tx.
+func (t customerTx) LockRefresh(ctx context.Context, hash string) (*customer.RefreshToken, error) {
+	var r customer.RefreshToken
+	var exp int64
+	err := t.tx.QueryRow(ctx, `SELECT hash, family, customer_id, expires_at, spent FROM refresh_tokens WHERE hash = ?`+t.tx.ForUpdate(), hash).
+		Scan(&r.Hash, &r.Family, &r.CustomerID, &exp, &r.Spent)
+	if err != nil {
+		return nil, fmt.Errorf("refresh token: %w", t.tx.DB().NotFound(err, commerce.NewError(commerce.EInvalidToken, nil)))
+	}
+	r.ExpiresAt = time.UnixMilli(exp).UTC()
+	return &r, nil
+}
+
+// SpendRefresh implements customer.Tx.
+func (t customerTx) SpendRefresh(ctx context.Context, hash string) error {
+	res, err := t.tx.Exec(ctx, `UPDATE refresh_tokens SET spent = ? WHERE hash = ?`, true, hash)
+	return affected(t.tx, res, err, commerce.NewError(commerce.EInvalidToken, nil))
+}
+
+// RevokeFamily implements customer.Tx.
+func (t customerTx) RevokeFamily(ctx context.Context, family string) error {
+	if _, err := t.tx.Exec(ctx, `DELETE FROM refresh_tokens WHERE family = ?`, family); err != nil {
+		return fmt.Errorf("revoke sign-in: %w", t.tx.Translate(err))
+	}
+	return nil
+}
+
+// RevokeCustomer implements customer.Tx.
+func (t customerTx) RevokeCustomer(ctx context.Context, customerID string) error {
+	if _, err := t.tx.Exec(ctx, `DELETE FROM refresh_tokens WHERE customer_id = ?`, customerID); err != nil {
+		return fmt.Errorf("revoke sign-ins: %w", t.tx.Translate(err))
+	}
+	return nil
+}
+
+// InsertReset implements customer.Tx.
+func (t customerTx) InsertReset(ctx context.Context, r customer.ResetToken) error {
+	_, err := t.tx.Exec(ctx, `INSERT INTO password_resets (hash, customer_id, expires_at) VALUES (?, ?, ?)`,
+		r.Hash, r.CustomerID, r.ExpiresAt.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("insert reset token: %w", t.tx.Translate(err))
+	}
+	return nil
+}
+
+// TakeReset implements customer.Tx.
+func (t customerTx) TakeReset(ctx context.Context, hash string, now time.Time) (*customer.ResetToken, error) {
+	var r customer.ResetToken
+	var exp int64
+	err := t.tx.QueryRow(ctx, `DELETE FROM password_resets WHERE hash = ? AND expires_at > ? RETURNING hash, customer_id, expires_at`,
+		hash, now.UnixMilli()).Scan(&r.Hash, &r.CustomerID, &exp)
+	if err != nil {
+		return nil, fmt.Errorf("take reset token: %w", t.tx.DB().NotFound(err, commerce.NewError(commerce.EInvalidResetToken, nil)))
+	}
+	r.ExpiresAt = time.UnixMilli(exp).UTC()
+	return &r, nil
+}
+
+// DeleteResets implements customer.Tx.
+func (t customerTx) DeleteResets(ctx context.Context, customerID string) error {
+	if _, err := t.tx.Exec(ctx, `DELETE FROM password_resets WHERE customer_id = ?`, customerID); err != nil {
+		return fmt.Errorf("delete reset tokens: %w", t.tx.Translate(err))
+	}
+	return nil
+}
+
+// InsertClient implements customer.Tx.
+func (t customerTx) InsertClient(ctx context.Context, c customer.Client) error {
+	_, err := t.tx.Exec(ctx, `INSERT INTO oauth_clients (`+clientColumns+`) VALUES (?, ?, ?, ?, ?)`,
+		c.ID, c.Name, c.Scope, c.SecretHash, c.CreatedAt.UnixMilli())
+	if err != nil {
+		return fmt.Errorf("insert client: %w", t.tx.Translate(err))
+	}
+	return nil
+}
+
+// RemoveClient implements customer.Tx.
+func (t customerTx) RemoveClient(ctx context.Context, id string) (*customer.Client, error) {
+	c, err := scanClient(t.tx.QueryRow(ctx, `DELETE FROM oauth_clients WHERE id = ? RETURNING `+clientColumns, id))
+	if err != nil {
+		return nil, fmt.Errorf("remove client: %w", t.tx.DB().NotFound(err, customer.ClientNotFound(id)))
+	}
+	return c, nil
+}
+
+// affected turns an UPDATE or DELETE's result into notFound when it
+// touched no row.
+func affected(tx *Tx, res interface{ RowsAffected() (int64, error) }, err error, notFound *commerce.Error) error {
+	if err != nil {
+		return tx.Translate(err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return tx.Translate(err)
+	}
+	if n == 0 {
+		return notFound
+	}
+	return nil
+}
+
+func scanCustomer(r rowScanner) (*customer.Customer, error) {
+	var c customer.Customer
+	var created int64
+	var data string
+	if err := r.Scan(&c.ID, &c.Email, &c.CustomerType, &created, &c.PasswordHash, &data); err != nil {
+		return nil, err
+	}
+	var d customerDoc
+	if err := json.Unmarshal([]byte(data), &d); err != nil {
+		return nil, fmt.Errorf("customer %s: bad document: %w", c.ID, err)
+	}
+	c.FirstName, c.LastName, c.Phone, c.Addresses = d.FirstName, d.LastName, d.Phone, d.Addresses
+	if c.Addresses == nil {
+		c.Addresses = []customer.Address{}
+	}
+	c.CreatedAt = time.UnixMilli(created).UTC()
+	return &c, nil
+}
+
+func scanClient(r rowScanner) (*customer.Client, error) {
+	var c customer.Client
+	var created int64
+	if err := r.Scan(&c.ID, &c.Name, &c.Scope, &c.SecretHash, &created); err != nil {
+		return nil, err
+	}
+	c.CreatedAt = time.UnixMilli(created).UTC()
+	return &c, nil
+}
+
+var _ customer.Store = (*CustomerStore)(nil)

@@ -1,0 +1,140 @@
+package staff
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"math"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/internal/password"
+)
+
+// Service manages staff accounts and their sessions.
+type Service struct {
+	store Store
+	now   func() time.Time
+	// Params are the argon2id parameters of new hashes.
+	Params password.Params
+	// dummy is a hash to check passwords of unknown emails against, so
+	// that they take as long as known ones.
+	dummy     string
+	dummyOnce sync.Once
+}
+
+// NewService returns the service over store.
+func NewService(store Store, now func() time.Time) *Service {
+	return &Service{store: store, now: now, Params: password.Default}
+}
+
+// NormalizeEmail trims and lower-cases an email.
+func NormalizeEmail(email string) string {
+	return strings.ToLower(strings.TrimSpace(commerce.Key(email)))
+}
+
+// Add creates an account. The password must be 10 to 128 characters and
+// not the email. Errors: validation_error, duplicate_key.
+func (s *Service) Add(ctx context.Context, email, pw string) (Staff, error) {
+	email = NormalizeEmail(email)
+	var p commerce.Problems
+	if at := strings.IndexByte(email, '@'); at < 1 || at == len(email)-1 || len(email) > 254 || strings.ContainsAny(email, " \t\r\n") {
+		p.Add("email", "must be an email address")
+	}
+	if n := utf8.RuneCountInString(pw); n < 10 || n > 128 {
+		p.Add("password", "must be 10 to 128 characters")
+	} else if strings.EqualFold(strings.TrimSpace(pw), email) {
+		p.Add("password", "must not be the email")
+	}
+	if err := p.Err(); err != nil {
+		return Staff{}, err
+	}
+	hash, err := password.Hash(pw, s.Params)
+	if err != nil {
+		return Staff{}, commerce.Errorf(commerce.EInternal, "hash the password: %w", err)
+	}
+	st := Staff{ID: commerce.NewID(), Email: email, CreatedAt: s.now().UTC().Truncate(time.Millisecond)}
+	if err := s.store.Create(ctx, st, hash); err != nil {
+		return Staff{}, err
+	}
+	return st, nil
+}
+
+// SignIn checks an email and password and opens a session, returning its
+// id (the cookie's value, never stored) and the account. Errors:
+// invalid_credentials (wrong password or unknown email, the same answer in
+// about the same time), too_many_attempts with data {retryAfter} (seconds)
+// after MaxFailures failures within Window, even with the right password.
+func (s *Service) SignIn(ctx context.Context, email, pw string) (string, Staff, error) {
+	email = NormalizeEmail(email)
+	now := s.now().UTC()
+	attempt := commerce.NewID()
+	oldest, ok, err := s.store.BeginAttempt(ctx, attempt, email, now, now.Add(-Window), MaxFailures)
+	if err != nil {
+		return "", Staff{}, err
+	}
+	if !ok {
+		retry := int64(math.Ceil(oldest.Add(Window).Sub(now).Seconds()))
+		if retry < 1 {
+			retry = 1
+		}
+		return "", Staff{}, commerce.NewError(commerce.ETooManyAttempts, map[string]any{"retryAfter": retry})
+	}
+	st, hash, err := s.store.ByEmail(ctx, email)
+	if commerce.ErrorCode(err) == commerce.EInvalidCredentials {
+		hash = s.dummyHash()
+	} else if err != nil {
+		return "", Staff{}, err
+	}
+	match, verr := password.Verify(pw, hash)
+	if err != nil || verr != nil || !match {
+		return "", Staff{}, commerce.NewError(commerce.EInvalidCredentials, nil)
+	}
+	if err := s.store.ForgetAttempt(ctx, attempt); err != nil {
+		return "", Staff{}, err
+	}
+	var b [32]byte
+	_, _ = rand.Read(b[:])
+	id := base64.RawURLEncoding.EncodeToString(b[:])
+	if err := s.store.CreateSession(ctx, HashSession(id), st.ID, now, now.Add(SessionTTL)); err != nil {
+		return "", Staff{}, err
+	}
+	return id, st, nil
+}
+
+func (s *Service) dummyHash() string {
+	s.dummyOnce.Do(func() { s.dummy, _ = password.Hash("not a password of anyone", s.Params) })
+	return s.dummy
+}
+
+// Session returns the account of a session id. Errors: invalid_token.
+func (s *Service) Session(ctx context.Context, id string) (Staff, error) {
+	if id == "" || len(id) > 100 {
+		return Staff{}, commerce.NewError(commerce.EInvalidToken, nil)
+	}
+	return s.store.Session(ctx, HashSession(id), s.now().UTC())
+}
+
+// SignOut ends a session.
+func (s *Service) SignOut(ctx context.Context, id string) error {
+	return s.store.DeleteSession(ctx, HashSession(id))
+}
+
+// HashSession is how a session id is stored: hex SHA-256.
+func HashSession(id string) string {
+	h := sha256.Sum256([]byte(id))
+	return hex.EncodeToString(h[:])
+}
+
+// CSRFToken returns the anti-forgery token of a session: derived from its
+// id, so it is tied to the session, and not the id itself nor its stored
+// hash.
+func CSRFToken(sessionID string) string {
+	h := sha256.Sum256([]byte("csrf\x00" + sessionID))
+	return base64.RawURLEncoding.EncodeToString(h[:])
+}

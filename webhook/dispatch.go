@@ -1,0 +1,245 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/commercekit/commerce"
+)
+
+// followBatch is how many events the follower reads per transaction.
+const followBatch = 500
+
+// newClient returns the HTTP client of the attempts: no proxy (a proxy
+// would connect on our behalf, past the address check), no redirects (a
+// 3xx is not delivered), and unless allowPrivate a dialer that refuses
+// forbidden addresses after DNS resolution.
+func newClient(allowPrivate bool, timeout time.Duration) *http.Client {
+	d := &net.Dialer{Timeout: timeout}
+	if !allowPrivate {
+		d.Control = dialControl
+	}
+	tr := &http.Transport{
+		Proxy:                 nil,
+		DialContext:           d.DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          64,
+		MaxIdleConnsPerHost:   8,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   timeout,
+		ResponseHeaderTimeout: timeout,
+	}
+	return &http.Client{Transport: tr, Timeout: timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// Run follows the outbox (in the one process that leads) and dispatches
+// due deliveries (in every process) until ctx ends.
+func (s *Service) Run(ctx context.Context, wake <-chan struct{}, logger *slog.Logger) {
+	logger = orDiscard(logger)
+	var wg sync.WaitGroup
+	wg.Go(func() { s.follow(ctx, wake, logger) })
+	wg.Go(func() { s.dispatch(ctx, logger) })
+	wg.Wait()
+}
+
+// follow creates deliveries from the event log while it leads.
+func (s *Service) follow(ctx context.Context, wake <-chan struct{}, logger *slog.Logger) {
+	for ctx.Err() == nil {
+		check, release, ok, err := s.store.Lead(ctx)
+		if err != nil || !ok {
+			if err != nil && ctx.Err() == nil {
+				logger.Warn("webhook follower: lead", "err", err)
+			}
+			sleep(ctx, 2*time.Second)
+			continue
+		}
+		err = s.followLeading(ctx, wake, check)
+		release()
+		if err != nil && ctx.Err() == nil {
+			logger.Warn("webhook follower paused", "err", err)
+			sleep(ctx, time.Second)
+		}
+	}
+}
+
+func (s *Service) followLeading(ctx context.Context, wake <-chan struct{}, check func(context.Context) error) error {
+	poll := time.NewTicker(s.cfg.Poll)
+	defer poll.Stop()
+	for ctx.Err() == nil {
+		if err := check(ctx); err != nil {
+			return err
+		}
+		n, err := s.store.Follow(ctx, s.now(), followBatch)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			s.poke()
+		}
+		if n == followBatch {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+		case <-wake:
+		case <-poll.C:
+		}
+	}
+	return nil
+}
+
+// dispatch claims due deliveries and attempts them, Workers at a time. It
+// claims only as many as it has idle workers, so that every claimed
+// delivery is attempted at once, well within its lease.
+func (s *Service) dispatch(ctx context.Context, logger *slog.Logger) {
+	claim := commerce.NewID() // this dispatcher's lease token
+	idle := make(chan struct{}, s.cfg.Workers)
+	for range s.cfg.Workers {
+		idle <- struct{}{}
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	poll := time.NewTicker(s.cfg.Poll)
+	defer poll.Stop()
+	for ctx.Err() == nil {
+		// Wait for one idle worker, then take every other idle one.
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			return
+		}
+		n := 1
+	more:
+		for n < s.cfg.Workers {
+			select {
+			case <-idle:
+				n++
+			default:
+				break more
+			}
+		}
+		batch, err := s.store.Claim(ctx, claim, s.now(), s.cfg.Lease, n)
+		for range n - len(batch) {
+			idle <- struct{}{}
+		}
+		if err != nil {
+			if ctx.Err() == nil {
+				logger.Warn("webhook dispatcher: claim", "err", err)
+				sleep(ctx, time.Second)
+			}
+			continue
+		}
+		for _, c := range batch {
+			wg.Go(func() {
+				defer func() { idle <- struct{}{} }()
+				s.attempt(ctx, claim, c, logger)
+			})
+		}
+		if len(batch) > 0 {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+		case <-s.wake:
+		case <-poll.C:
+		}
+	}
+}
+
+// attempt sends one delivery and records the outcome. When ctx ends
+// during the attempt nothing is recorded: the lease runs out and the
+// delivery is attempted again (at least once).
+func (s *Service) attempt(ctx context.Context, claim string, c Claimed, logger *slog.Logger) {
+	code, sendErr := s.send(ctx, c)
+	if ctx.Err() != nil {
+		return
+	}
+	now := s.now().UTC()
+	r := Result{DeliveryID: c.ID}
+	if code != 0 {
+		r.StatusCode = &code
+	}
+	attempts := c.Attempts + 1
+	switch {
+	case sendErr == nil:
+		r.Status, r.DeliveredAt = Delivered, &now
+	default:
+		msg := sendErr.Error()
+		r.Error = &msg
+		if !c.LastTry && attempts <= len(s.cfg.Retry) {
+			next := now.Add(s.cfg.Retry[attempts-1])
+			r.Status, r.NextAttempt = Pending, &next
+		} else {
+			r.Status = Failed
+		}
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	ok, err := s.store.Record(rctx, claim, r)
+	if err != nil {
+		logger.Warn("webhook dispatcher: record an attempt", "delivery", c.ID, "err", err)
+	} else if !ok {
+		logger.Warn("webhook dispatcher: lease lost before the attempt was recorded", "delivery", c.ID)
+	}
+}
+
+// send POSTs the event: 2xx within the timeout is success; code is the
+// answer's status (0 when there was none).
+func (s *Service) send(ctx context.Context, c Claimed) (code int, err error) {
+	secret, err := s.cfg.Sealer.Open(c.Secret)
+	if err != nil {
+		return 0, err
+	}
+	body, err := json.Marshal(c.Event)
+	if err != nil {
+		return 0, err
+	}
+	ts := s.now().Unix()
+	sig, err := Sign(secret, c.Event.ID, ts, body)
+	if err != nil {
+		return 0, err
+	}
+	actx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(actx, http.MethodPost, c.URL, bytes.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "commerce-webhooks/1")
+	req.Header.Set("webhook-id", c.Event.ID)
+	req.Header.Set("webhook-timestamp", strconv.FormatInt(ts, 10))
+	req.Header.Set("webhook-signature", sig)
+	res, err := s.client.Do(req)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) || actx.Err() != nil {
+			return 0, errors.New("no answer within " + s.cfg.Timeout.String())
+		}
+		return 0, err
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
+	res.Body.Close()
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		return res.StatusCode, errors.New("HTTP " + strconv.Itoa(res.StatusCode))
+	}
+	return res.StatusCode, nil
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
