@@ -25,7 +25,7 @@ func NewService(store Store, now func() time.Time) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{store: store, now: now}
+	return &Service{store: newCachedStore(store), now: now}
 }
 
 // New validates a shipping.create input and returns the method it

@@ -28,6 +28,10 @@ type Store interface {
 	// methods that have a location in the country (the candidates for an
 	// address there). No error codes of its own.
 	ActiveMethods(ctx context.Context, country string) ([]Method, error)
+	// Version returns the methods' version, which every Update moves in
+	// its transaction: a process keeping the methods in memory compares it
+	// to tell whether its copy is out of date (see cache.go).
+	Version(ctx context.Context) (int64, error)
 }
 
 // Tx is a write transaction of the shipping area. Methods are never

@@ -41,9 +41,14 @@ type storedRate struct {
 
 var _ shipping.Store = (*ShippingStore)(nil)
 
-// Update implements shipping.Store.
+// Update implements shipping.Store; it moves the methods' version.
 func (s *ShippingStore) Update(ctx context.Context, fn func(tx shipping.Tx) error) error {
-	return s.db.Update(ctx, func(tx *Tx) error { return fn(shippingTx{tx}) })
+	return s.db.updateVersioned(ctx, versionShipping, func(tx *Tx) error { return fn(shippingTx{tx}) })
+}
+
+// Version implements shipping.Store.
+func (s *ShippingStore) Version(ctx context.Context) (int64, error) {
+	return s.db.areaVersion(ctx, versionShipping)
 }
 
 // Method implements shipping.Store.

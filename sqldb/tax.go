@@ -23,9 +23,14 @@ var _ tax.Store = (*TaxStore)(nil)
 
 const taxColumns = `id, code, class, title, description, rate, is_percentage`
 
-// Update implements tax.Store.
+// Update implements tax.Store; it moves the taxes' version.
 func (s *TaxStore) Update(ctx context.Context, fn func(tx tax.Tx) error) error {
-	return s.db.Update(ctx, func(tx *Tx) error { return fn(taxTx{tx}) })
+	return s.db.updateVersioned(ctx, versionTaxes, func(tx *Tx) error { return fn(taxTx{tx}) })
+}
+
+// Version implements tax.Store.
+func (s *TaxStore) Version(ctx context.Context) (int64, error) {
+	return s.db.areaVersion(ctx, versionTaxes)
 }
 
 // Tax implements tax.Store.

@@ -26,7 +26,7 @@ func NewService(store Store, products Products, now func() time.Time) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{store: store, products: products, now: now}
+	return &Service{store: newCachedStore(store), products: products, now: now}
 }
 
 // apply sets the fields present in f on t (the code as commerce.Key, the

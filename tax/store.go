@@ -28,6 +28,10 @@ type Store interface {
 	// TaxesByCode returns, in one query, every tax whose code is one of
 	// codes, in creation order. No error codes of its own.
 	TaxesByCode(ctx context.Context, codes []string) ([]Tax, error)
+	// Version returns the taxes' version, which every Update moves in its
+	// transaction: a process keeping the taxes in memory compares it to
+	// tell whether its copy is out of date (see cache.go).
+	Version(ctx context.Context) (int64, error)
 }
 
 // Tx is a write transaction of the tax area.

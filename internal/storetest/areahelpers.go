@@ -124,3 +124,14 @@ func wantPatternTimeout(t *testing.T, db *sqldb.DB, fill func(n int), list func(
 	}
 	wantProblems(t, "a pattern past the time limit", list(&slow), timeouts...)
 }
+
+// versionOf returns a store's version (the one its in-memory copies are
+// checked against), failing the test on an error.
+func versionOf(t *testing.T, version func(context.Context) (int64, error)) int64 {
+	t.Helper()
+	v, err := version(context.Background())
+	if err != nil {
+		t.Fatalf("version: %v", err)
+	}
+	return v
+}

@@ -95,7 +95,12 @@ func shippingCRD(t *testing.T, db *sqldb.DB) {
 func shippingRollback(t *testing.T, db *sqldb.DB) {
 	ctx := context.Background()
 	s := sqldb.NewShippingStore(db)
+	v0 := versionOf(t, s.Version)
 	keep := createMethods(t, s, fixtureMethod("keep", true, "default", 1, "GB"))[0]
+	v1 := versionOf(t, s.Version)
+	if v1 <= v0 {
+		t.Errorf("a committed change left the version at %d (was %d)", v1, v0)
+	}
 	m := fixtureMethod("new", true, "default", 1, "FR")
 	err := s.Update(ctx, func(tx shipping.Tx) error {
 		if err := tx.CreateMethod(ctx, m); err != nil {
@@ -117,6 +122,9 @@ func shippingRollback(t *testing.T, db *sqldb.DB) {
 	}
 	if types, _ := channelEvents(t, db, event.Shipping); len(types) != 0 {
 		t.Errorf("got events %q after a rollback, want none", types)
+	}
+	if got := versionOf(t, s.Version); got != v1 {
+		t.Errorf("a rollback moved the version from %d to %d", v1, got)
 	}
 }
 

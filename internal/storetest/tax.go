@@ -106,7 +106,12 @@ func taxCRUD(t *testing.T, db *sqldb.DB) {
 func taxRollback(t *testing.T, db *sqldb.DB) {
 	ctx := context.Background()
 	s := sqldb.NewTaxStore(db)
+	v0 := versionOf(t, s.Version)
 	keep := createTaxes(t, s, fixtureTax("vat", "VAT", "", money.Decimal{Units: 21}, true))[0]
+	v1 := versionOf(t, s.Version)
+	if v1 <= v0 {
+		t.Errorf("a committed change left the version at %d (was %d)", v1, v0)
+	}
 	v := fixtureTax("eco", "Eco", "", money.Decimal{Units: 1}, false)
 	err := s.Update(ctx, func(tx tax.Tx) error {
 		if err := tx.CreateTax(ctx, v); err != nil {
@@ -128,6 +133,9 @@ func taxRollback(t *testing.T, db *sqldb.DB) {
 	}
 	if types, _ := channelEvents(t, db, event.Taxes); len(types) != 0 {
 		t.Errorf("got events %q after a rollback, want none", types)
+	}
+	if got := versionOf(t, s.Version); got != v1 {
+		t.Errorf("a rollback moved the version from %d to %d", v1, got)
 	}
 }
 

@@ -31,6 +31,39 @@ func Each(t *testing.T, fn func(t *testing.T, db *sqldb.DB)) {
 	t.Run("postgres", func(t *testing.T) { fn(t, Postgres(t)) })
 }
 
+// EachPair runs fn as a subtest on SQLite and, when PostgreSQL is
+// configured, on PostgreSQL, with two handles on one database: what two
+// service processes sharing it have.
+func EachPair(t *testing.T, fn func(t *testing.T, a, b *sqldb.DB)) {
+	t.Helper()
+	t.Run("sqlite", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "commerce.db")
+		fn(t, SQLiteAt(t, path), SQLiteAt(t, path))
+	})
+	t.Run("postgres", func(t *testing.T) {
+		url := PostgresURL(t)
+		fn(t, PostgresAt(t, url), PostgresAt(t, url))
+	})
+}
+
+// Eventually polls got until it returns want, and fails the test after
+// 3 s: for what another process sharing the database sees within a
+// bounded time (its caches check the database every 500 ms).
+func Eventually[T comparable](t testing.TB, what string, want T, got func() T) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		g := got()
+		if g == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: after 3s got %v, want %v", what, g, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // Store is a kind of database tests and benchmarks run on.
 type Store struct {
 	Name string

@@ -1,0 +1,108 @@
+// Package snapcache keeps a whole small table (the taxes, the shipping
+// methods) in memory as one read-only snapshot, valid under a version
+// number that the storage bumps in the same transaction as every change
+// of the table.
+//
+// Correctness across processes sharing a database: a snapshot is used
+// for at most Interval after the version was last found unchanged; then
+// the next Get reads the version (one primary-key query) and reloads the
+// table when it moved. A change made through this process calls
+// Invalidate after its commit, so this process sees it at once.
+package snapcache
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Interval is the longest a snapshot is used without checking the
+// storage's version: the bound on how late a change made by another
+// process sharing the database is seen.
+const Interval = 500 * time.Millisecond
+
+// Cache holds the current snapshot of type T. The zero value is not
+// usable: make one with New.
+type Cache[T any] struct {
+	version func(ctx context.Context) (int64, error)
+	load    func(ctx context.Context) (int64, T, error)
+
+	epoch time.Time
+	cur   atomic.Pointer[snapshot[T]]
+	// gen counts invalidations: a snapshot loaded under an older one is
+	// not used.
+	gen atomic.Uint64
+	// checked is when (nanoseconds since epoch, +1) the last version check
+	// that found the snapshot current started; 0: never.
+	checked atomic.Int64
+	// mu makes the Gets that find a check due wait for the one in flight
+	// instead of all querying the storage. It guards no data.
+	mu sync.Mutex
+}
+
+type snapshot[T any] struct {
+	version int64
+	gen     uint64
+	val     T
+}
+
+// New returns a cache reading the storage's version with version and the
+// whole table with load, which returns the version it read first (so
+// that the table is at least as new as it) and the table.
+func New[T any](version func(ctx context.Context) (int64, error), load func(ctx context.Context) (int64, T, error)) *Cache[T] {
+	return &Cache[T]{version: version, load: load, epoch: time.Now()}
+}
+
+func (c *Cache[T]) stamp() int64 { return int64(time.Since(c.epoch)) + 1 }
+
+// current returns the snapshot when it is of this generation and was
+// checked less than Interval ago.
+func (c *Cache[T]) current() *snapshot[T] {
+	s := c.cur.Load()
+	if s == nil || s.gen != c.gen.Load() {
+		return nil
+	}
+	if at := c.checked.Load(); at == 0 || c.stamp()-at >= int64(Interval) {
+		return nil
+	}
+	return s
+}
+
+// Get returns the current snapshot, checking the storage's version first
+// when it is due and loading the table when the version moved (or after
+// Invalidate). The value is shared: callers must not change it.
+func (c *Cache[T]) Get(ctx context.Context) (T, error) {
+	if s := c.current(); s != nil {
+		return s.val, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s := c.current(); s != nil {
+		return s.val, nil // checked meanwhile by another Get
+	}
+	start, gen := c.stamp(), c.gen.Load()
+	if s := c.cur.Load(); s != nil && s.gen == gen {
+		v, err := c.version(ctx)
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		if v == s.version {
+			c.checked.Store(start)
+			return s.val, nil
+		}
+	}
+	v, val, err := c.load(ctx)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	c.cur.Store(&snapshot[T]{version: v, gen: gen, val: val})
+	c.checked.Store(start)
+	return val, nil
+}
+
+// Invalidate makes the next Get load the table again: call it after a
+// change through this process has committed (or may have).
+func (c *Cache[T]) Invalidate() { c.gen.Add(1) }
