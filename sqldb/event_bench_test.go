@@ -1,0 +1,53 @@
+package sqldb_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/sqldb"
+)
+
+// BenchmarkEventsAfter measures what a follower of the log (the webhook
+// follower, the NATS relay) pays for each poll near the end of a log of
+// 100,000 events: it must not grow with the log.
+//
+//	go test ./sqldb -run '^$' -bench BenchmarkEventsAfter
+func BenchmarkEventsAfter(b *testing.B) {
+	for _, store := range testdb.Stores {
+		b.Run(store.Name, func(b *testing.B) {
+			db := store.Open(b)
+			ctx := context.Background()
+			const total, batch = 100000, 1000
+			for i := 0; i < total; i += batch {
+				err := db.Update(ctx, func(tx *sqldb.Tx) error {
+					for range batch {
+						e, err := event.New(event.Products, event.Viewed, time.Now(), map[string]any{"productId": "p"})
+						if err != nil {
+							return err
+						}
+						tx.Emit(e)
+					}
+					return nil
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			all, err := db.EventsAfter(ctx, sqldb.Position{}, total)
+			if err != nil || len(all) != total {
+				b.Fatalf("got %d events, %v", len(all), err)
+			}
+			near := all[total-50].Pos
+			b.ResetTimer()
+			for b.Loop() {
+				got, err := db.EventsAfter(ctx, near, 100)
+				if err != nil || len(got) != 49 {
+					b.Fatalf("got %d events, %v; want the last 49", len(got), err)
+				}
+			}
+		})
+	}
+}
