@@ -10,45 +10,21 @@ import (
 // answers from the storage.
 const maxCachedMethods = 5000
 
-// snapshot is every method (active or not) in creation order, and the
-// same by id; complete is false when there were more than
-// maxCachedMethods (then both are empty).
-type snapshot struct {
-	all      []Method
-	byID     map[string]Method
-	complete bool
-}
-
 // cachedStore is a Store whose Method and ActiveMethods (what a cart
 // with a shipping address reads on every change) come from a snapshot of
-// all methods in memory, checked against the storage's version at least
-// every snapcache.Interval (500 ms): the bound on how late a change made
-// by another process sharing the database is seen. A change through this
-// process is seen at once. The methods are shared: read-only.
+// all methods (active or not) in memory, checked against the storage's
+// version at least every snapcache.Interval (500 ms): the bound on how
+// late a change made by another process sharing the database is seen. A
+// change through this process is seen at once. The methods are shared:
+// read-only.
 type cachedStore struct {
 	Store
-	cache *snapcache.Cache[snapshot]
+	cache *snapcache.Cache[snapcache.Rows[Method]]
 }
 
 func newCachedStore(s Store) *cachedStore {
-	return &cachedStore{Store: s, cache: snapcache.New(s.Version, func(ctx context.Context) (int64, snapshot, error) {
-		v, err := s.Version(ctx) // first: the methods read next are at least as new
-		if err != nil {
-			return 0, snapshot{}, err
-		}
-		all, err := s.Methods(ctx, Filter{Limit: maxCachedMethods + 1})
-		if err != nil {
-			return 0, snapshot{}, err
-		}
-		if len(all) > maxCachedMethods {
-			return v, snapshot{}, nil
-		}
-		byID := make(map[string]Method, len(all))
-		for _, m := range all {
-			byID[m.ID] = m
-		}
-		return v, snapshot{all: all, byID: byID, complete: true}, nil
-	})}
+	list := func(ctx context.Context, limit int) ([]Method, error) { return s.Methods(ctx, Filter{Limit: limit}) }
+	return &cachedStore{Store: s, cache: snapcache.NewTable(s.Version, list, maxCachedMethods)}
 }
 
 // Update implements Store, dropping the snapshot once fn's changes are
@@ -66,14 +42,16 @@ func (c *cachedStore) Method(ctx context.Context, id string) (Method, error) {
 	if err != nil {
 		return Method{}, err
 	}
-	if !snap.complete {
+	if !snap.Complete {
 		return c.Store.Method(ctx, id)
 	}
-	m, ok := snap.byID[id]
-	if !ok {
-		return Method{}, NotFound(id)
+	// A linear look-up: stores have a handful of methods.
+	for _, m := range snap.All {
+		if m.ID == id {
+			return m, nil
+		}
 	}
-	return m, nil
+	return Method{}, NotFound(id)
 }
 
 // ActiveMethods implements Store from the snapshot: the active methods
@@ -83,11 +61,11 @@ func (c *cachedStore) ActiveMethods(ctx context.Context, country string) ([]Meth
 	if err != nil {
 		return nil, err
 	}
-	if !snap.complete {
+	if !snap.Complete {
 		return c.Store.ActiveMethods(ctx, country)
 	}
 	out := []Method{}
-	for _, m := range snap.all {
+	for _, m := range snap.All {
 		if m.Active && m.serves(country) {
 			out = append(out, m)
 		}

@@ -11,13 +11,6 @@ import (
 // answers TaxesByCode from the storage.
 const maxCachedTaxes = 10000
 
-// snapshot is every tax in creation order; complete is false when there
-// were more than maxCachedTaxes (then all is empty).
-type snapshot struct {
-	all      []Tax
-	complete bool
-}
-
 // cachedStore is a Store whose TaxesByCode (what every cart change
 // reads) comes from a snapshot of all taxes in memory, checked against
 // the storage's version at least every snapcache.Interval (500 ms): the
@@ -25,24 +18,12 @@ type snapshot struct {
 // database is seen. A change through this process is seen at once.
 type cachedStore struct {
 	Store
-	cache *snapcache.Cache[snapshot]
+	cache *snapcache.Cache[snapcache.Rows[Tax]]
 }
 
 func newCachedStore(s Store) *cachedStore {
-	return &cachedStore{Store: s, cache: snapcache.New(s.Version, func(ctx context.Context) (int64, snapshot, error) {
-		v, err := s.Version(ctx) // first: the taxes read next are at least as new
-		if err != nil {
-			return 0, snapshot{}, err
-		}
-		all, err := s.Taxes(ctx, Filter{Limit: maxCachedTaxes + 1})
-		if err != nil {
-			return 0, snapshot{}, err
-		}
-		if len(all) > maxCachedTaxes {
-			return v, snapshot{}, nil
-		}
-		return v, snapshot{all: all, complete: true}, nil
-	})}
+	list := func(ctx context.Context, limit int) ([]Tax, error) { return s.Taxes(ctx, Filter{Limit: limit}) }
+	return &cachedStore{Store: s, cache: snapcache.NewTable(s.Version, list, maxCachedTaxes)}
 }
 
 // Update implements Store, dropping the snapshot once fn's changes are
@@ -60,11 +41,11 @@ func (c *cachedStore) TaxesByCode(ctx context.Context, codes []string) ([]Tax, e
 	if err != nil {
 		return nil, err
 	}
-	if !snap.complete {
+	if !snap.Complete {
 		return c.Store.TaxesByCode(ctx, codes)
 	}
 	var out []Tax
-	for _, t := range snap.all {
+	for _, t := range snap.All {
 		if slices.Contains(codes, t.Code) {
 			out = append(out, t)
 		}

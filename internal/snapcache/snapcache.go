@@ -106,3 +106,31 @@ func (c *Cache[T]) Get(ctx context.Context) (T, error) {
 // Invalidate makes the next Get load the table again: call it after a
 // change through this process has committed (or may have).
 func (c *Cache[T]) Invalidate() { c.gen.Add(1) }
+
+// Rows is a whole table as a snapshot: its rows in storage order, or,
+// when there were more than the cache's bound, none and Complete false
+// (callers then read the storage).
+type Rows[T any] struct {
+	All      []T
+	Complete bool
+}
+
+// NewTable returns a cache of the rows list returns, at most max of them:
+// list is called with max+1 after the version is read (so that the rows
+// are at least as new as it).
+func NewTable[T any](version func(ctx context.Context) (int64, error), list func(ctx context.Context, limit int) ([]T, error), max int) *Cache[Rows[T]] {
+	return New(version, func(ctx context.Context) (int64, Rows[T], error) {
+		v, err := version(ctx)
+		if err != nil {
+			return 0, Rows[T]{}, err
+		}
+		all, err := list(ctx, max+1)
+		if err != nil {
+			return 0, Rows[T]{}, err
+		}
+		if len(all) > max {
+			return v, Rows[T]{}, nil
+		}
+		return v, Rows[T]{All: all, Complete: true}, nil
+	})
+}

@@ -161,3 +161,26 @@ func TestErrorsAreNotCached(t *testing.T) {
 		t.Errorf("version check failing: got %v, want the storage's error", err)
 	}
 }
+
+// A table over the bound is not kept: the snapshot says so, and holds no
+// rows.
+func TestTableBound(t *testing.T) {
+	rows := []string{"a", "b", "c"}
+	version := func(context.Context) (int64, error) { return 1, nil }
+	var limits []int
+	list := func(_ context.Context, limit int) ([]string, error) {
+		limits = append(limits, limit)
+		return rows[:min(limit, len(rows))], nil
+	}
+	got, err := NewTable(version, list, 3).Get(context.Background())
+	if err != nil || !got.Complete || len(got.All) != 3 {
+		t.Errorf("3 rows, bound 3: got %+v, %v; want them all", got, err)
+	}
+	got, err = NewTable(version, list, 2).Get(context.Background())
+	if err != nil || got.Complete || len(got.All) != 0 {
+		t.Errorf("3 rows, bound 2: got %+v, %v; want an incomplete, empty snapshot", got, err)
+	}
+	if len(limits) != 2 || limits[0] != 4 || limits[1] != 3 {
+		t.Errorf("list was asked for %v rows, want [4 3] (the bound and one more)", limits)
+	}
+}
