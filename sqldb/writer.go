@@ -17,7 +17,8 @@ import (
 // goroutine owns the write connection and takes everything that queued up
 // while the previous commit was running, as one batch: one BEGIN
 // IMMEDIATE, each function in its own SAVEPOINT (rolled back to it, and
-// answered with its error, when it fails), one COMMIT, so one fsync for the
+// answered with its error, when it fails; a batch of one function needs
+// none), one COMMIT, so one fsync for the
 // whole batch (BEGIN IMMEDIATE is the dialect's BeginWrite). A caller is
 // answered only once the COMMIT that holds its change succeeded. When the
 // batch's transaction fails as a whole (its COMMIT, or an error after

@@ -152,10 +152,10 @@ func OpenWith(path string, o Options) (*sqldb.DB, error) {
 		"&_pragma=journal_size_limit(67108864)&_pragma=mmap_size(1073741824)"
 	base := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + pragmas
 	// The checkpointer copies the log into the database, not the writer.
-	// temp_store(MEMORY): the writer runs each function of a group commit
-	// in a SAVEPOINT, whose subjournal (the pages it changes, to roll
-	// back to) was written to a temporary file, 10% of the CPU under a
-	// product.info load (its VIEWED events); it is bounded by a batch.
+	// temp_store(MEMORY): the writer runs each function of a batch of
+	// several in a SAVEPOINT, whose subjournal (the original of the pages
+	// it changes) went to a temporary file; in memory it is bounded by a
+	// batch's changes.
 	write, err := sql.Open("sqlite", base+"&_txlock=immediate&_pragma=wal_autocheckpoint(0)&_pragma=temp_store(MEMORY)")
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)
