@@ -58,10 +58,13 @@ func (s *Server) Document(t testing.TB) ([]byte, validator.Validator) {
 }
 
 // BadInput returns s for requests that deliberately break the document
-// (a missing required argument, a wrong type, an unknown field, no
-// token). Such a request must be refused by the service (a request the
-// document rejects and the service accepts fails any test); its response
-// is checked against the document like every other.
+// (a wrong type, an unknown field): the document must reject such a
+// request (else the test fails: the document is looser than the
+// service), and the service must refuse it, as for any request the
+// document rejects; its response is checked like every other. A request
+// the document rejects fails a test only when the service accepts it, so
+// tests of bad input need not be marked; marking one also proves that
+// the document describes the constraint.
 func (s *Server) BadInput() *Server {
 	c := *s
 	c.badInput = true
@@ -88,6 +91,10 @@ func (s *Server) checkExchange(t testing.TB, method, path, token string, body []
 		return r
 	}
 	ok, errs := v.ValidateHttpRequestSync(req())
+	if ok && s.badInput {
+		t.Fatalf("%s %s: marked as bad input, but /openapi.json accepts it: the document does not describe the constraint\nbody: %s",
+			method, path, truncate(body))
+	}
 	if !ok {
 		for _, e := range errs {
 			if e.IsPathMissingError() || e.IsOperationMissingError() {
@@ -107,8 +114,7 @@ func (s *Server) checkExchange(t testing.TB, method, path, token string, body []
 				method, path, describe(errs), truncate(body))
 		}
 		// The document and the service agree that the request is bad: a
-		// deliberate bad-input test (BadInput marks one explicitly).
-		_ = s.badInput
+		// deliberate bad-input test.
 	}
 	res := &http.Response{StatusCode: status, Header: header, Body: io.NopCloser(bytes.NewReader(raw))}
 	r := req()
