@@ -160,8 +160,8 @@ func scanStrings(rows *sql.Rows) ([]string, error) {
 	return out, rows.Err()
 }
 
-// Search finds products (search.Store): the count, the page and each facet
-// asked for are queries of their own, in one read-only transaction so that
+// Search finds products (search.Store): the page, then the count with the
+// facets asked for (one statement), in one read-only transaction so that
 // they agree.
 func (s *SearchStore) Search(ctx context.Context, q search.Query) (*search.Result, error) {
 	ts, err := s.text()
@@ -174,31 +174,15 @@ func (s *SearchStore) Search(ctx context.Context, q search.Query) (*search.Resul
 		if err != nil {
 			return err
 		}
-		if err := tx.QueryRow(ctx, `SELECT COUNT(*)`+sq.String(), sq.w.args...).Scan(&res.Total); err != nil {
-			return fmt.Errorf("count: %w", err)
-		}
 		if err := s.page(ctx, tx, sq, q, res); err != nil {
+			return err
+		}
+		if err := s.facets(ctx, tx, sq, q, res); err != nil {
 			return err
 		}
 		if res.Total == 0 {
 			res.Brands, res.Categories = []search.BrandCount{}, []search.CategoryCount{}
 			res.Prices = make([]int, len(q.PriceBounds))
-			return nil
-		}
-		if q.BrandFacet {
-			if res.Brands, err = s.brands(ctx, tx, sq); err != nil {
-				return err
-			}
-		}
-		if q.CategoryFacet {
-			if res.Categories, err = s.categories(ctx, tx, sq); err != nil {
-				return err
-			}
-		}
-		if q.PriceFacet {
-			if res.Prices, err = s.prices(ctx, tx, sq, q); err != nil {
-				return err
-			}
 		}
 		return nil
 	})
@@ -256,49 +240,91 @@ func (s *SearchStore) page(ctx context.Context, tx *Tx, sq *searchQuery, q searc
 	return catalogFillVariants(ctx, tx, res.Products)
 }
 
-// brands counts the match by brand, most first, then by brand.
-func (s *SearchStore) brands(ctx context.Context, tx *Tx, sq *searchQuery) ([]search.BrandCount, error) {
-	rows, err := tx.Query(ctx, `SELECT p.brand, COUNT(*)`+sq.String()+` AND p.brand IS NOT NULL GROUP BY p.brand`, sq.w.args...)
+// Kinds of the rows of the facets query.
+const (
+	facetTotal = iota
+	facetBrand
+	facetCategory
+	facetPrice
+)
+
+// facets counts the match (Total) and the facets asked for, in one
+// statement over the match computed once (a MATERIALIZED common table
+// expression): five queries each evaluating the full-text match again
+// made most of a search's cost, the more so the more it matched. Brands
+// come most first, then by brand; categories (those the matched products
+// belong to directly) most first, then by title and id; prices by bucket
+// of each product's lowest price in the currency.
+func (s *SearchStore) facets(ctx context.Context, tx *Tx, sq *searchQuery, q search.Query, res *search.Result) error {
+	var b strings.Builder
+	b.WriteString(`WITH m AS MATERIALIZED (SELECT p.seq AS seq, p.brand AS brand` + sq.String() + `)
+		SELECT ` + strconv.Itoa(facetTotal) + `, CAST(NULL AS TEXT), CAST(NULL AS TEXT), COUNT(*) FROM m`)
+	args := slices.Clone(sq.w.args)
+	if q.BrandFacet {
+		b.WriteString(` UNION ALL SELECT ` + strconv.Itoa(facetBrand) + `, brand, CAST(NULL AS TEXT), COUNT(*)
+			FROM m WHERE brand IS NOT NULL GROUP BY brand`)
+	}
+	if q.CategoryFacet {
+		b.WriteString(` UNION ALL SELECT ` + strconv.Itoa(facetCategory) + `, c.id, c.title, f.n
+			FROM (SELECT pc.category_id AS cid, COUNT(*) AS n FROM product_categories pc
+				WHERE pc.product_seq IN (SELECT seq FROM m) GROUP BY pc.category_id) f
+			JOIN categories c ON c.id = f.cid`)
+	}
+	if q.PriceFacet {
+		var bucket strings.Builder
+		bucket.WriteString("CASE")
+		for i := len(q.PriceBounds) - 1; i > 0; i-- {
+			// The bounds are the service's integers: written in the query.
+			bucket.WriteString(" WHEN mp >= " + strconv.FormatInt(q.PriceBounds[i], 10) + " THEN " + strconv.Itoa(i))
+		}
+		bucket.WriteString(" ELSE 0 END")
+		b.WriteString(` UNION ALL SELECT ` + strconv.Itoa(facetPrice) + `, CAST(bucket AS TEXT), CAST(NULL AS TEXT), COUNT(*)
+			FROM (SELECT ` + bucket.String() + ` AS bucket FROM
+				(SELECT MIN(amount) AS mp FROM product_prices WHERE currency = ? AND product_seq IN (SELECT seq FROM m)
+				GROUP BY product_seq) mins) buckets GROUP BY bucket`)
+		args = append(args, q.Currency)
+		res.Prices = make([]int, len(q.PriceBounds))
+	}
+	if q.BrandFacet {
+		res.Brands = []search.BrandCount{}
+	}
+	if q.CategoryFacet {
+		res.Categories = []search.CategoryCount{}
+	}
+	rows, err := tx.Query(ctx, b.String(), args...)
 	if err != nil {
-		return nil, fmt.Errorf("brand facet: %w", err)
+		return fmt.Errorf("count and facets: %w", err)
 	}
 	defer rows.Close()
-	out := []search.BrandCount{}
 	for rows.Next() {
-		var b search.BrandCount
-		if err := rows.Scan(&b.Value, &b.Count); err != nil {
-			return nil, fmt.Errorf("brand facet: %w", err)
+		var kind, n int
+		var key, title sql.NullString
+		if err := rows.Scan(&kind, &key, &title, &n); err != nil {
+			return fmt.Errorf("count and facets: %w", err)
 		}
-		out = append(out, b)
+		switch kind {
+		case facetTotal:
+			res.Total = n
+		case facetBrand:
+			res.Brands = append(res.Brands, search.BrandCount{Value: key.String, Count: n})
+		case facetCategory:
+			res.Categories = append(res.Categories, search.CategoryCount{ID: key.String, Title: title.String, Count: n})
+		case facetPrice:
+			if i, err := strconv.Atoi(key.String); err == nil && i >= 0 && i < len(res.Prices) {
+				res.Prices[i] = n
+			}
+		}
 	}
-	slices.SortFunc(out, func(a, b search.BrandCount) int {
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("count and facets: %w", err)
+	}
+	slices.SortFunc(res.Brands, func(a, b search.BrandCount) int {
 		if a.Count != b.Count {
 			return b.Count - a.Count
 		}
 		return strings.Compare(a.Value, b.Value)
 	})
-	return out, rows.Err()
-}
-
-// categories counts the match by the categories its products belong to
-// directly, most first, then by title and id.
-func (s *SearchStore) categories(ctx context.Context, tx *Tx, sq *searchQuery) ([]search.CategoryCount, error) {
-	rows, err := tx.Query(ctx, `SELECT c.id, c.title, n FROM (SELECT pc.category_id AS cid, COUNT(*) AS n
-		FROM product_categories pc WHERE pc.product_seq IN (SELECT p.seq`+sq.String()+`) GROUP BY pc.category_id) f
-		JOIN categories c ON c.id = f.cid`, sq.w.args...)
-	if err != nil {
-		return nil, fmt.Errorf("categories facet: %w", err)
-	}
-	defer rows.Close()
-	out := []search.CategoryCount{}
-	for rows.Next() {
-		var c search.CategoryCount
-		if err := rows.Scan(&c.ID, &c.Title, &c.Count); err != nil {
-			return nil, fmt.Errorf("categories facet: %w", err)
-		}
-		out = append(out, c)
-	}
-	slices.SortFunc(out, func(a, b search.CategoryCount) int {
+	slices.SortFunc(res.Categories, func(a, b search.CategoryCount) int {
 		if a.Count != b.Count {
 			return b.Count - a.Count
 		}
@@ -307,37 +333,7 @@ func (s *SearchStore) categories(ctx context.Context, tx *Tx, sq *searchQuery) (
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-	return out, rows.Err()
-}
-
-// prices counts the match by bucket of its lowest price in the currency.
-func (s *SearchStore) prices(ctx context.Context, tx *Tx, sq *searchQuery, q search.Query) ([]int, error) {
-	var b strings.Builder
-	b.WriteString("CASE")
-	for i := len(q.PriceBounds) - 1; i > 0; i-- {
-		// The bounds are the service's integers: written in the query.
-		b.WriteString(" WHEN m >= " + strconv.FormatInt(q.PriceBounds[i], 10) + " THEN " + strconv.Itoa(i))
-	}
-	b.WriteString(" ELSE 0 END")
-	args := append([]any{q.Currency}, sq.w.args...)
-	rows, err := tx.Query(ctx, `SELECT bucket, COUNT(*) FROM (SELECT `+b.String()+` AS bucket FROM
-		(SELECT MIN(amount) AS m FROM product_prices WHERE currency = ? AND product_seq IN (SELECT p.seq`+sq.String()+`)
-		GROUP BY product_seq) mins) buckets GROUP BY bucket`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("price facet: %w", err)
-	}
-	defer rows.Close()
-	out := make([]int, len(q.PriceBounds))
-	for rows.Next() {
-		var i, n int
-		if err := rows.Scan(&i, &n); err != nil {
-			return nil, fmt.Errorf("price facet: %w", err)
-		}
-		if i >= 0 && i < len(out) {
-			out[i] = n
-		}
-	}
-	return out, rows.Err()
+	return nil
 }
 
 // Reindex rebuilds the index from the products (search.Store).
