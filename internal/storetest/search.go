@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/catalog"
@@ -323,9 +324,13 @@ func searchConcurrent(t *testing.T, db *sqldb.DB) {
 	}
 	var readers sync.WaitGroup
 	seen := make([]int, 2)
+	// At least 40 searches each, and on until a reader has seen products
+	// (the writers' first commit may come after 40 quick searches of an
+	// empty index), within a bound.
+	deadline := time.Now().Add(10 * time.Second)
 	for r := range 2 {
 		readers.Go(func() {
-			for range 40 {
+			for i := 0; i < 40 || seen[r] == 0 && time.Now().Before(deadline); i++ {
 				res, err := searches.Search(ctx, q)
 				if err != nil {
 					t.Error(err)
