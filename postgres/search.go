@@ -8,38 +8,74 @@ import (
 
 var _ sqldb.TextSearch = Dialect{}
 
-// SearchMatch implements sqldb.TextSearch over the tsvector table
-// product_search (migration 0015_search.sql): the words as the lexemes the
-// table holds (cast, not parsed: they are folded already), all of them
-// required, the last one a prefix (:*); ranked by ts_rank with the weights
-// of the columns (title A, brand and sku B, description C).
+// SearchMatch implements sqldb.TextSearch over the table product_search
+// (migrations 0015_search.sql and 0019_search_faster.sql): the words as the
+// lexemes its tsvector holds (cast, not parsed: they are folded already),
+// all of them required, the last one a prefix (:*); ranked by ts_rank with
+// the weights of the columns (title A, brand and sku B, description C).
+// The rows also hold what the filters, sorts and facets read (online,
+// brand, categories, prices), so that a search reads nothing else of the
+// products it finds but the page's.
 func (Dialect) SearchMatch(words []string) sqldb.SearchMatch {
-	var b strings.Builder
-	for i, w := range words {
-		if i > 0 {
-			b.WriteString(" & ")
+	m := sqldb.SearchMatch{From: "product_search s", Facts: &sqldb.SearchFacts{
+		Seq: "s.product_seq", Brand: "s.brand", Online: "s.online",
+		Price:          "CAST(s.prices ->> CAST(? AS TEXT) AS BIGINT)",
+		Categories:     "s.categories",
+		CategoryCounts: "SELECT u.cid AS cid, COUNT(*) AS n FROM m CROSS JOIN unnest(m.cats) AS u (cid) GROUP BY u.cid",
+	}}
+	if len(words) == 0 {
+		// A category's products from their memberships, not by reading
+		// every row.
+		m.Facts.InCategories = func(n int) string {
+			return "s.product_seq IN (SELECT product_seq FROM product_categories WHERE category_id IN (" + sqldb.Placeholders(n) + "))"
 		}
-		b.WriteString("'" + strings.ReplaceAll(strings.ReplaceAll(w, `\`, `\\`), "'", "''") + "'")
+		return m
 	}
-	b.WriteString(":*")
-	q := b.String()
-	return sqldb.SearchMatch{
-		From: "product_search s JOIN products p ON p.seq = s.product_seq",
-		Cond: "s.doc @@ CAST(? AS tsquery)",
-		Args: []any{q},
-		// ts_rank is higher for better matches; the weights are of D, C,
-		// B and A.
-		Rank:     "-ts_rank('{0.1, 0.25, 0.4, 1.0}', s.doc, CAST(? AS tsquery))",
-		RankArgs: []any{q},
+	m.Facts.InCategories = func(n int) string {
+		return "s.categories && CAST(ARRAY[" + sqldb.Placeholders(n) + "] AS TEXT[])"
 	}
+	// query returns the words as a tsquery, the last one a prefix, each
+	// restricted to the weights given ("" for any).
+	query := func(weights string) string {
+		var b strings.Builder
+		for i, w := range words {
+			if i > 0 {
+				b.WriteString(" & ")
+			}
+			b.WriteString("'" + strings.ReplaceAll(strings.ReplaceAll(w, `\`, `\\`), "'", "''") + "'")
+			if i < len(words)-1 && weights != "" {
+				b.WriteString(":" + weights)
+			}
+		}
+		b.WriteString(":*" + weights)
+		return b.String()
+	}
+	q := query("")
+	m.Cond, m.Args = "s.doc @@ CAST(? AS tsquery)", []any{q}
+	// ts_rank is higher for better matches; the weights are of D, C, B
+	// and A.
+	m.Rank, m.RankArgs = "-ts_rank('{0.1, 0.25, 0.4, 1.0}', s.doc, CAST(? AS tsquery))", []any{q}
+	// The same words with weight A: in the title (checked on the match's
+	// own document).
+	m.Title, m.TitleArgs = "s.doc @@ CAST(? AS tsquery)", []any{query("A")}
+	return m
 }
 
-// SearchRebuild implements sqldb.TextSearch: every product's document
-// computed again.
+// SearchRebuild implements sqldb.TextSearch: every product's row computed
+// again (the functions of the migrations), the facts in one pass over each
+// side table.
 func (Dialect) SearchRebuild() []string {
 	return []string{
 		`DELETE FROM product_search`,
-		`INSERT INTO product_search (product_seq, doc)
-			SELECT seq, product_search_doc(title, brand, sku, description) FROM products`,
+		`INSERT INTO product_search (product_seq, doc, online, brand, categories, prices)
+		SELECT p.seq, product_search_doc(p.title, p.brand, p.sku, p.description), p.status = 'ONLINE', p.brand,
+			coalesce(c.ids, '{}'), coalesce(x.prices, '{}')
+		FROM products p
+		LEFT JOIN (SELECT product_seq, array_agg(category_id ORDER BY category_id) AS ids FROM product_categories GROUP BY product_seq) c
+			ON c.product_seq = p.seq
+		LEFT JOIN (SELECT product_seq, jsonb_object_agg(currency, amount) AS prices
+				FROM (SELECT product_seq, currency, MIN(amount) AS amount FROM product_prices GROUP BY product_seq, currency) m
+				GROUP BY product_seq) x
+			ON x.product_seq = p.seq`,
 	}
 }

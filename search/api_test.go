@@ -154,6 +154,26 @@ func TestSearchSample(t *testing.T) {
 			}
 			mine[q] = skus(a)
 		}
+		// Title matches first: in relevance order, no product whose title
+		// holds every word comes after one whose title does not.
+		for _, q := range []string{"frigorifico bosch", "frigo", "liebherr", "combi no fr", "inoxidable", "a+", "congelador vertical", "no frost", "acero"} {
+			a := get(t, srv, url.Values{"q": {q}, "limit": {"1000"}, "fields": {"sku,title"}})
+			inTitle := map[string]bool{}
+			for _, f := range fridges {
+				if len(oracle([]fridge{{SKU: f.SKU, Title: f.Title}}, q)) == 1 {
+					inTitle[f.SKU] = true
+				}
+			}
+			other := ""
+			for _, p := range a.Data {
+				if !inTitle[p.SKU] {
+					other = p.SKU
+				} else if other != "" {
+					t.Errorf("%q: %s (%q) holds every word in its title but comes after %s", q, p.SKU, p.Title, other)
+					break
+				}
+			}
+		}
 		mu.Lock()
 		found[t.Name()[strings.LastIndex(t.Name(), "/")+1:]] = mine
 		mu.Unlock()

@@ -14,13 +14,13 @@ import (
 
 // TextSearch is the full-text part of product search, which each database
 // does its own way (an FTS5 table on SQLite, a tsvector table on
-// PostgreSQL, both kept by triggers of their 0015_search.sql migration).
-// A Dialect that implements it serves SearchStore; the filters, facets,
-// sorts and paging around the match are portable SQL here.
+// PostgreSQL, both kept by triggers of their migrations). A Dialect that
+// implements it serves SearchStore; the filters, facets, sorts and paging
+// around the match are portable SQL here.
 type TextSearch interface {
-	// SearchMatch returns how to find the products (the table products,
-	// aliased p) holding every word, the last one also as a prefix. The
-	// words are folded (search.Words): letters and digits only.
+	// SearchMatch returns how to find the products holding every word,
+	// the last one also as a prefix, or every product when words is
+	// empty. The words are folded (search.Words): letters and digits only.
 	SearchMatch(words []string) SearchMatch
 	// SearchRebuild returns the statements that rebuild the whole index
 	// from the products, run in one write transaction.
@@ -29,16 +29,71 @@ type TextSearch interface {
 
 // SearchMatch is the full-text match of a query (TextSearch.SearchMatch).
 type SearchMatch struct {
-	// From is the FROM clause holding products p and the index, joined.
+	// From is the FROM clause of the products: products p, joined with
+	// the index when there are words, unless Facts says otherwise.
 	From string
 	// Cond is the condition keeping the matching products, with ?
-	// placeholders for Args.
+	// placeholders for Args ("" without words).
 	Cond string
 	Args []any
 	// Rank is an expression ordering the matches best first when sorted
 	// ascending, with ? placeholders for RankArgs.
 	Rank     string
 	RankArgs []any
+	// Title is a condition true for the matches whose title holds every
+	// word (the last one also as a prefix), with ? placeholders for
+	// TitleArgs: they rank first (CONTRACT.md section 21).
+	Title     string
+	TitleArgs []any
+	// Facts, when the index holds what a search filters, sorts and counts
+	// by, says where in From; nil: From has products p, and they are read
+	// from it and its side tables (ProductFacts).
+	Facts *SearchFacts
+}
+
+// SearchFacts are the expressions, over the From of a SearchMatch, of what
+// a search reads of each product besides the match.
+type SearchFacts struct {
+	// Seq is the product's seq, Brand its brand; Online is a condition
+	// true when it is ONLINE.
+	Seq, Brand, Online string
+	// Price is the product's lowest price in the currency given as its one
+	// ? placeholder, NULL when it has none.
+	Price string
+	// InCategories returns the condition keeping the products directly in
+	// one of n categories, given as n ? placeholders.
+	InCategories func(n int) string
+	// Categories, when not "", is an expression the search carries along
+	// with each product found (as the column cats of m) for
+	// CategoryCounts.
+	Categories string
+	// CategoryCounts is a query of (cid, n): for each category, how many
+	// products of m (a table of the products found: seq, cats) are
+	// directly in it.
+	CategoryCounts string
+}
+
+// ProductFacts are the facts of a search read from products p and its side
+// tables: what a SearchMatch without Facts has. With words, the filters
+// are checked on each match's own rows (few to check); without, the
+// categories' products come from their memberships.
+func ProductFacts(words bool) *SearchFacts {
+	f := &SearchFacts{Seq: "p.seq", Brand: "p.brand", Online: "p.status = '" + catalog.StatusOnline + "'",
+		// The prices' key starts with product_seq.
+		Price: "(SELECT MIN(amount) FROM product_prices x WHERE x.product_seq = p.seq AND x.currency = ?)",
+		CategoryCounts: `SELECT pc.category_id AS cid, COUNT(*) AS n FROM product_categories pc
+			WHERE pc.product_seq IN (SELECT seq FROM m) GROUP BY pc.category_id`,
+	}
+	if words {
+		f.InCategories = func(n int) string {
+			return "EXISTS (SELECT 1 FROM product_categories pc WHERE pc.product_seq = p.seq AND pc.category_id IN (" + Placeholders(n) + "))"
+		}
+	} else {
+		f.InCategories = func(n int) string {
+			return "p.seq IN (SELECT product_seq FROM product_categories WHERE category_id IN (" + Placeholders(n) + "))"
+		}
+	}
+	return f
 }
 
 // SearchStore is product search over the database (search.Store).
@@ -62,25 +117,26 @@ func (s *SearchStore) text() (TextSearch, error) {
 // searchQuery is the FROM and WHERE of the products a query finds,
 // with the arguments of its placeholders in order.
 type searchQuery struct {
-	from     string
-	w        where
-	rank     string
-	rankArgs []any
+	SearchMatch
+	facts *SearchFacts
+	w     where
 }
 
 // String returns "FROM ... WHERE ...".
-func (q *searchQuery) String() string { return " FROM " + q.from + q.w.String() }
+func (q *searchQuery) String() string { return " FROM " + q.From + q.w.String() }
 
 // build returns the match of q, its filters applied. Category filters
 // take the categories given and their descendants (by path).
 func (s *SearchStore) build(ctx context.Context, tx *Tx, ts TextSearch, q search.Query) (*searchQuery, error) {
-	sq := &searchQuery{from: "products p"}
-	if len(q.Words) > 0 {
-		m := ts.SearchMatch(q.Words)
-		sq.from, sq.rank, sq.rankArgs = m.From, m.Rank, m.RankArgs
-		sq.w.add(m.Cond, m.Args...)
+	sq := &searchQuery{SearchMatch: ts.SearchMatch(q.Words)}
+	sq.facts = sq.Facts
+	if sq.facts == nil {
+		sq.facts = ProductFacts(len(q.Words) > 0)
 	}
-	sq.w.add("p.status = ?", catalog.StatusOnline)
+	if sq.Cond != "" {
+		sq.w.add(sq.Cond, sq.Args...)
+	}
+	sq.w.add(sq.facts.Online)
 	if len(q.Categories) > 0 {
 		ids, err := s.descendants(ctx, tx, q.Categories)
 		if err != nil {
@@ -88,35 +144,18 @@ func (s *SearchStore) build(ctx context.Context, tx *Tx, ts TextSearch, q search
 		}
 		if len(ids) == 0 {
 			sq.w.add("1 = 0")
-		} else if len(q.Words) > 0 {
-			// Few matches to check, each on the product's own rows.
-			sq.w.add("EXISTS (SELECT 1 FROM product_categories pc WHERE pc.product_seq = p.seq AND pc.category_id IN ("+
-				Placeholders(len(ids))+"))", catalogArgs(ids)...)
 		} else {
-			// The categories' products, from their memberships.
-			sq.w.add("p.seq IN (SELECT product_seq FROM product_categories WHERE category_id IN ("+Placeholders(len(ids))+"))", catalogArgs(ids)...)
+			sq.w.add(sq.facts.InCategories(len(ids)), catalogArgs(ids)...)
 		}
 	}
-	sq.w.in("p.brand", q.Brands)
-	if q.PriceFrom != nil || q.PriceTo != nil {
-		// The product's price: its lowest in the currency.
-		var bounds []string
-		args := []any{q.Currency}
-		if q.PriceFrom != nil {
-			bounds, args = append(bounds, "m >= ?"), append(args, *q.PriceFrom)
-		}
-		if q.PriceTo != nil {
-			bounds, args = append(bounds, "m <= ?"), append(args, *q.PriceTo)
-		}
-		cond := strings.Join(bounds, " AND ")
-		if len(q.Words) > 0 {
-			// Each match's own prices (their key starts with product_seq).
-			sq.w.add("EXISTS (SELECT 1 FROM (SELECT MIN(amount) AS m FROM product_prices x WHERE x.product_seq = p.seq AND x.currency = ?) pm WHERE "+
-				cond+")", args...)
-		} else {
-			sq.w.add("p.seq IN (SELECT product_seq FROM (SELECT product_seq, MIN(amount) AS m FROM product_prices WHERE currency = ? GROUP BY product_seq) pm WHERE "+
-				cond+")", args...)
-		}
+	sq.w.in(sq.facts.Brand, q.Brands)
+	switch {
+	case q.PriceFrom != nil && q.PriceTo != nil:
+		sq.w.add(sq.facts.Price+" BETWEEN ? AND ?", q.Currency, *q.PriceFrom, *q.PriceTo)
+	case q.PriceFrom != nil:
+		sq.w.add(sq.facts.Price+" >= ?", q.Currency, *q.PriceFrom)
+	case q.PriceTo != nil:
+		sq.w.add(sq.facts.Price+" <= ?", q.Currency, *q.PriceTo)
 	}
 	return sq, nil
 }
@@ -160,9 +199,13 @@ func scanStrings(rows *sql.Rows) ([]string, error) {
 	return out, rows.Err()
 }
 
-// Search finds products (search.Store): the page, then the count with the
-// facets asked for (one statement), in one read-only transaction so that
-// they agree.
+// Search finds products (search.Store): the page, the count and the
+// facets asked for in one statement over the match computed once (a
+// MATERIALIZED common table expression), so that they agree and the
+// full-text match runs once. Separate statements for the page and the
+// count each evaluated the match again, and the page's, ordered and
+// limited, let PostgreSQL's planner pick a parallel scan of the whole
+// index for matches of a few hundred products (BENCHMARKS.md, Search).
 func (s *SearchStore) Search(ctx context.Context, q search.Query) (*search.Result, error) {
 	ts, err := s.text()
 	if err != nil {
@@ -174,17 +217,10 @@ func (s *SearchStore) Search(ctx context.Context, q search.Query) (*search.Resul
 		if err != nil {
 			return err
 		}
-		if err := s.page(ctx, tx, sq, q, res); err != nil {
+		if err := s.run(ctx, tx, sq, q, res); err != nil {
 			return err
 		}
-		if err := s.facets(ctx, tx, sq, q, res); err != nil {
-			return err
-		}
-		if res.Total == 0 {
-			res.Brands, res.Categories = []search.BrandCount{}, []search.CategoryCount{}
-			res.Prices = make([]int, len(q.PriceBounds))
-		}
-		return nil
+		return catalogFillVariants(ctx, tx, res.Products)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("product search: %w", s.db.translate(err))
@@ -192,83 +228,76 @@ func (s *SearchStore) Search(ctx context.Context, q search.Query) (*search.Resul
 	return res, nil
 }
 
-// page reads the page's products in the query's order.
-func (s *SearchStore) page(ctx context.Context, tx *Tx, sq *searchQuery, q search.Query, res *search.Result) error {
-	// The rank and the price are computed in the SELECT list (where each
-	// database allows its full-text function), so their arguments come
-	// first, and ordered by their names.
-	cols, order, args := "p.id, p.doc, 0", "p.seq", slices.Clone(sq.w.args)
-	switch q.Sort {
-	case search.SortRelevance:
-		cols, order = "p.id, p.doc, "+sq.rank+" AS rank", "rank, p.seq"
-		args = append(slices.Clone(sq.rankArgs), args...)
-	case search.SortPrice, search.SortPriceDesc:
-		// Products without a price in the currency last, either way.
-		missing, dir := "9223372036854775807", ""
-		if q.Sort == search.SortPriceDesc {
-			missing, dir = "-1", " DESC"
-		}
-		cols = "p.id, p.doc, COALESCE((SELECT MIN(amount) FROM product_prices x WHERE x.product_seq = p.seq AND x.currency = ?), " +
-			missing + ") AS price"
-		order = "price" + dir + ", p.seq"
-		args = append([]any{q.Currency}, args...)
-	case search.SortNewest:
-		order = "p.seq DESC, p.id"
-	}
-	rows, err := tx.Query(ctx, `SELECT `+cols+sq.String()+` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, q.Limit, q.Skip)...)
-	if err != nil {
-		return fmt.Errorf("page: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id, doc string
-		var key any
-		if err := rows.Scan(&id, &doc, &key); err != nil {
-			return fmt.Errorf("page: %w", err)
-		}
-		p, err := decodeProduct(doc)
-		if err != nil {
-			return err
-		}
-		res.IDs = append(res.IDs, id)
-		res.Products = append(res.Products, p)
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("page: %w", err)
-	}
-	rows.Close()
-	return catalogFillVariants(ctx, tx, res.Products)
-}
-
-// Kinds of the rows of the facets query.
+// Kinds of the rows of a search's statement.
 const (
-	facetTotal = iota
-	facetBrand
-	facetCategory
-	facetPrice
+	rowTotal = iota
+	rowBrand
+	rowCategory
+	rowPrice
+	rowPage
 )
 
-// facets counts the match (Total) and the facets asked for, in one
-// statement over the match computed once (a MATERIALIZED common table
-// expression): five queries each evaluating the full-text match again
-// made most of a search's cost, the more so the more it matched. Brands
-// come most first, then by brand; categories (those the matched products
-// belong to directly) most first, then by title and id; prices by bucket
-// of each product's lowest price in the currency.
-func (s *SearchStore) facets(ctx context.Context, tx *Tx, sq *searchQuery, q search.Query, res *search.Result) error {
-	var b strings.Builder
-	b.WriteString(`WITH m AS MATERIALIZED (SELECT p.seq AS seq, p.brand AS brand` + sq.String() + `)
-		SELECT ` + strconv.Itoa(facetTotal) + `, CAST(NULL AS TEXT), CAST(NULL AS TEXT), COUNT(*) FROM m`)
-	args := slices.Clone(sq.w.args)
+// stmt is a statement being written: its text and the arguments of its
+// placeholders, in the order of the text.
+type stmt struct {
+	b    strings.Builder
+	args []any
+}
+
+func (st *stmt) add(sql string, args ...any) {
+	st.b.WriteString(sql)
+	st.args = append(st.args, args...)
+}
+
+// statement returns the statement of a search: the match as the common
+// table expression m (seq, brand, and the keys the order and the facets
+// need), then one UNION ALL branch for the count, each facet asked for
+// and the page. A row is (kind, key, title, n, doc): the count (n); a
+// brand (key, n); a category (key = id, title, n); a price bucket (key =
+// its index, n); a product of the page (key = id, n = its place, doc).
+func (s *SearchStore) statement(sq *searchQuery, q search.Query) *stmt {
+	st := &stmt{}
+	// The price in the currency, when the sort or the facet needs it: the
+	// product's lowest (its prices' key starts with product_seq).
+	needPrice := q.PriceFacet || q.Sort == search.SortPrice || q.Sort == search.SortPriceDesc
+	f := sq.facts
+	st.add(`WITH m AS MATERIALIZED (SELECT ` + f.Seq + ` AS seq, ` + f.Brand + ` AS brand`)
+	if q.CategoryFacet && f.Categories != "" {
+		st.add(`, ` + f.Categories + ` AS cats`)
+	}
+	var order string
+	switch q.Sort {
+	case search.SortRelevance:
+		if sq.Rank == "" { // no words: nothing to rank
+			order = "seq"
+			break
+		}
+		// Products whose title holds every word first, then by rank.
+		st.add(`, CASE WHEN `+sq.Title+` THEN 0 ELSE 1 END AS tier`, sq.TitleArgs...)
+		st.add(`, `+sq.Rank+` AS rank`, sq.RankArgs...)
+		order = "tier, rank, seq"
+	case search.SortPrice:
+		// Products without a price in the currency last, either way.
+		order = "COALESCE(mp, 9223372036854775807), seq"
+	case search.SortPriceDesc:
+		order = "COALESCE(mp, -1) DESC, seq"
+	case search.SortNewest:
+		order = "seq DESC"
+	default:
+		order = "seq"
+	}
+	if needPrice {
+		st.add(`, `+f.Price+` AS mp`, q.Currency)
+	}
+	st.add(sq.String()+`)
+		SELECT `+strconv.Itoa(rowTotal)+`, CAST(NULL AS TEXT), CAST(NULL AS TEXT), COUNT(*), CAST(NULL AS TEXT) FROM m`, sq.w.args...)
 	if q.BrandFacet {
-		b.WriteString(` UNION ALL SELECT ` + strconv.Itoa(facetBrand) + `, brand, CAST(NULL AS TEXT), COUNT(*)
+		st.add(` UNION ALL SELECT ` + strconv.Itoa(rowBrand) + `, brand, NULL, COUNT(*), NULL
 			FROM m WHERE brand IS NOT NULL GROUP BY brand`)
 	}
 	if q.CategoryFacet {
-		b.WriteString(` UNION ALL SELECT ` + strconv.Itoa(facetCategory) + `, c.id, c.title, f.n
-			FROM (SELECT pc.category_id AS cid, COUNT(*) AS n FROM product_categories pc
-				WHERE pc.product_seq IN (SELECT seq FROM m) GROUP BY pc.category_id) f
-			JOIN categories c ON c.id = f.cid`)
+		st.add(` UNION ALL SELECT ` + strconv.Itoa(rowCategory) + `, c.id, c.title, f.n, NULL
+			FROM (` + f.CategoryCounts + `) f JOIN categories c ON c.id = f.cid`)
 	}
 	if q.PriceFacet {
 		var bucket strings.Builder
@@ -278,45 +307,74 @@ func (s *SearchStore) facets(ctx context.Context, tx *Tx, sq *searchQuery, q sea
 			bucket.WriteString(" WHEN mp >= " + strconv.FormatInt(q.PriceBounds[i], 10) + " THEN " + strconv.Itoa(i))
 		}
 		bucket.WriteString(" ELSE 0 END")
-		b.WriteString(` UNION ALL SELECT ` + strconv.Itoa(facetPrice) + `, CAST(bucket AS TEXT), CAST(NULL AS TEXT), COUNT(*)
-			FROM (SELECT ` + bucket.String() + ` AS bucket FROM
-				(SELECT MIN(amount) AS mp FROM product_prices WHERE currency = ? AND product_seq IN (SELECT seq FROM m)
-				GROUP BY product_seq) mins) buckets GROUP BY bucket`)
-		args = append(args, q.Currency)
-		res.Prices = make([]int, len(q.PriceBounds))
+		st.add(` UNION ALL SELECT ` + strconv.Itoa(rowPrice) + `, CAST(bucket AS TEXT), NULL, COUNT(*), NULL
+			FROM (SELECT ` + bucket.String() + ` AS bucket FROM m WHERE mp IS NOT NULL) buckets GROUP BY bucket`)
 	}
+	// The page: its products in order, numbered (UNION ALL keeps no order).
+	st.add(` UNION ALL SELECT `+strconv.Itoa(rowPage)+`, p.id, NULL, pg.n, p.doc
+		FROM (SELECT seq, ROW_NUMBER() OVER (ORDER BY `+order+`) AS n
+			FROM (SELECT * FROM m ORDER BY `+order+` LIMIT ? OFFSET ?) x) pg
+		JOIN products p ON p.seq = pg.seq`, q.Limit, q.Skip)
+	return st
+}
+
+// run runs the statement of a search into res. Brands come most first,
+// then by brand; categories most first, then by title and id; prices by
+// bucket of each product's lowest price in the currency.
+func (s *SearchStore) run(ctx context.Context, tx *Tx, sq *searchQuery, q search.Query, res *search.Result) error {
 	if q.BrandFacet {
 		res.Brands = []search.BrandCount{}
 	}
 	if q.CategoryFacet {
 		res.Categories = []search.CategoryCount{}
 	}
-	rows, err := tx.Query(ctx, b.String(), args...)
+	if q.PriceFacet {
+		res.Prices = make([]int, len(q.PriceBounds))
+	}
+	st := s.statement(sq, q)
+	rows, err := tx.Query(ctx, st.b.String(), st.args...)
 	if err != nil {
-		return fmt.Errorf("count and facets: %w", err)
+		return fmt.Errorf("search: %w", err)
 	}
 	defer rows.Close()
+	type pageRow struct {
+		n  int
+		id string
+		p  *catalog.Product
+	}
+	var page []pageRow
 	for rows.Next() {
 		var kind, n int
-		var key, title sql.NullString
-		if err := rows.Scan(&kind, &key, &title, &n); err != nil {
-			return fmt.Errorf("count and facets: %w", err)
+		var key, title, doc sql.NullString
+		if err := rows.Scan(&kind, &key, &title, &n, &doc); err != nil {
+			return fmt.Errorf("search: %w", err)
 		}
 		switch kind {
-		case facetTotal:
+		case rowTotal:
 			res.Total = n
-		case facetBrand:
+		case rowBrand:
 			res.Brands = append(res.Brands, search.BrandCount{Value: key.String, Count: n})
-		case facetCategory:
+		case rowCategory:
 			res.Categories = append(res.Categories, search.CategoryCount{ID: key.String, Title: title.String, Count: n})
-		case facetPrice:
+		case rowPrice:
 			if i, err := strconv.Atoi(key.String); err == nil && i >= 0 && i < len(res.Prices) {
 				res.Prices[i] = n
 			}
+		case rowPage:
+			p, err := decodeProduct(doc.String)
+			if err != nil {
+				return err
+			}
+			page = append(page, pageRow{n, key.String, p})
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("count and facets: %w", err)
+		return fmt.Errorf("search: %w", err)
+	}
+	slices.SortFunc(page, func(a, b pageRow) int { return a.n - b.n })
+	for _, r := range page {
+		res.IDs = append(res.IDs, r.id)
+		res.Products = append(res.Products, r.p)
 	}
 	slices.SortFunc(res.Brands, func(a, b search.BrandCount) int {
 		if a.Count != b.Count {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -21,8 +22,10 @@ import (
 // index following the products' writes in their transaction.
 func Search(t *testing.T, open Opener) {
 	t.Run("match, filters, facets, sorts", func(t *testing.T) { searchMatch(t, open(t)) })
+	t.Run("title matches rank first", func(t *testing.T) { searchTitleFirst(t, open(t)) })
 	t.Run("the index follows product writes in their transaction", func(t *testing.T) { searchFollowsWrites(t, open(t)) })
 	t.Run("reindex rebuilds the index", func(t *testing.T) { searchReindex(t, open(t)) })
+	t.Run("the migrations index the products there already", func(t *testing.T) { searchMigrations(t, open(t)) })
 	t.Run("answers are consistent while products change", func(t *testing.T) { searchConcurrent(t, open(t)) })
 }
 
@@ -163,6 +166,38 @@ func searchMatch(t *testing.T, db *sqldb.DB) {
 	}
 }
 
+// searchTitleFirst: the products whose title holds every word come first,
+// however often the words fill the other fields (a weighted rank alone
+// does not promise it), then the others by rank.
+func searchTitleFirst(t *testing.T, db *sqldb.DB) {
+	many := strings.Repeat("frigorífico bosch ", 12)
+	seed(t, sqldb.NewCatalogStore(db), nil,
+		searchProduct("T-DESC", "Nevera", "Bosch", many+"aeg", 100),
+		searchProduct("T-BOTH", "Frigorífico combi de acero inoxidable, 201 cm, No Frost, cajón de frescos y dispensador de agua, Bosch Serie 6", "", "", 100),
+		searchProduct("T-BRAND", "Nevera frigorífico", "Bosch", many, 100),
+		searchProduct("T-SHORT", "Bosch frigorífico", "", "", 100),
+		searchProduct("T-SKU", "AEG frigorífico", "", "", 100),
+	)
+	for _, tc := range []struct {
+		q           string
+		first, rest []string // first in any order, then rest in any order
+	}{
+		{"frigorifico bosch", []string{"p-T-BOTH", "p-T-SHORT"}, []string{"p-T-DESC", "p-T-BRAND"}},
+		{"bosch frigo", []string{"p-T-BOTH", "p-T-SHORT"}, []string{"p-T-DESC", "p-T-BRAND"}},
+		{"a", []string{"p-T-BOTH", "p-T-SKU"}, []string{"p-T-DESC"}},
+	} {
+		ids, _ := runSearch(t, db, search.SearchInput{Q: str(tc.q)})
+		if len(ids) != len(tc.first)+len(tc.rest) {
+			t.Errorf("%q: got %v, want %v then %v", tc.q, ids, tc.first, tc.rest)
+			continue
+		}
+		head, tail := slices.Sorted(slices.Values(ids[:len(tc.first)])), slices.Sorted(slices.Values(ids[len(tc.first):]))
+		if !slices.Equal(head, slices.Sorted(slices.Values(tc.first))) || !slices.Equal(tail, slices.Sorted(slices.Values(tc.rest))) {
+			t.Errorf("%q: got %v, want %v first, then %v", tc.q, ids, tc.first, tc.rest)
+		}
+	}
+}
+
 func page(limit, skip int) commerce.PageArgs {
 	return commerce.PageArgs{Limit: &limit, Skip: &skip}
 }
@@ -190,7 +225,7 @@ func searchFollowsWrites(t *testing.T, db *sqldb.DB) {
 	if got := find("balay"); len(got) != 0 {
 		t.Fatalf("rolled-back product found: %v", got)
 	}
-	seed(t, store, nil, p)
+	seed(t, store, []*catalog.Category{newCategory("F1", root), newCategory("F2", root)}, p)
 	if got := find("balay"); !slices.Equal(got, []string{p.ID}) {
 		t.Fatalf("created: got %v", got)
 	}
@@ -234,6 +269,41 @@ func searchFollowsWrites(t *testing.T, db *sqldb.DB) {
 	if got := find("balay"); len(got) != 0 {
 		t.Errorf("old brand still found: %v", got)
 	}
+	// What a search filters, sorts and counts by follows too: the brand,
+	// the prices, the categories.
+	update(func(p *catalog.Product) {
+		p.Prices = append(p.Prices, catalog.Price{ID: "eur", Amount: 4550, Currency: "EUR"}, catalog.Price{ID: "eur2", Amount: 4000, Currency: "EUR", Country: "ES"})
+		p.Categories = []string{"F2"}
+	}, true)
+	for _, tc := range []struct {
+		name string
+		in   search.SearchInput
+		want int
+	}{
+		{"new brand", search.SearchInput{Brand: []string{"Teka"}}, 1},
+		{"old brand", search.SearchInput{Brand: []string{"Balay"}}, 0},
+		{"new category", search.SearchInput{Categories: []string{"F2"}}, 1},
+		{"no category before", search.SearchInput{Categories: []string{"F1"}}, 0},
+		{"new price, its lowest", search.SearchInput{Currency: str("EUR"), PriceFrom: num("40"), PriceTo: num("40")}, 1},
+		{"not its lowest", search.SearchInput{Currency: str("EUR"), PriceFrom: num("45.50")}, 0},
+		{"the USD price still", search.SearchInput{PriceFrom: num("600"), PriceTo: num("600")}, 1},
+	} {
+		in := tc.in
+		in.Q = str("silenciosa")
+		in.Facets = []string{"brand", "categories", "price"}
+		if ids, res := runSearch(t, db, in); len(ids) != tc.want {
+			t.Errorf("%s: got %v", tc.name, ids)
+		} else if tc.want == 1 && (len(res.Brands) != 1 || res.Brands[0].Value != "Teka" || len(res.Categories) != 1 || res.Categories[0].ID != "F2") {
+			t.Errorf("%s: got facets %+v %+v", tc.name, res.Brands, res.Categories)
+		}
+	}
+	update(func(p *catalog.Product) { p.Categories = []string{"F1"}; p.Prices = p.Prices[:1] }, true)
+	if ids, _ := runSearch(t, db, search.SearchInput{Q: str("silenciosa"), Categories: []string{"F1"}}); len(ids) != 1 {
+		t.Errorf("category changed back: got %v", ids)
+	}
+	if ids, _ := runSearch(t, db, search.SearchInput{Q: str("silenciosa"), Currency: str("EUR"), PriceTo: num("1000")}); len(ids) != 0 {
+		t.Errorf("EUR prices removed: got %v", ids)
+	}
 	// DRAFT: not found; ONLINE again: found.
 	update(func(p *catalog.Product) { p.Status = catalog.StatusDraft }, true)
 	if got := find("nevera"); len(got) != 0 {
@@ -272,14 +342,82 @@ func searchFollowsWrites(t *testing.T, db *sqldb.DB) {
 
 func searchReindex(t *testing.T, db *sqldb.DB) {
 	searchFixture(t, db)
-	before, _ := runSearch(t, db, search.SearchInput{Q: str("frigo")})
-	n, err := sqldb.NewSearchStore(db).Reindex(context.Background())
+	ctx := context.Background()
+	all := search.SearchInput{Q: str("frigo"), Facets: []string{"brand", "categories", "price"}}
+	before, was := runSearch(t, db, all)
+	// Emptied behind the products' back (a restored backup without it, a
+	// bug), the index finds nothing until rebuilt.
+	empty := map[string]string{"sqlite": `INSERT INTO product_search (product_search) VALUES ('delete-all')`,
+		"postgres": `DELETE FROM product_search`}[db.Dialect().Name()]
+	if empty == "" {
+		t.Fatalf("no way to empty the index of %s", db.Dialect().Name())
+	}
+	if err := db.Update(ctx, func(tx *sqldb.Tx) error { _, err := tx.Exec(ctx, empty); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if ids, _ := runSearch(t, db, all); len(ids) != 0 {
+		t.Fatalf("emptied index: found %v", ids)
+	}
+	n, err := sqldb.NewSearchStore(db).Reindex(ctx)
 	if err != nil || n != 6 {
 		t.Fatalf("got %d, %v; want 6 products", n, err)
 	}
-	after, _ := runSearch(t, db, search.SearchInput{Q: str("frigo")})
+	after, is := runSearch(t, db, all)
 	if len(before) != 3 || !slices.Equal(before, after) {
 		t.Errorf("before the rebuild %v, after %v, want the same 3", before, after)
+	}
+	was.IDs, was.Products, is.IDs, is.Products = nil, nil, nil, nil
+	if !reflect.DeepEqual(was, is) {
+		t.Errorf("facets before the rebuild %+v, after %+v", was, is)
+	}
+	// The filters read what the rebuild wrote.
+	if ids, _ := runSearch(t, db, search.SearchInput{Categories: []string{"A"}, Brand: []string{"Bosch"}, PriceTo: num("800")}); len(ids) != 1 {
+		t.Errorf("filters after the rebuild: got %v", ids)
+	}
+}
+
+// searchMigrations takes the index away as if its migrations had not run
+// yet, then runs them: they index the products there already.
+func searchMigrations(t *testing.T, db *sqldb.DB) {
+	searchFixture(t, db)
+	ctx := context.Background()
+	all := search.SearchInput{Q: str("frigo"), Facets: []string{"brand", "categories", "price"}}
+	before, was := runSearch(t, db, all)
+	undo := map[string][]string{
+		"sqlite": {`DROP TRIGGER product_search_insert`, `DROP TRIGGER product_search_update`, `DROP TRIGGER product_search_delete`,
+			`DROP TABLE product_search`},
+		"postgres": {`DROP TRIGGER product_search_write ON products`, `DROP TRIGGER product_search_remove ON products`,
+			`DROP TABLE product_search`, `DROP FUNCTION product_search_write()`, `DROP FUNCTION product_search_remove()`,
+			`DROP FUNCTION product_search_doc(text, text, text, text)`, `DROP FUNCTION product_search_words(text, text)`,
+			`DROP FUNCTION product_search_categories(bigint)`, `DROP FUNCTION product_search_prices(bigint)`},
+	}[db.Dialect().Name()]
+	if undo == nil {
+		t.Fatalf("no way to take the index of %s away", db.Dialect().Name())
+	}
+	undo = append(undo, `DELETE FROM schema_migrations WHERE version LIKE '%search%'`)
+	err := db.Update(ctx, func(tx *sqldb.Tx) error {
+		for _, q := range undo {
+			if _, err := tx.Exec(ctx, q); err != nil {
+				return fmt.Errorf("%s: %w", q, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	after, is := runSearch(t, db, all)
+	was.IDs, was.Products, is.IDs, is.Products = nil, nil, nil, nil
+	if len(before) != 3 || !slices.Equal(before, after) || !reflect.DeepEqual(was, is) {
+		t.Errorf("before %v %+v, after the migrations %v %+v", before, was, after, is)
+	}
+	// And the index follows the writes again.
+	seed(t, sqldb.NewCatalogStore(db), nil, searchProduct("NEW-1", "Frigorífico nuevo", "Balay", "", 100))
+	if ids, _ := runSearch(t, db, search.SearchInput{Q: str("frigorifico nuev"), Brand: []string{"Balay"}}); !slices.Equal(ids, []string{"p-NEW-1"}) {
+		t.Errorf("created after the migrations: got %v", ids)
 	}
 }
 
