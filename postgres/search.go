@@ -3,27 +3,31 @@ package postgres
 import (
 	"strings"
 
+	"github.com/commercekit/commerce/search"
 	"github.com/commercekit/commerce/sqldb"
 )
 
 var _ sqldb.TextSearch = Dialect{}
 
 // SearchMatch implements sqldb.TextSearch over the table product_search
-// (migrations 0015_search.sql and 0019_search_faster.sql): the words as the
-// lexemes its tsvector holds (cast, not parsed: they are folded already),
-// all of them required, the last one a prefix (:*); ranked by ts_rank with
-// the weights of the columns (title A, brand and sku B, description C).
-// The rows also hold what the filters, sorts and facets read (online,
-// brand, categories, prices), so that a search reads nothing else of the
-// products it finds but the page's.
-func (Dialect) SearchMatch(words []string) sqldb.SearchMatch {
+// (migrations 0015_search.sql and 0019_search_faster.sql). The query's
+// text is folded by the database as the indexed text is
+// (product_search_query: unaccent, lower case, split at what is not a
+// letter or a digit), so that a word typed as a product has it is found
+// whatever the folding does to it (ß as ss); every word is required, the
+// last one also as a prefix (:*); the products whose title holds them all
+// first, then by ts_rank with the weights of the columns (title A, brand
+// and sku B, description C). The rows also hold what the filters, sorts
+// and facets read (online, brand, categories, prices), so that a search
+// reads nothing else of the products it finds but the page's.
+func (Dialect) SearchMatch(q search.Query) sqldb.SearchMatch {
 	m := sqldb.SearchMatch{From: "product_search s", Facts: &sqldb.SearchFacts{
 		Seq: "s.product_seq", Brand: "s.brand", Online: "s.online",
 		Price:          "CAST(s.prices ->> CAST(? AS TEXT) AS BIGINT)",
 		Categories:     "s.categories",
 		CategoryCounts: "SELECT u.cid AS cid, COUNT(*) AS n FROM m CROSS JOIN unnest(m.cats) AS u (cid) GROUP BY u.cid",
 	}}
-	if len(words) == 0 {
+	if len(q.Words) == 0 {
 		// A category's products from their memberships, not by reading
 		// every row.
 		m.Facts.InCategories = func(n int) string {
@@ -34,30 +38,19 @@ func (Dialect) SearchMatch(words []string) sqldb.SearchMatch {
 	m.Facts.InCategories = func(n int) string {
 		return "s.categories && CAST(ARRAY[" + sqldb.Placeholders(n) + "] AS TEXT[])"
 	}
-	// query returns the words as a tsquery, the last one a prefix, each
-	// restricted to the weights given ("" for any).
-	query := func(weights string) string {
-		var b strings.Builder
-		for i, w := range words {
-			if i > 0 {
-				b.WriteString(" & ")
-			}
-			b.WriteString("'" + strings.ReplaceAll(strings.ReplaceAll(w, `\`, `\\`), "'", "''") + "'")
-			if i < len(words)-1 && weights != "" {
-				b.WriteString(":" + weights)
-			}
-		}
-		b.WriteString(":*" + weights)
-		return b.String()
+	text := q.Text
+	if text == "" {
+		text = strings.Join(q.Words, " ")
 	}
-	q := query("")
-	m.Cond, m.Args = "s.doc @@ CAST(? AS tsquery)", []any{q}
+	// product_search_query is IMMUTABLE: the planner computes each tsquery
+	// once from the text.
+	m.Cond, m.Args = "s.doc @@ product_search_query(?, '')", []any{text}
 	// ts_rank is higher for better matches; the weights are of D, C, B
 	// and A.
-	m.Rank, m.RankArgs = "-ts_rank('{0.1, 0.25, 0.4, 1.0}', s.doc, CAST(? AS tsquery))", []any{q}
+	m.Rank, m.RankArgs = "-ts_rank('{0.1, 0.25, 0.4, 1.0}', s.doc, product_search_query(?, ''))", []any{text}
 	// The same words with weight A: in the title (checked on the match's
 	// own document).
-	m.Title, m.TitleArgs = "s.doc @@ CAST(? AS tsquery)", []any{query("A")}
+	m.Title, m.TitleArgs = "s.doc @@ product_search_query(?, 'A')", []any{text}
 	return m
 }
 

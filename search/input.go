@@ -39,7 +39,7 @@ func (in SearchInput) Query() (Query, commerce.Page, error) {
 	if in.Q != nil {
 		if len(*in.Q) > MaxQueryBytes {
 			p.Add("q", "at most %d bytes", MaxQueryBytes)
-		} else if q.Words = Words(*in.Q); len(q.Words) > MaxWords {
+		} else if q.Text, q.Words = *in.Q, Words(*in.Q); len(q.Words) > MaxWords {
 			p.Add("q", "at most %d words", MaxWords)
 		}
 	}

@@ -17,12 +17,15 @@ import (
 )
 
 // vocabulary is the words of the random catalogs: accents, case, digits
-// and the punctuation that splits words, in both stores' eyes alike.
+// and the punctuation that splits words, in both stores' eyes alike; and
+// words each store folds its own way (ß, Cyrillic, Greek, Korean, NFD),
+// found on both when typed as written or cut short.
 var vocabulary = []string{
 	"frigorífico", "Frigorifico", "FRIGO", "congelador", "nevera", "combi", "cajón", "cajones", "acero", "inoxidable",
 	"Bosch", "Balay", "Smeg", "LG", "Liebherr", "Citroën", "crème", "brûlée", "façade", "niño", "pingüino", "ÁRBOL",
 	"A+", "A++", "No-Frost", "59.5", "185cm", "1e5abc", "KGN39XI36", "x/y", "l'été", "n°5", "über", "ÉCLAIR",
 	"a", "de", "con", "2", "10", "100", "frío", "frio", "FRÍO", "cm", "vertical", "horizontal", "mini", "side_by_side",
+	"Straße", "Größe", "Русский", "ёж", "Ελληνικά", "냉장고", "İstanbul", "Frigori\u0301fico",
 }
 
 func phrase(r *rand.Rand, n int) string {
@@ -54,7 +57,7 @@ func query(r *rand.Rand) search.Query {
 	if r.IntN(3) == 0 {
 		text = strings.ToUpper(text)
 	}
-	q := search.Query{Words: search.Words(text), Currency: "USD", Limit: 1000, Sort: search.SortRelevance,
+	q := search.Query{Words: search.Words(text), Text: text, Currency: "USD", Limit: 1000, Sort: search.SortRelevance,
 		BrandFacet: true, CategoryFacet: true, PriceFacet: true, PriceBounds: search.PriceBuckets(2)}
 	if r.IntN(4) == 0 {
 		q.Categories = []string{fmt.Sprintf("c%d", r.IntN(4))}

@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -67,6 +68,10 @@ type Query struct {
 	// its title, brand, sku or description), the last one as a prefix;
 	// none: every ONLINE product.
 	Words []string
+	// Text is q as given, for a store whose index folds text its own way
+	// (PostgreSQL's unaccent): it finds the words of Text folded that way
+	// when there are Words. "": Words joined by spaces.
+	Text string
 	// Categories keeps the products in one of these categories or one of
 	// their descendants (any of them); none: no category filter.
 	Categories []string
@@ -152,25 +157,81 @@ func PriceBuckets(precision int) []int64 {
 	return out
 }
 
-// Words returns the words of a query as the indexes hold them: split at
-// every character that is not a letter or a digit, lower case, accents
-// removed ("Frigorífico KGN-39" -> "frigorifico", "kgn", "39"). Both
-// databases fold the indexed text the same way (their migrations), so
-// that a folded word matches whatever accents and case either side had.
-// Letters without a decomposition (ß, æ, ø) are kept as they are:
-// PostgreSQL's unaccent spells them out, SQLite's unicode61 keeps them,
-// so words holding them may be found on one store only.
+// Words returns the words of a query as SQLite's FTS5 index holds them
+// (its unicode61 tokenizer with remove_diacritics 2): split at every
+// character that is not a letter, a number, a private-use or an
+// unassigned character,
+// lower case, and Latin letters without their diacritics ("Frigorífico
+// KGN-39" -> "frigorifico", "kgn", "39"; combining diacritical marks are
+// dropped). Other scripts keep their marks, as the tokenizer does: Greek
+// ά, Cyrillic й, Korean syllables stay as they are. PostgreSQL folds the
+// query text itself, the way it folds the indexed text (unaccent, then
+// split: migration 0019_search_faster.sql), so each store matches a word
+// typed as the product has it; the two differ where their folding does
+// (PostgreSQL's unaccent spells ß, æ, œ out and strips Greek accents,
+// unicode61 keeps them), and only there.
 func Words(q string) []string {
+	var out []string
 	var b strings.Builder
-	for _, r := range norm.NFD.String(q) {
-		if unicode.Is(unicode.Mn, r) {
-			continue
-		}
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			b.WriteRune(unicode.ToLower(r))
-		} else {
-			b.WriteByte(' ')
+	end := func() {
+		if b.Len() > 0 {
+			out = append(out, b.String())
+			b.Reset()
 		}
 	}
-	return strings.Fields(b.String())
+	for _, r := range q {
+		switch {
+		case diacritic(r):
+			// Part of the word, and dropped.
+		case unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Co, r):
+			b.WriteRune(fold(r))
+		case r&0xfffe != 0xfffe && !unicode.In(r, unicode.M, unicode.P, unicode.S, unicode.Z, unicode.Cc, unicode.Cf, unicode.Cs):
+			// Unassigned (but not U+FFFE, U+FFFF): the tokenizer keeps
+			// it, as it is.
+			b.WriteRune(r)
+		default:
+			end()
+		}
+	}
+	end()
+	return out
+}
+
+// diacritic reports whether r is one of the combining marks unicode61
+// keeps in a word and removes (the others separate words).
+func diacritic(r rune) bool {
+	switch {
+	case r < 0x300 || r > 0x331:
+		return false
+	case r <= 0x304, r >= 0x306 && r <= 0x30c, r >= 0x323 && r <= 0x328:
+		return true
+	}
+	switch r {
+	case 0x30f, 0x311, 0x31b, 0x32d, 0x32e, 0x330, 0x331:
+		return true
+	}
+	return false
+}
+
+// fold returns r case-folded (µ as μ, ς as σ, ſ as s, but ı as itself)
+// and, for a Latin letter, without its diacritics: the ASCII base letter
+// of its canonical decomposition (but ǡ, which unicode61 keeps).
+func fold(r rune) rune {
+	if r != 'ı' {
+		r = unicode.ToLower(unicode.ToUpper(r))
+	}
+	if r < utf8.RuneSelf || r == 'ǡ' || !unicode.Is(unicode.Latin, r) {
+		return r
+	}
+	d := norm.NFD.String(string(r))
+	base, n := utf8.DecodeRuneInString(d)
+	if n == len(d) || base >= utf8.RuneSelf {
+		return r
+	}
+	for _, m := range d[n:] {
+		if !unicode.Is(unicode.Mn, m) {
+			return r
+		}
+	}
+	return base
 }

@@ -18,10 +18,11 @@ import (
 // implements it serves SearchStore; the filters, facets, sorts and paging
 // around the match are portable SQL here.
 type TextSearch interface {
-	// SearchMatch returns how to find the products holding every word,
-	// the last one also as a prefix, or every product when words is
-	// empty. The words are folded (search.Words): letters and digits only.
-	SearchMatch(words []string) SearchMatch
+	// SearchMatch returns how to find the products holding every word of
+	// q, the last one also as a prefix, or every product when q has no
+	// Words. q.Words are folded as SQLite's FTS5 folds text
+	// (search.Words); an index folding text another way folds q.Text.
+	SearchMatch(q search.Query) SearchMatch
 	// SearchRebuild returns the statements that rebuild the whole index
 	// from the products, run in one write transaction.
 	SearchRebuild() []string
@@ -128,7 +129,7 @@ func (q *searchQuery) String() string { return " FROM " + q.From + q.w.String() 
 // build returns the match of q, its filters applied. Category filters
 // take the categories given and their descendants (by path).
 func (s *SearchStore) build(ctx context.Context, tx *Tx, ts TextSearch, q search.Query) (*searchQuery, error) {
-	sq := &searchQuery{SearchMatch: ts.SearchMatch(q.Words)}
+	sq := &searchQuery{SearchMatch: ts.SearchMatch(q)}
 	sq.facts = sq.Facts
 	if sq.facts == nil {
 		sq.facts = ProductFacts(len(q.Words) > 0)

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"strings"
 
+	"github.com/commercekit/commerce/search"
 	"github.com/commercekit/commerce/sqldb"
 )
 
@@ -15,7 +16,8 @@ var _ sqldb.TextSearch = (*Dialect)(nil)
 // holds them all first, then by bm25 with the title weighing most. The
 // filters, sorts and facets read products p and its side tables
 // (sqldb.ProductFacts); without words, products p alone.
-func (*Dialect) SearchMatch(words []string) sqldb.SearchMatch {
+func (*Dialect) SearchMatch(q search.Query) sqldb.SearchMatch {
+	words := q.Words
 	if len(words) == 0 {
 		return sqldb.SearchMatch{From: "products p"}
 	}

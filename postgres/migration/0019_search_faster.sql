@@ -1,6 +1,10 @@
 -- Product search, faster (BENCHMARKS.md, Search): the index row of a
 -- product also holds what a search filters, sorts and counts by, and its
--- document is built by PL/pgSQL functions.
+-- document is built by PL/pgSQL functions. And the query's words are
+-- folded here, by the function that folds the indexed text
+-- (product_search_query), not by the service's folding, which is SQLite's:
+-- a word typed as a product has it ("Straße", which unaccent indexes as
+-- strasse) was not found.
 --
 -- The facts: whether the product is ONLINE, its brand, the categories it
 -- is directly in and its lowest price in each currency ({"USD": 74900}),
@@ -37,6 +41,24 @@ LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
 BEGIN
 	RETURN product_search_words(title, 'A') || product_search_words(brand, 'B')
 		|| product_search_words(sku, 'B') || product_search_words(description, 'C');
+END
+$$;
+
+-- product_search_query returns the tsquery of a search's text q: its words
+-- folded as product_search_words folds the indexed text, so that a word
+-- typed as a product has it is found (ß as ss on both sides), all of them
+-- required, the last one also as a prefix, each restricted to the weights
+-- given ('' for any); NULL without words. It is IMMUTABLE (unaccent itself
+-- is STABLE: its rules could change) so that the planner computes it once
+-- from the statement's text rather than for every row.
+CREATE FUNCTION product_search_query(q text, weights text) RETURNS tsquery
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+	RETURN (SELECT string_agg('''' || x.word || '''' || CASE WHEN x.n = x.last THEN ':*' || weights
+			WHEN weights <> '' THEN ':' || weights ELSE '' END, ' & ' ORDER BY x.n)
+		FROM (SELECT y.word, y.n, max(y.n) OVER () AS last
+			FROM regexp_split_to_table(lower(unaccent(q)), '[^[:alnum:]]+') WITH ORDINALITY AS y (word, n)
+			WHERE y.word <> '') x)::tsquery;
 END
 $$;
 
