@@ -2,6 +2,7 @@ package search
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/money"
@@ -37,10 +38,15 @@ func (in SearchInput) Query() (Query, commerce.Page, error) {
 	}
 	q := Query{Categories: in.Categories, Brands: in.Brand, Currency: DefaultCurrency, Limit: page.Limit, Skip: page.Skip}
 	if in.Q != nil {
+		// Invalid UTF-8 (a GET parameter may hold any bytes) as U+FFFD,
+		// which separates words: a database would refuse the text.
+		text := strings.ToValidUTF8(*in.Q, "\uFFFD")
 		if len(*in.Q) > MaxQueryBytes {
 			p.Add("q", "at most %d bytes", MaxQueryBytes)
-		} else if q.Text, q.Words = *in.Q, Words(*in.Q); len(q.Words) > MaxWords {
+		} else if words := Words(text); len(words) > MaxWords {
 			p.Add("q", "at most %d words", MaxWords)
+		} else {
+			q.Text, q.Words = text, words
 		}
 	}
 	precision := 2

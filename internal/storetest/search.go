@@ -97,6 +97,7 @@ func searchMatch(t *testing.T, db *sqldb.DB) {
 	}{
 		{"every word, title matches first", search.SearchInput{Q: str("frigorifico bosch")}, []string{kgn, cn}, true},
 		{"accents in the query", search.SearchInput{Q: str("FRIGORÍFICO  bósch")}, []string{kgn, cn}, true},
+		{"invalid UTF-8 separates words", search.SearchInput{Q: str("frigorifico\xc3bosch")}, []string{kgn, cn}, true},
 		{"the last word as a prefix", search.SearchInput{Q: str("frigo")}, []string{kgn, ffk, cn}, false},
 		{"other words whole", search.SearchInput{Q: str("frigo bosch")}, nil, false},
 		{"sku", search.SearchInput{Q: str("kgn39")}, []string{kgn}, true},
