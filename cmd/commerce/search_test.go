@@ -15,10 +15,30 @@ import (
 )
 
 // TestSearchReindex empties the search index behind the products' back,
-// then rebuilds it with `commerce search reindex`.
+// then rebuilds it with `commerce search reindex`, on both stores.
 func TestSearchReindex(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "c.db")
-	db := testdb.SQLiteAt(t, path)
+	for _, store := range []struct {
+		name  string
+		open  func(t *testing.T) (*sqldb.DB, string) // the database and its --db
+		empty string
+	}{
+		{"sqlite", func(t *testing.T) (*sqldb.DB, string) {
+			path := filepath.Join(t.TempDir(), "c.db")
+			return testdb.SQLiteAt(t, path), "sqlite:" + path
+		}, `INSERT INTO product_search (product_search) VALUES ('delete-all')`},
+		{"postgres", func(t *testing.T) (*sqldb.DB, string) {
+			url := testdb.PostgresURL(t)
+			return testdb.PostgresAt(t, url), url
+		}, `DELETE FROM product_search`},
+	} {
+		t.Run(store.name, func(t *testing.T) {
+			db, flag := store.open(t)
+			searchReindex(t, db, flag, store.empty)
+		})
+	}
+}
+
+func searchReindex(t *testing.T, db *sqldb.DB, flag, empty string) {
 	ctx := context.Background()
 	p := &catalog.Product{ID: "p1", SKU: "S1", Status: catalog.StatusOnline, Title: "Frigorífico Bosch",
 		Categories: []string{}, Prices: []catalog.Price{}, Medias: []catalog.Media{}, Classifications: []catalog.ClassificationValue{},
@@ -37,7 +57,7 @@ func TestSearchReindex(t *testing.T) {
 		t.Fatal("not found after the create")
 	}
 	if err := db.Update(ctx, func(tx *sqldb.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO product_search (product_search) VALUES ('delete-all')`)
+		_, err := tx.Exec(ctx, empty)
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -46,7 +66,7 @@ func TestSearchReindex(t *testing.T) {
 		t.Fatal("found after emptying the index")
 	}
 	var out bytes.Buffer
-	if err := run(ctx, []string{"search", "reindex", "--db", "sqlite:" + path}, func(string) string { return "" }, &out, io.Discard); err != nil {
+	if err := run(ctx, []string{"search", "reindex", "--db", flag}, func(string) string { return "" }, &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(out.String(), "search index rebuilt: 1 products") {
