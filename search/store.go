@@ -9,8 +9,11 @@ import "context"
 // It is also the seam for an external engine. When one database no longer
 // serves the catalog (millions of products, typo tolerance, synonyms), an
 // OpenSearch or Meilisearch adapter implements Store over its own index
-// and the API does not change: Search translates the Query (Words as a
-// match on title^10, brand, sku, description with the last word a prefix;
+// and the API does not change: Search translates the Query (Text, analysed
+// as its index analyses the products, as a match of every word on title,
+// brand, sku and description with the last word a prefix, the products
+// matching every word in the title first — the way PostgreSQL folds Text
+// itself rather than using Words, which are SQLite's folding;
 // Categories against each product's category ids and ancestors; Brands,
 // the price range and Sort as filters and sorts on indexed fields; the
 // facets as terms and range aggregations over PriceBounds) and returns the
