@@ -372,8 +372,10 @@ type meter struct {
 	db               *sqldb.DB
 	n                int           // operations
 	cpu, server      time.Duration // the totals
+	wall             time.Duration
 	writes           int64
 	cpu0, server0    time.Duration // at the last start
+	wall0            time.Time
 	writes0          int64
 	serverOK, sqlite bool
 }
@@ -381,11 +383,12 @@ type meter struct {
 func (m *meter) start(db *sqldb.DB) {
 	m.db, m.sqlite = db, db.Dialect().Name() == "sqlite"
 	m.server0, m.serverOK = serverCPU(db)
-	m.cpu0, m.writes0 = cpuTime(), writeCalls()
+	m.cpu0, m.writes0, m.wall0 = cpuTime(), writeCalls(), time.Now()
 }
 
 func (m *meter) stop() {
 	cpu, writes := cpuTime(), writeCalls()
+	m.wall += time.Since(m.wall0)
 	m.cpu += cpu - m.cpu0
 	m.writes += writes - m.writes0
 	if m.serverOK {
@@ -403,10 +406,14 @@ func (m *meter) perOp() float64 {
 
 // report reports the CPU per operation, the process's (cpu-ms/op) and the
 // server's (server-cpu-ms/op), and on SQLite the write system calls per
-// operation (writes/op), each named with the prefix.
+// operation (writes/op), each named with the prefix; with a prefix, the
+// wall-clock time per operation too (ms/op).
 func (m *meter) report(b *testing.B, prefix string) {
 	if m.n == 0 {
 		return
+	}
+	if prefix != "" {
+		b.ReportMetric(float64(m.wall.Microseconds())/1000/float64(m.n), prefix+"ms/op")
 	}
 	b.ReportMetric(float64(m.cpu.Microseconds())/1000/float64(m.n), prefix+"cpu-ms/op")
 	if m.serverOK {
