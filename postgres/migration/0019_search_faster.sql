@@ -136,7 +136,7 @@ CREATE TABLE product_search_next (
 	brand       TEXT,
 	categories  TEXT[]   NOT NULL,
 	prices      JSONB    NOT NULL
-);
+) WITH (fillfactor = 90); -- room on each page for the updates that leave the text alone
 INSERT INTO product_search_next (product_seq, doc, online, brand, categories, prices)
 SELECT p.seq, coalesce(s.doc, product_search_doc(p.title, p.brand, p.sku, p.description)), p.status = 'ONLINE', p.brand,
 	coalesce(c.ids, '{}'), coalesce(x.prices, '{}')
