@@ -2,7 +2,6 @@ package sqlite_test
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -85,5 +84,5 @@ func TestWordsAsTheTokenizer(t *testing.T) {
 	if newer > 3000 {
 		t.Errorf("%d characters unknown to the tokenizer: more than Unicode added since 6.1", newer)
 	}
-	t.Log(fmt.Sprintf("%d characters differ as assigned after Unicode 6.1", newer))
+	t.Logf("%d characters differ as assigned after Unicode 6.1", newer)
 }
