@@ -27,9 +27,10 @@ func TestFlagBeatsEnvironment(t *testing.T) {
 		"COMMERCE_JWT_SECRET":      "short",
 		"COMMERCE_REGEX_TIMEOUT":   "never",
 		"COMMERCE_SQLITE_SYNC":     "off",
+		"COMMERCE_DB_MAX_CONNS":    "many",
 	}
 	base, stop := startServe(t, []string{"--cart-ttl", "1h", "--reservation-ttl", "30m",
-		"--db", "sqlite:" + filepath.Join(dir, "c.db"), "--jwt-secret", testSecret, "--regex-timeout", "3s", "--sqlite-sync", "normal"}, env)
+		"--db", "sqlite:" + filepath.Join(dir, "c.db"), "--jwt-secret", testSecret, "--regex-timeout", "3s", "--sqlite-sync", "normal", "--db-max-conns", "20"}, env)
 	res, err := http.Get(base + "/healthz")
 	if err != nil {
 		t.Fatal(err)
@@ -50,6 +51,7 @@ func TestBadEnvironmentVariable(t *testing.T) {
 		{"COMMERCE_RESERVATION_TTL", "soon"},
 		{"COMMERCE_REGEX_TIMEOUT", "never"},
 		{"COMMERCE_SQLITE_SYNC", "off"},
+		{"COMMERCE_DB_MAX_CONNS", "many"},
 		{"COMMERCE_ACCESS_TTL", "soon"},
 		{"COMMERCE_REFRESH_TTL", "a month"},
 	} {
