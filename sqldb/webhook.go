@@ -249,7 +249,7 @@ func (s *WebhookStore) Follow(ctx context.Context, now time.Time, limit int) (in
 			for _, id := range order {
 				sub := subs[id]
 				if sub.active && webhook.Matches(sub.channels, sub.types, e.Channel, e.Type) {
-					rows = append(rows, commerce.NewID(), id, e.ID, webhook.Pending, due)
+					rows = append(rows, commerce.NewOrderedID(), id, e.ID, webhook.Pending, due)
 				}
 			}
 			// A webhook's own change applies to the events after it.

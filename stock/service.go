@@ -146,7 +146,7 @@ func (s *Service) Reserve(ctx context.Context, tx Tx, r Reservation) (Reservatio
 		return Reservation{}, err
 	}
 	now := s.now()
-	r.ID = commerce.NewID()
+	r.ID = commerce.NewOrderedID()
 	r.WarehouseID = k.WarehouseID
 	r.ExpirationTime = now.Add(s.ttl).UTC().Truncate(time.Millisecond)
 	r.Expired = false
