@@ -226,7 +226,7 @@ func (s *WebhookStore) Follow(ctx context.Context, now time.Time, limit int) (in
 	if err != nil {
 		return 0, err
 	}
-	events, err := s.db.EventsAfter(ctx, cursor, limit)
+	events, err := s.db.EventHeadsAfter(ctx, cursor, limit, webhook.Channel)
 	if err != nil || len(events) == 0 {
 		return 0, err
 	}
