@@ -11,6 +11,7 @@ import (
 
 	"github.com/commercekit/commerce/app"
 	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/money"
 	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/sqldb"
 )
@@ -158,6 +159,66 @@ func TestSnapshot(t *testing.T) {
 		after := s.Get(t, "/order/v1/order.info?id="+o.ID, s.Admin).Must(t).Body["order"]
 		if !bytes.Equal(before, after) {
 			t.Errorf("the order changed with the catalog, promotions, taxes and shipping:\nbefore %s\nafter  %s", before, after)
+		}
+	})
+}
+
+// TestTotals: the order's lines and totals as section 13 defines them,
+// with a line discount and a shipping discount: items one per cart entry
+// (its id and title), discount the line's total discount, total what the
+// line costs tax included; totals.items the sum of unit price x quantity,
+// discount the lines' discounts, shipping the rate after its discount,
+// tax and total the cart's.
+func TestTotals(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		s := newShop(t, db)
+		p := s.product("T", "100.00", 10)
+		// Half shipping (first, it takes one unit), then 10% off each other
+		// unit (it fires twice).
+		for i, then := range []map[string]any{
+			{"shipping": map[string]any{"discount": map[string]any{"rate": 50, "isPercentage": true}}},
+			{"product": map[string]any{"id": p, "quantity": 1, "discount": map[string]any{"rate": 10, "isPercentage": true}}},
+		} {
+			s.Post(t, "/promotion/v1/promotion.create", s.Admin, map[string]any{"title": "P", "class": "default", "active": true, "priority": i,
+				"if": map[string]any{"product": map[string]any{"id": p, "quantity": 1}}, "then": then}).Must(t)
+		}
+		r := s.Post(t, "/cart/v1/cart.checkout", s.API, checkoutBody(s.cart(s.API, p, 3))).Must(t)
+		var o order.Order
+		r.Decode(t, "order", &o)
+		var c struct {
+			Items []struct {
+				ID, Title string
+			}
+			Taxes struct {
+				BeforeTax, Tax struct{ Amount int64 }
+			}
+		}
+		r.Decode(t, "cart", &c)
+		if len(o.Items) != 1 || len(c.Items) != 1 || o.Items[0].ID != c.Items[0].ID || o.Items[0].Title != c.Items[0].Title {
+			t.Fatalf("items %+v, cart entries %+v: want one per entry, with its id and title", o.Items, c.Items)
+		}
+		it := o.Items[0]
+		if it.UnitPrice.Amount != 10000 || it.Discount.Amount != 2000 || it.Total.Amount != 28000 || it.Tax.Amount <= 0 ||
+			it.ShippedQuantity != 0 || it.RefundedQuantity != 0 {
+			t.Errorf("item %+v: want 3 x 100.00 less 2 x 10.00, 280.00 tax included", it)
+		}
+		if o.ShippingMethod == nil || o.ShippingMethod.Rate.Amount != 2500 {
+			t.Errorf("shipping method %+v: want its rate, 25.00", o.ShippingMethod)
+		}
+		tot := o.Totals
+		if tot.Items.Amount != 30000 || tot.Discount.Amount != 2000 || tot.Shipping.Amount != 1250 ||
+			tot.Tax.Amount != c.Taxes.Tax.Amount || tot.Total.Amount != c.Taxes.BeforeTax.Amount+c.Taxes.Tax.Amount ||
+			tot.Total.Amount != it.Total.Amount+tot.Shipping.Amount || tot.Tax.Amount <= it.Tax.Amount {
+			t.Errorf("totals %+v (cart taxes %+v): want items 300.00, discount 20.00, shipping 12.50, the cart's tax and total (292.50)", tot, c.Taxes)
+		}
+		for _, m := range []money.Money{it.UnitPrice, it.Discount, it.Tax, it.Total, tot.Items, tot.Discount, tot.Shipping, tot.Tax, tot.Total,
+			o.Payments[0].Amount, o.Payments[0].Captured, o.Payments[0].Refunded} {
+			if m.Currency != "USD" || m.Precision != 2 {
+				t.Errorf("amount %+v: want a USD money object of precision 2", m)
+			}
+		}
+		if o.Payments[0].Amount != tot.Total {
+			t.Errorf("payment of %+v, want the total %+v", o.Payments[0].Amount, tot.Total)
 		}
 	})
 }
