@@ -108,11 +108,15 @@ func TestApplyCoupon(t *testing.T) {
 		if len(e.Discounts) != 1 || e.Discounts[0].PromotionID != promo || e.Discounts[0].Discount.Amount != 1000 || e.Discounts[0].Quantity != 2 {
 			t.Errorf("got discounts %+v, want 10.00 off 2 units by the coupon", e.Discounts)
 		}
-		// Again: nothing changes.
+		// Again: nothing changes, no event.
+		events := len(s.events())
 		var again couponCart
 		applyCoupon(t, s.Server, s.API, c.ID, "SAVE10").Must(t).Decode(t, "cart", &again)
-		if !slices.Equal(again.Coupons, []string{"Save10"}) {
-			t.Errorf("got coupons %q after applying it again, want [Save10]", again.Coupons)
+		if !slices.Equal(again.Coupons, []string{"Save10"}) || len(again.entry(t, p).Discounts) != 1 {
+			t.Errorf("got coupons %q discounts %+v after applying it again, want [Save10] and its discount", again.Coupons, again.entry(t, p).Discounts)
+		}
+		if n := len(s.events()) - events; n != 0 {
+			t.Errorf("applying a held code again wrote %d CARTS events, want none", n)
 		}
 		// The code starts applying when its start date comes, with no
 		// change to the promotion.
