@@ -239,7 +239,14 @@ func TestErrors(t *testing.T) {
 		if string(e.Data) != `"nope"` {
 			t.Errorf("order_not_found data %s, want the id", e.Data)
 		}
-		s.Post(t, "/order/v1/order.capture", s.Admin, map[string]any{"id": "nope"}).Expect(t, 404, "order_not_found")
+		for op, body := range map[string]map[string]any{
+			"info": {"id": "nope"}, "capture": {"id": "nope"}, "fulfill": {"id": "nope"}, "cancel": {"id": "nope"},
+			"deliver": {"id": "nope", "fulfillmentId": "f"}, "refund": {"id": "nope", "amount": 1},
+		} {
+			if e := s.Post(t, "/order/v1/order."+op, s.Admin, body).Expect(t, 404, "order_not_found"); string(e.Data) != `"nope"` {
+				t.Errorf("order.%s of an unknown id: data %s, want the id", op, e.Data)
+			}
+		}
 		e = s.Post(t, "/order/v1/order.fulfill", s.Admin, map[string]any{"id": o.ID, "items": []map[string]any{{"itemId": item, "quantity": 3}}}).
 			Expect(t, 400, "fulfillment_exceeds_quantity")
 		if string(e.Data) != `{"itemId":"`+item+`","remaining":2}` {
