@@ -1,6 +1,7 @@
 package order_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -135,6 +136,12 @@ func TestStateMachine(t *testing.T) {
 							status = 404
 						}
 						r.Expect(t, status, w)
+						if w == bad {
+							var d order.StateData
+							if err := json.Unmarshal(r.Data, &d); err != nil || fmt.Sprintf("%s/%s/%s", d.Status, d.PaymentStatus, d.FulfillmentStatus) != st.want {
+								t.Errorf("invalid_order_state data %s, want {status, paymentStatus, fulfillmentStatus} of %s", r.Data, st.want)
+							}
+						}
 						var after order.Order
 						s.Get(t, "/order/v1/order.info?id="+o.ID, s.Admin).Must(t).Decode(t, "order", &after)
 						if after.Version != before.Version {
