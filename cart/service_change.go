@@ -64,6 +64,12 @@ const maxAuthorizedRounds = 4
 // errStale tells change that the cart moved since it was read.
 var errStale = errors.New("cart changed since read")
 
+// errUnchanged, returned by a change's prepare, says that the operation
+// changes nothing in the cart (cart.applyCoupon of a code it holds): the
+// change then goes on as calculateCart does, storing the recalculation
+// and emitting its event only when the computed state changed.
+var errUnchanged = errors.New("the operation changes nothing")
+
 // change runs a change of the cart id in two steps.
 //
 // First, outside any transaction, it takes the cart (this process's copy
@@ -137,11 +143,16 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 			return nil, notActive(c.Status)
 		}
 		var before []byte
-		if o.emitIfChanged {
+		quiet := o.emitIfChanged
+		if quiet {
 			before = computed(c)
 		}
 		if o.prepare != nil {
-			if err := o.prepare(c, now); err != nil {
+			if err := o.prepare(c, now); errors.Is(err, errUnchanged) {
+				if !quiet {
+					quiet, before = true, computed(c) // prepare left c as read
+				}
+			} else if err != nil {
 				return nil, err
 			}
 		}
@@ -155,7 +166,7 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 			}
 		}
 		version := c.Version
-		if o.reserved {
+		if o.reserved && !quiet {
 			err = s.commitReserved(ctx, c, o, now)
 		} else {
 			err = s.store.Update(ctx, func(tx Tx) error {
@@ -184,7 +195,7 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 				if err := tx.Save(ctx, c); err != nil {
 					return err
 				}
-				if o.emitIfChanged && bytes.Equal(before, computed(c)) {
+				if quiet && bytes.Equal(before, computed(c)) {
 					return nil
 				}
 				e, err := changeEvent(o, c, now)
