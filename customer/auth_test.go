@@ -103,9 +103,8 @@ func TestGuestCartAdoption(t *testing.T) {
 			return c.ID
 		}
 		guest, bobs := cartOf(e.API), cartOf(bob.AccessToken)
-		for _, id := range []string{guest, bobs, "no-such-cart"} {
-			r := e.Post(t, av1+"auth.login", e.API, map[string]any{"email": "ada@example.com", "password": pw, "cartId": id}).Must(t)
-			_ = r
+		for _, id := range []string{guest, bobs, "no-such-cart", guest} {
+			e.Post(t, av1+"auth.login", e.API, map[string]any{"email": "ada@example.com", "password": pw, "cartId": id}).Must(t)
 		}
 		s := e.login(t, "ada@example.com", pw)
 		var c struct {
@@ -120,6 +119,25 @@ func TestGuestCartAdoption(t *testing.T) {
 		// Bob's cart was not taken.
 		e.Post(t, "/cart/v1/cart.info", s.AccessToken, map[string]any{"cartId": bobs}).Expect(t, 404, commerce.ECartNotFound)
 		e.Post(t, "/cart/v1/cart.info", bob.AccessToken, map[string]any{"cartId": bobs}).Must(t)
+		// The adoption is a change of the cart: one CARTS UPDATE, without
+		// the login's password.
+		r := e.Post(t, "/event/v1/event.list", e.Admin, map[string]any{"channel": "CARTS", "type": "UPDATE", "limit": 100}).Must(t)
+		var evs []struct {
+			Payload struct {
+				Operation string            `json:"operation"`
+				Data      map[string]string `json:"data"`
+				New       struct {
+					ID         string `json:"id"`
+					CustomerID string `json:"customerId"`
+				} `json:"new"`
+			} `json:"payload"`
+		}
+		r.Decode(t, "data", &evs)
+		if len(evs) != 1 || evs[0].Payload.Operation != "auth.login" || evs[0].Payload.Data["cartId"] != guest ||
+			len(evs[0].Payload.Data) != 1 || evs[0].Payload.New.ID != guest || evs[0].Payload.New.CustomerID != ada.ID {
+			t.Errorf("CARTS UPDATE events: %s", r.Raw)
+		}
+		noSecrets(t, "CARTS events", string(r.Raw), pw)
 	})
 }
 

@@ -2,6 +2,7 @@ package customer
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/mail"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/commercekit/commerce/auth"
 	"github.com/commercekit/commerce/cart"
 	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/order"
 )
 
 // Default lifetimes and lock-out (CONTRACT.md section 15).
@@ -351,7 +353,8 @@ func (s *Service) List(ctx context.Context, in ListInput) (commerce.Page, []Cust
 }
 
 // Remove deletes an account with its addresses and tokens and erases the
-// personal data of its orders (customer.remove); it emits REMOVE {id}.
+// personal data of its orders and carts (customer.remove); it emits REMOVE
+// {id}.
 func (s *Service) Remove(ctx context.Context, in RemoveInput) error {
 	id, err := target(ctx, in.ID)
 	if err != nil {
@@ -373,6 +376,9 @@ func (s *Service) Remove(ctx context.Context, in RemoveInput) error {
 				return err
 			}
 		}
+		if err := eraseCarts(ctx, tx, c.ID); err != nil {
+			return err
+		}
 		if err := tx.Delete(ctx, c.ID); err != nil {
 			return err
 		}
@@ -381,6 +387,54 @@ func (s *Service) Remove(ctx context.Context, in RemoveInput) error {
 		}
 		return emit(tx, event.Remove, now, map[string]any{"id": c.ID})
 	})
+}
+
+// eraseCarts erases the addresses of the customer's carts, whatever their
+// status, as the orders' are erased: a checked-out cart holds the
+// addresses its order had. Carts keep their items and totals, and the
+// erasure emits no CARTS event (the orders' emits no ORDERS event either:
+// the CUSTOMERS REMOVE tells subscribers to erase what they keep).
+func eraseCarts(ctx context.Context, tx Tx, customerID string) error {
+	ids, err := tx.CartIDs(ctx, customerID)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		c, err := tx.Cart().Lock(ctx, id)
+		if err != nil {
+			return err
+		}
+		if c.ShippingAddress == nil && c.BillingAddress == nil {
+			continue
+		}
+		eraseAddress(c.ShippingAddress)
+		eraseAddress(c.BillingAddress)
+		if err := tx.Cart().Save(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eraseAddress replaces every field of an address but its country and
+// state with "[erased]" (order.Erased); a field left empty stays empty.
+func eraseAddress(a *cart.Address) {
+	if a == nil {
+		return
+	}
+	for _, f := range []*string{&a.FirstName, &a.LastName, &a.Address1, &a.City, &a.Company, &a.Instructions} {
+		if *f != "" {
+			*f = order.Erased
+		}
+	}
+	for _, f := range []*cart.Text{&a.PostCode, &a.Phone} {
+		if *f != "" {
+			*f = order.Erased
+		}
+	}
+	if len(a.Address2) > 0 && string(a.Address2) != "null" {
+		a.Address2 = json.RawMessage(`"` + order.Erased + `"`)
+	}
 }
 
 func deref(s *string) string {

@@ -43,6 +43,9 @@ type Tx interface {
 	// Orders gives the orders in this transaction (customer.remove
 	// erases the personal data of the customer's orders).
 	Orders() order.Tx
+	// CartIDs returns the ids of the customer's carts, in any status
+	// (customer.remove erases their addresses).
+	CartIDs(ctx context.Context, customerID string) ([]string, error)
 	// Lock returns the customer and holds its row until the transaction
 	// ends. Errors: customer_not_found (data: id).
 	Lock(ctx context.Context, id string) (*Customer, error)

@@ -119,6 +119,27 @@ func (t customerTx) Cart() cart.Tx { return cartTx(t) }
 // Orders implements customer.Tx.
 func (t customerTx) Orders() order.Tx { return orderTx(t) }
 
+// CartIDs implements customer.Tx.
+func (t customerTx) CartIDs(ctx context.Context, customerID string) ([]string, error) {
+	rows, err := t.tx.Query(ctx, `SELECT id FROM carts WHERE customer_id = ? ORDER BY id`, customerID)
+	if err != nil {
+		return nil, fmt.Errorf("carts of customer %s: %w", customerID, t.tx.Translate(err))
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("carts of customer %s: %w", customerID, t.tx.Translate(err))
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("carts of customer %s: %w", customerID, t.tx.Translate(err))
+	}
+	return ids, nil
+}
+
 // Lock implements customer.Tx.
 func (t customerTx) Lock(ctx context.Context, id string) (*customer.Customer, error) {
 	c, err := scanCustomer(t.tx.QueryRow(ctx, `SELECT `+customerColumns+` FROM customers WHERE id = ?`+t.tx.ForUpdate(), id))

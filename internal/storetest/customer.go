@@ -25,6 +25,57 @@ func Customer(t *testing.T, open Opener) {
 	t.Run("login failures", func(t *testing.T) { customerFailures(t, open(t)) })
 	t.Run("refresh and reset tokens", func(t *testing.T) { customerTokens(t, open(t)) })
 	t.Run("clients", func(t *testing.T) { customerClients(t, open(t)) })
+	t.Run("carts of a customer", func(t *testing.T) { customerCarts(t, open(t)) })
+}
+
+// customerCarts: CartIDs lists the customer's carts in any status, and
+// no one else's.
+func customerCarts(t *testing.T, db *sqldb.DB) {
+	ctx := context.Background()
+	s := sqldb.NewCustomerStore(db)
+	newCart := func(customerID, status string) *cart.Cart {
+		return &cart.Cart{ID: commerce.NewID(), CustomerID: customerID, Status: status, Currency: "USD", Country: "US",
+			Channel: "web", ExpirationTime: customerT0.Add(time.Hour), CreatedAt: customerT0, UpdatedAt: customerT0, Items: []*cart.Entry{}}
+	}
+	mine := []*cart.Cart{newCart("c1", cart.StatusActive), newCart("c1", cart.StatusCheckedOut), newCart("c1", cart.StatusExpired)}
+	others := []*cart.Cart{newCart("c2", cart.StatusActive), newCart(cart.Anonymous, cart.StatusActive)}
+	err := s.Update(ctx, func(tx customer.Tx) error {
+		for _, c := range append(append([]*cart.Cart{}, mine...), others...) {
+			if err := tx.Cart().Insert(ctx, c); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	err = s.Update(ctx, func(tx customer.Tx) error {
+		var err error
+		got, err = tx.CartIDs(ctx, "c1")
+		return err
+	})
+	want := map[string]bool{}
+	for _, c := range mine {
+		want[c.ID] = true
+	}
+	if err != nil || len(got) != len(mine) {
+		t.Fatalf("CartIDs: %v %v, want %d carts", got, err, len(mine))
+	}
+	for _, id := range got {
+		if !want[id] {
+			t.Errorf("CartIDs gave %s, not the customer's", id)
+		}
+	}
+	err = s.Update(ctx, func(tx customer.Tx) error {
+		var err error
+		got, err = tx.CartIDs(ctx, "nobody")
+		return err
+	})
+	if err != nil || len(got) != 0 {
+		t.Errorf("CartIDs of a customer without carts: %v %v", got, err)
+	}
 }
 
 var customerT0 = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
