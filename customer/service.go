@@ -40,6 +40,9 @@ type Service struct {
 	keys  *auth.Keys
 	now   func() time.Time
 	opts  Options
+	// dummyHash is the hash a login for an unknown email is checked
+	// against.
+	dummyHash func() string
 }
 
 // NewService returns the service over store, minting access tokens with
@@ -55,8 +58,9 @@ func NewService(store Store, keys *auth.Keys, now func() time.Time, opts Options
 		p := DefaultParams
 		opts.Params = &p
 	}
-	go dummyHash() // computed once, ahead of the first login for an unknown email
-	return &Service{store: store, keys: keys, now: now, opts: opts}
+	s := &Service{store: store, keys: keys, now: now, opts: opts, dummyHash: newDummyHash(*opts.Params)}
+	go s.dummyHash() // computed once, ahead of the first login for an unknown email
+	return s
 }
 
 // AccessTTL is the lifetime of the access tokens the service mints.

@@ -119,7 +119,7 @@ func (s *Service) Login(ctx context.Context, in LoginInput) (*Session, error) {
 	case err == nil:
 		hash = c.PasswordHash
 	case isNotFound(err):
-		hash = dummyHash()
+		hash = s.dummyHash()
 	default:
 		return nil, err
 	}
