@@ -46,6 +46,11 @@ func TestLoginRefreshLogout(t *testing.T) {
 			{"no refresh token", "auth.refresh", e.API, map[string]any{}, 400, commerce.EValidation},
 			{"refresh without a token", "auth.refresh", "", map[string]any{"refreshToken": s.RefreshToken}, 401, commerce.EInvalidToken},
 			{"logout without refresh token", "auth.logout", e.API, map[string]any{}, 400, commerce.EValidation},
+			{"logout without a token", "auth.logout", "", map[string]any{"refreshToken": s.RefreshToken}, 401, commerce.EInvalidToken},
+			{"reset request without email", "auth.requestPasswordReset", e.API, map[string]any{}, 400, commerce.EValidation},
+			{"reset request without a token", "auth.requestPasswordReset", "", map[string]any{"email": "ada@example.com"}, 401, commerce.EInvalidToken},
+			{"reset without a token", "auth.resetPassword", "", map[string]any{"token": "x", "password": pw}, 401, commerce.EInvalidToken},
+			{"unknown field", "auth.login", e.API, map[string]any{"email": "ada@example.com", "password": pw, "remember": true}, 400, commerce.EValidation},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				r := e.Post(t, av1+tc.op, tc.token, tc.body).Expect(t, tc.status, tc.code)
