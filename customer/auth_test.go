@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/app"
 	"github.com/commercekit/commerce/internal/apitest"
 	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
@@ -342,5 +343,44 @@ func TestSecurity(t *testing.T) {
 			t.Fatalf("the log capture holds no request: %.300s", log)
 		}
 		noSecrets(t, "log", log, append(secrets, "qwertyuiop")...)
+	})
+}
+
+// TestSweep: the running service deletes refresh tokens once expired
+// (spent ones too, kept until then to recognise their reuse), reset
+// tokens once expired, and the login failures of emails whose last
+// failure left the 15-minute window; what is live stays.
+func TestSweep(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		e := newEnv(t, db, func(o *app.Options) { o.CustomerSweep = 20 * time.Millisecond })
+		e.register(t, "ada@example.com", pw)
+		s := e.login(t, "ada@example.com", pw)
+		e.Post(t, av1+"auth.refresh", e.API, map[string]any{"refreshToken": s.RefreshToken}).Must(t) // one spent, one live
+		e.Post(t, av1+"auth.requestPasswordReset", e.API, map[string]any{"email": "ada@example.com"}).Must(t)
+		e.Post(t, av1+"auth.login", e.API, map[string]any{"email": "ghost@example.com", "password": pw}).Expect(t, 401, commerce.EInvalidCredentials)
+		rows := func(table string) func() int {
+			return func() int {
+				var n int
+				if err := db.QueryRow(t.Context(), `SELECT COUNT(*) FROM `+table).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+		}
+		time.Sleep(100 * time.Millisecond) // several sweeps: nothing is due
+		for table, want := range map[string]int{"refresh_tokens": 2, "password_resets": 1, "login_failures": 1} {
+			if n := rows(table)(); n != want {
+				t.Fatalf("%s: %d rows before anything expired, want %d", table, n, want)
+			}
+		}
+		e.clock.Add(16 * time.Minute)
+		testdb.Eventually(t, "login failures after 16 minutes", 0, rows("login_failures"))
+		if n := rows("refresh_tokens")(); n != 2 {
+			t.Fatalf("refresh tokens after 16 minutes: %d, want 2", n)
+		}
+		e.clock.Add(time.Hour)
+		testdb.Eventually(t, "reset tokens after an hour", 0, rows("password_resets"))
+		e.clock.Add(30 * 24 * time.Hour)
+		testdb.Eventually(t, "refresh tokens after 30 days", 0, rows("refresh_tokens"))
 	})
 }

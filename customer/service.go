@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/mail"
 	"slices"
 	"strings"
@@ -438,6 +439,38 @@ func eraseAddress(a *cart.Address) {
 	}
 	if len(a.Address2) > 0 && string(a.Address2) != "null" {
 		a.Address2 = json.RawMessage(`"` + order.Erased + `"`)
+	}
+}
+
+// DefaultSweep is how often Run sweeps when given no interval.
+const DefaultSweep = time.Hour
+
+// Sweep deletes what no longer serves: refresh and reset tokens past
+// their expiry, and the login failures of emails whose newest failure left
+// the lock-out window. It returns how many rows it deleted.
+func (s *Service) Sweep(ctx context.Context) (int64, error) {
+	now := s.clock()
+	return s.store.Sweep(ctx, now, now.Add(-FailureWindow))
+}
+
+// Run sweeps every interval (DefaultSweep when 0) until ctx ends.
+func (s *Service) Run(ctx context.Context, every time.Duration, logger *slog.Logger) {
+	if every <= 0 {
+		every = DefaultSweep
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		if n, err := s.Sweep(ctx); err != nil && ctx.Err() == nil {
+			logger.Error("customer sweep failed", "err", err)
+		} else if n > 0 {
+			logger.Info("expired tokens and login failures swept", "rows", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
 	}
 }
 

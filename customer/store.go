@@ -31,6 +31,11 @@ type Store interface {
 	Client(ctx context.Context, id string) (*Client, error)
 	// Clients returns a page of clients in creation order.
 	Clients(ctx context.Context, limit, skip int) ([]Client, error)
+	// Sweep deletes the refresh and reset tokens that expired at or
+	// before now, and the login failures of every email whose newest
+	// failure is before failedBefore (a failure being recorded meanwhile
+	// keeps its email's). It returns how many rows it deleted.
+	Sweep(ctx context.Context, now, failedBefore time.Time) (int64, error)
 }
 
 // Tx is a write transaction of the customer store.
