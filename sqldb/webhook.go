@@ -226,7 +226,7 @@ func (s *WebhookStore) Follow(ctx context.Context, now time.Time, limit int) (in
 	if err != nil {
 		return 0, err
 	}
-	events, err := s.db.EventsAfter(ctx, cursor, limit)
+	events, err := s.db.EventHeadsAfter(ctx, cursor, limit, webhook.Channel)
 	if err != nil || len(events) == 0 {
 		return 0, err
 	}
@@ -249,7 +249,7 @@ func (s *WebhookStore) Follow(ctx context.Context, now time.Time, limit int) (in
 			for _, id := range order {
 				sub := subs[id]
 				if sub.active && webhook.Matches(sub.channels, sub.types, e.Channel, e.Type) {
-					rows = append(rows, commerce.NewID(), id, e.ID, webhook.Pending, due)
+					rows = append(rows, commerce.NewOrderedID(), id, e.ID, webhook.Pending, due)
 				}
 			}
 			// A webhook's own change applies to the events after it.
