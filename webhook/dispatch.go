@@ -21,16 +21,19 @@ const followBatch = 500
 
 // newClient returns the HTTP client of the attempts: no proxy (a proxy
 // would connect on our behalf, past the address check), no redirects (a
-// 3xx is not delivered), and unless allowPrivate a dialer that refuses
-// forbidden addresses after DNS resolution.
-func newClient(allowPrivate bool, timeout time.Duration) *http.Client {
+// 3xx is not delivered), and unless allowPrivate a dialer that resolves
+// the host with res and refuses forbidden addresses after the resolution
+// (guardedDial, dialControl).
+func newClient(allowPrivate bool, timeout time.Duration, res Resolver) *http.Client {
 	d := &net.Dialer{Timeout: timeout}
+	dial := d.DialContext
 	if !allowPrivate {
 		d.Control = dialControl
+		dial = guardedDial(d, res)
 	}
 	tr := &http.Transport{
 		Proxy:                 nil,
-		DialContext:           d.DialContext,
+		DialContext:           dial,
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          64,
 		MaxIdleConnsPerHost:   8,

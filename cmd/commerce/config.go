@@ -55,6 +55,10 @@ var flagEnv = map[string]string{
 	"access-ttl":      "COMMERCE_ACCESS_TTL",
 	"refresh-ttl":     "COMMERCE_REFRESH_TTL",
 
+	"webhook-allow-private": "COMMERCE_WEBHOOK_ALLOW_PRIVATE",
+	"webhook-retry":         "COMMERCE_WEBHOOK_RETRY",
+	"webhook-lease":         "COMMERCE_WEBHOOK_LEASE",
+
 	"stripe-key":            "COMMERCE_STRIPE_KEY",
 	"stripe-url":            "COMMERCE_STRIPE_URL",
 	"stripe-webhook-secret": "COMMERCE_STRIPE_WEBHOOK_SECRET",
