@@ -208,8 +208,9 @@ func (s *Server) serveOp(w http.ResponseWriter, r *http.Request) {
 		st := strconv.Itoa(status)
 		s.requests.WithLabelValues(service, version, opName, st).Inc()
 		s.latency.WithLabelValues(service, version, opName, st).Observe(d.Seconds())
-		s.logger.Info("request", "service", service, "version", version, "operation", opName,
-			"method", r.Method, "path", r.URL.Path, "status", status, "duration", d)
+		s.logger.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("service", service), slog.String("version", version),
+			slog.String("operation", opName), slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.Int("status", status), slog.Duration("duration", d))
 	}()
 
 	rt, v := s.route(r.URL.Path)
