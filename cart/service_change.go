@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -268,16 +269,33 @@ func (s *Service) commitReserved(ctx context.Context, c *Cart, o change, now tim
 }
 
 // changeEvent is the event of a change: o.event (UPDATE when empty) on
-// CARTS with {operation, data, new} and, after a checkout, the payment
-// without its paymentData.
+// CARTS with {data, new, operation} and, after a checkout, the payment
+// without its paymentData. The cart is written by View.MarshalJSON into
+// the payload, the rest by encoding/json, keys in encoding/json's order
+// for a map.
 func changeEvent(o change, c *Cart, now time.Time) (event.Event, error) {
-	payload := map[string]any{"operation": o.op, "data": o.data, "new": Render(c, CalculateForm)}
+	data, err := json.Marshal(o.data)
+	if err != nil {
+		return event.Event{}, fmt.Errorf("cart event: %w", err)
+	}
+	b := make([]byte, 0, 2048+1024*len(c.Items))
+	b = append(b, `{"data":`...)
+	b = append(b, data...)
+	b = append(b, `,"new":`...)
+	if b, err = Render(c, CalculateForm).appendJSON(b); err != nil {
+		return event.Event{}, fmt.Errorf("cart event: %w", err)
+	}
+	b = append(b, `,"operation":`...)
+	b = appendString(b, o.op)
 	if c.Payment != nil {
 		// paymentData may hold what a provider needs (card tokens):
 		// it stays in the stored cart, never in the event log.
 		rec := *c.Payment
 		rec.Data = nil
-		payload["payment"] = rec
+		b = append(b, `,"payment":`...)
+		if b, err = appendMarshal(b, rec); err != nil {
+			return event.Event{}, fmt.Errorf("cart event: %w", err)
+		}
 	}
-	return event.New(event.Carts, cmp.Or(o.event, event.Update), now, payload)
+	return event.NewEncoded(event.Carts, cmp.Or(o.event, event.Update), now, append(b, '}')), nil
 }
