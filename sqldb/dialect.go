@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 	"time"
 )
 
@@ -152,3 +153,21 @@ type kindError struct {
 
 func (e *kindError) Error() string   { return e.err.Error() }
 func (e *kindError) Unwrap() []error { return []error{e.kind, e.err} }
+
+// OnConflictUpsert is the Upsert of the databases that take the SQL
+// "INSERT ... ON CONFLICT (key) DO UPDATE SET c = excluded.c" (SQLite,
+// PostgreSQL): with no update columns, DO NOTHING. Its placeholders are ?
+// (rebound by the DB). A Dialect of such a database returns it from
+// Upsert; another writes its own form (MySQL: ON DUPLICATE KEY UPDATE).
+func OnConflictUpsert(table string, cols, key, update []string) string {
+	q := "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES (" + Placeholders(len(cols)) +
+		") ON CONFLICT (" + strings.Join(key, ", ") + ")"
+	if len(update) == 0 {
+		return q + " DO NOTHING"
+	}
+	sets := make([]string, len(update))
+	for i, c := range update {
+		sets[i] = c + " = excluded." + c
+	}
+	return q + " DO UPDATE SET " + strings.Join(sets, ", ")
+}
