@@ -62,13 +62,9 @@ func (s *Service) AccessTTL() time.Duration { return s.opts.AccessTTL }
 
 func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
 
+// emit queues an event on CUSTOMERS.
 func emit(tx Tx, typ string, now time.Time, payload any) error {
-	e, err := event.New(Channel, typ, now, payload)
-	if err != nil {
-		return err
-	}
-	tx.Emit(e)
-	return nil
+	return event.Emit(tx, Channel, typ, now, payload)
 }
 
 // NormalizeEmail trims, lower-cases and NFC-normalises an email.
