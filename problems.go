@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -115,3 +116,8 @@ type Checker interface {
 // an email) to Unicode NFC, so that visually identical strings are the same
 // key when stored and compared ("café" typed precomposed or decomposed).
 func Key(s string) string { return norm.NFC.String(s) }
+
+// EmailKey is the form an email address is stored and compared in, for
+// customers and staff alike: Key (NFC), without surrounding spaces, in
+// lower case.
+func EmailKey(s string) string { return strings.ToLower(Key(strings.TrimSpace(s))) }

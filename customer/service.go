@@ -67,9 +67,6 @@ func emit(tx Tx, typ string, now time.Time, payload any) error {
 	return event.Emit(tx, Channel, typ, now, payload)
 }
 
-// NormalizeEmail trims, lower-cases and NFC-normalises an email.
-func NormalizeEmail(s string) string { return strings.ToLower(commerce.Key(strings.TrimSpace(s))) }
-
 // checkEmail records the problem of an email (already normalised).
 func checkEmail(p *commerce.Problems, path, email string) {
 	if email == "" {
@@ -96,7 +93,7 @@ func checkText(p *commerce.Problems, path, v string, required bool) {
 // Register creates an account (customer.register).
 func (s *Service) Register(ctx context.Context, in RegisterInput) (*Customer, error) {
 	var p commerce.Problems
-	email := NormalizeEmail(deref(in.Email))
+	email := commerce.EmailKey(deref(in.Email))
 	checkEmail(&p, "email", email)
 	if in.Password == nil {
 		p.Add("password", "required")
