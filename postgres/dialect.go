@@ -34,8 +34,8 @@ func (Dialect) Placeholder(n int) string { return "$" + strconv.Itoa(n) }
 func (Dialect) ForUpdate() string { return " FOR UPDATE" }
 
 // Upsert implements sqldb.Dialect with INSERT ... ON CONFLICT DO UPDATE.
-func (Dialect) Upsert(table string, cols, key, update []string) string {
-	return sqldb.OnConflictUpsert(table, cols, key, update)
+func (Dialect) Upsert(table string, rows int, cols, key, update []string) string {
+	return sqldb.OnConflictUpsert(table, rows, cols, key, update)
 }
 
 // Returning implements sqldb.Dialect: PostgreSQL has RETURNING.

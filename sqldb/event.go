@@ -221,7 +221,7 @@ func (db *DB) Cursor(ctx context.Context, name string) (Position, error) {
 // SetCursor stores the relay cursor.
 func (db *DB) SetCursor(ctx context.Context, name string, p Position) error {
 	return db.Update(ctx, func(tx *Tx) error {
-		_, err := tx.Exec(ctx, db.dialect.Upsert("relay_cursors", []string{"name", "k", "seq"}, []string{"name"}, []string{"k", "seq"}), name, p.K, p.Seq)
+		_, err := tx.Exec(ctx, db.dialect.Upsert("relay_cursors", 1, []string{"name", "k", "seq"}, []string{"name"}, []string{"k", "seq"}), name, p.K, p.Seq)
 		return err
 	})
 }

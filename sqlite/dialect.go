@@ -33,8 +33,8 @@ func (*Dialect) Placeholder(int) string { return "?" }
 func (*Dialect) ForUpdate() string { return "" }
 
 // Upsert implements sqldb.Dialect with INSERT ... ON CONFLICT DO UPDATE.
-func (*Dialect) Upsert(table string, cols, key, update []string) string {
-	return sqldb.OnConflictUpsert(table, cols, key, update)
+func (*Dialect) Upsert(table string, rows int, cols, key, update []string) string {
+	return sqldb.OnConflictUpsert(table, rows, cols, key, update)
 }
 
 // Returning implements sqldb.Dialect: SQLite has RETURNING (3.35).
