@@ -145,11 +145,16 @@ func (db *DB) List(ctx context.Context, f event.Filter) ([]event.Event, error) {
 	if err != nil {
 		return nil, err
 	}
+	return eventsOf(stored), nil
+}
+
+// eventsOf returns the events of stored ones, without their positions.
+func eventsOf(stored []Stored) []event.Event {
 	out := make([]event.Event, len(stored))
 	for i, s := range stored {
 		out[i] = s.Event
 	}
-	return out, nil
+	return out
 }
 
 // EventsAfter returns up to limit events after position after, in log
