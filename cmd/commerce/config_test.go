@@ -27,8 +27,10 @@ func TestFlagBeatsEnvironment(t *testing.T) {
 		"COMMERCE_JWT_SECRET":      "short",
 		"COMMERCE_REGEX_TIMEOUT":   "never",
 		"COMMERCE_SQLITE_SYNC":     "off",
+		"COMMERCE_ACCESS_TTL":      "soon",
+		"COMMERCE_REFRESH_TTL":     "a month",
 	}
-	base, stop := startServe(t, []string{"--cart-ttl", "1h", "--reservation-ttl", "30m",
+	base, stop := startServe(t, []string{"--cart-ttl", "1h", "--reservation-ttl", "30m", "--access-ttl", "10m", "--refresh-ttl", "240h",
 		"--db", "sqlite:" + filepath.Join(dir, "c.db"), "--jwt-secret", testSecret, "--regex-timeout", "3s", "--sqlite-sync", "normal"}, env)
 	res, err := http.Get(base + "/healthz")
 	if err != nil {
