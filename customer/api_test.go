@@ -204,3 +204,27 @@ func TestCustomerOperations(t *testing.T) {
 		}
 	})
 }
+
+// TestEmailNFC: emails that look the same are the same (issue 9 defect
+// 7): one typed with a decomposed accent (NFD) is stored in NFC, taken
+// when registered again precomposed, and signs in typed either way.
+func TestEmailNFC(t *testing.T) {
+	const nfc, nfd = "ren\u00e9@example.com", "rene\u0301@example.com"
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		e := newEnv(t, db)
+		c := e.register(t, nfd, pw)
+		if c.Email != nfc {
+			t.Errorf("email stored as %q, want NFC %q", c.Email, nfc)
+		}
+		r := e.Post(t, cv1+"customer.register", e.API, map[string]any{"email": strings.ToUpper(nfc), "password": pw, "firstName": "R"}).
+			Expect(t, 409, commerce.EDuplicateKey)
+		if !strings.Contains(string(r.Data), `"email":"`+nfc+`"`) {
+			t.Errorf("data %s, want the NFC email", r.Data)
+		}
+		for _, email := range []string{nfc, nfd} {
+			if s := e.login(t, email, pw); s.Customer.ID != c.ID {
+				t.Errorf("login as %q: got customer %q, want %q", email, s.Customer.ID, c.ID)
+			}
+		}
+	})
+}

@@ -69,17 +69,10 @@ func (s *Service) AccessTTL() time.Duration { return s.opts.AccessTTL }
 
 func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
 
+// emit queues an event on CUSTOMERS.
 func emit(tx Tx, typ string, now time.Time, payload any) error {
-	e, err := event.New(Channel, typ, now, payload)
-	if err != nil {
-		return err
-	}
-	tx.Emit(e)
-	return nil
+	return event.Emit(tx, Channel, typ, now, payload)
 }
-
-// NormalizeEmail trims, lower-cases and NFC-normalises an email.
-func NormalizeEmail(s string) string { return strings.ToLower(commerce.Key(strings.TrimSpace(s))) }
 
 // checkEmail records the problem of an email (already normalised).
 func checkEmail(p *commerce.Problems, path, email string) {
@@ -107,7 +100,7 @@ func checkText(p *commerce.Problems, path, v string, required bool) {
 // Register creates an account (customer.register).
 func (s *Service) Register(ctx context.Context, in RegisterInput) (*Customer, error) {
 	var p commerce.Problems
-	email := NormalizeEmail(deref(in.Email))
+	email := commerce.EmailKey(deref(in.Email))
 	checkEmail(&p, "email", email)
 	if in.Password == nil {
 		p.Add("password", "required")

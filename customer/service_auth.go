@@ -75,7 +75,7 @@ func tooManyAttempts(live []time.Time, now time.Time) *commerce.Error {
 // number of processes sharing the database, at most MaxFailures are
 // judged within a window.
 func (s *Service) Login(ctx context.Context, in LoginInput) (*Session, error) {
-	email := NormalizeEmail(in.Email)
+	email := commerce.EmailKey(in.Email)
 	if email == "" || in.Password == "" || len(email) > 254 || len(in.Password) > 4*MaxPasswordLen {
 		// Malformed requests are not attempts: nothing to count or hash.
 		var p commerce.Problems
@@ -291,7 +291,7 @@ func (s *Service) Logout(ctx context.Context, in RefreshInput) error {
 // existing account (auth.requestPasswordReset); it answers the same for
 // an unknown email.
 func (s *Service) RequestPasswordReset(ctx context.Context, in RequestResetInput) error {
-	email := NormalizeEmail(in.Email)
+	email := commerce.EmailKey(in.Email)
 	if email == "" {
 		return commerce.Invalid("email: required")
 	}

@@ -168,12 +168,7 @@ func (s *Service) List(ctx context.Context, in ListInput) (commerce.List, error)
 
 // emit queues an event on ORDERS with the payload {order}.
 func emit(tx Tx, typ string, now time.Time, o *Order) error {
-	e, err := event.New(Channel, typ, now, map[string]any{"order": o})
-	if err != nil {
-		return err
-	}
-	tx.Emit(e)
-	return nil
+	return event.Emit(tx, Channel, typ, now, map[string]any{"order": o})
 }
 
 // internalChange is what a change's function returns to store a change

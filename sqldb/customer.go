@@ -290,7 +290,8 @@ func (t customerTx) Delete(ctx context.Context, id string) error {
 // missing, then locked (PostgreSQL: FOR UPDATE; SQLite serialises its
 // writers), so concurrent logins for one email take turns.
 func (t customerTx) LockFailures(ctx context.Context, email string) ([]time.Time, error) {
-	if _, err := t.tx.Exec(ctx, `INSERT INTO login_failures (email, failures) VALUES (?, '[]') ON CONFLICT (email) DO NOTHING`, email); err != nil {
+	q := t.tx.db.dialect.Upsert("login_failures", 1, []string{"email", "failures"}, []string{"email"}, nil)
+	if _, err := t.tx.Exec(ctx, q, email, "[]"); err != nil {
 		return nil, fmt.Errorf("login failures: %w", t.tx.Translate(err))
 	}
 	var raw string
@@ -321,8 +322,8 @@ func (t customerTx) SetFailures(ctx context.Context, email string, at []time.Tim
 		ms[i] = a.UnixMilli()
 	}
 	b, _ := json.Marshal(ms) // a slice of integers always marshals
-	_, err := t.tx.Exec(ctx, `INSERT INTO login_failures (email, failures) VALUES (?, ?)
-		ON CONFLICT (email) DO UPDATE SET failures = excluded.failures`, email, string(b))
+	_, err := t.tx.Exec(ctx, t.tx.db.dialect.Upsert("login_failures", 1, []string{"email", "failures"}, []string{"email"}, []string{"failures"}),
+		email, string(b))
 	if err != nil {
 		return fmt.Errorf("login failures: %w", t.tx.Translate(err))
 	}

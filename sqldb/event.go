@@ -145,11 +145,16 @@ func (db *DB) List(ctx context.Context, f event.Filter) ([]event.Event, error) {
 	if err != nil {
 		return nil, err
 	}
+	return eventsOf(stored), nil
+}
+
+// eventsOf returns the events of stored ones, without their positions.
+func eventsOf(stored []Stored) []event.Event {
 	out := make([]event.Event, len(stored))
 	for i, s := range stored {
 		out[i] = s.Event
 	}
-	return out, nil
+	return out
 }
 
 // EventsAfter returns up to limit events after position after, in log
@@ -235,7 +240,7 @@ func (db *DB) Cursor(ctx context.Context, name string) (Position, error) {
 // SetCursor stores the relay cursor.
 func (db *DB) SetCursor(ctx context.Context, name string, p Position) error {
 	return db.Update(ctx, func(tx *Tx) error {
-		_, err := tx.Exec(ctx, db.dialect.Upsert("relay_cursors", []string{"name", "k", "seq"}, []string{"name"}, []string{"k", "seq"}), name, p.K, p.Seq)
+		_, err := tx.Exec(ctx, db.dialect.Upsert("relay_cursors", 1, []string{"name", "k", "seq"}, []string{"name"}, []string{"k", "seq"}), name, p.K, p.Seq)
 		return err
 	})
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/commercekit/commerce"
@@ -331,7 +330,7 @@ func checkCursor(ctx context.Context, tx *Tx, cursor Position) error {
 
 // setCursor stores the follower's cursor.
 func (s *WebhookStore) setCursor(ctx context.Context, tx *Tx, p Position) error {
-	_, err := tx.Exec(ctx, s.db.dialect.Upsert("relay_cursors", []string{"name", "k", "seq"}, []string{"name"}, []string{"k", "seq"}),
+	_, err := tx.Exec(ctx, s.db.dialect.Upsert("relay_cursors", 1, []string{"name", "k", "seq"}, []string{"name"}, []string{"k", "seq"}),
 		webhookCursor, p.K, p.Seq)
 	return err
 }
@@ -389,16 +388,9 @@ func insertDeliveries(ctx context.Context, tx *Tx, vals []any) error {
 	const per, chunk = 5, 64
 	for len(vals) > 0 {
 		n := min(len(vals)/per, chunk)
-		var b strings.Builder
-		b.WriteString(`INSERT INTO webhook_deliveries (id, webhook_id, event_id, status, next_attempt_at) VALUES `)
-		for i := range n {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString("(?, ?, ?, ?, ?)")
-		}
-		b.WriteString(` ON CONFLICT (webhook_id, event_id) DO NOTHING`)
-		if _, err := tx.Exec(ctx, b.String(), vals[:n*per]...); err != nil {
+		q := tx.db.dialect.Upsert("webhook_deliveries", n, []string{"id", "webhook_id", "event_id", "status", "next_attempt_at"},
+			[]string{"webhook_id", "event_id"}, nil)
+		if _, err := tx.Exec(ctx, q, vals[:n*per]...); err != nil {
 			return fmt.Errorf("insert deliveries: %w", err)
 		}
 		vals = vals[n*per:]

@@ -238,12 +238,7 @@ func (s *Service) Run(ctx context.Context, every time.Duration, logger *slog.Log
 
 // emit queues an event on STOCK.
 func (s *Service) emit(tx Tx, typ string, payload any) error {
-	e, err := event.New(event.Stock, typ, s.now(), payload)
-	if err != nil {
-		return err
-	}
-	tx.Emit(e)
-	return nil
+	return event.Emit(tx, event.Stock, typ, s.now(), payload)
 }
 
 // checkKey records what is missing of a key and returns it with the

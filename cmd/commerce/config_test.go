@@ -31,12 +31,14 @@ func TestFlagBeatsEnvironment(t *testing.T) {
 		"COMMERCE_REGEX_TIMEOUT":   "never",
 		"COMMERCE_SQLITE_SYNC":     "off",
 		"COMMERCE_DB_MAX_CONNS":    "many",
+		"COMMERCE_ACCESS_TTL":      "soon",
+		"COMMERCE_REFRESH_TTL":     "a month",
 
 		"COMMERCE_WEBHOOK_ALLOW_PRIVATE": "maybe",
 		"COMMERCE_WEBHOOK_RETRY":         "soon",
 		"COMMERCE_WEBHOOK_LEASE":         "a while",
 	}
-	base, stop := startServe(t, []string{"--cart-ttl", "1h", "--reservation-ttl", "30m",
+	base, stop := startServe(t, []string{"--cart-ttl", "1h", "--reservation-ttl", "30m", "--access-ttl", "10m", "--refresh-ttl", "240h",
 		"--db", "sqlite:" + filepath.Join(dir, "c.db"), "--jwt-secret", testSecret, "--regex-timeout", "3s", "--sqlite-sync", "normal", "--db-max-conns", "20",
 		"--webhook-allow-private=false", "--webhook-retry", "1s,2s", "--webhook-lease", "30s"}, env)
 	res, err := http.Get(base + "/healthz")

@@ -23,6 +23,7 @@ func Customer(t *testing.T, open Opener) {
 	t.Run("customers", func(t *testing.T) { customerCRUD(t, open(t)) })
 	t.Run("rolled back with its events", func(t *testing.T) { customerRollback(t, open(t)) })
 	t.Run("list filters and paging", func(t *testing.T) { customerList(t, open(t)) })
+	t.Run("list pattern past the time limit", func(t *testing.T) { customerPatterns(t, open(t)) })
 	t.Run("login failures", func(t *testing.T) { customerFailures(t, open(t)) })
 	t.Run("refresh and reset tokens", func(t *testing.T) { customerTokens(t, open(t)) })
 	t.Run("clients", func(t *testing.T) { customerClients(t, open(t)) })
@@ -287,6 +288,24 @@ func customerList(t *testing.T, db *sqldb.DB) {
 			wantList(t, got, err, vals, tc.want)
 		})
 	}
+}
+
+// customerPatterns: the email filter has the time limit of every regex
+// filter (issue 9 defect 1).
+func customerPatterns(t *testing.T, db *sqldb.DB) {
+	ctx := context.Background()
+	s := sqldb.NewCustomerStore(db)
+	fill := func(n int) {
+		cs := make([]*customer.Customer, n)
+		for i := range cs {
+			cs[i] = fixtureCustomer(fmt.Sprint(i, slowTitle, "@example.com"), "B2C")
+		}
+		insertCustomers(t, s, cs...)
+	}
+	wantPatternTimeout(t, db, fill, func(p *commerce.Pattern) error {
+		_, err := s.Customers(ctx, customer.Filter{Email: p, Limit: 10})
+		return err
+	}, "email")
 }
 
 func customerFailures(t *testing.T, db *sqldb.DB) {
