@@ -222,7 +222,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*Cart, error) {
 		if err := tx.Insert(ctx, c); err != nil {
 			return err
 		}
-		return emit(tx, event.Create, now, map[string]any{"new": Render(c, CalculateForm), "data": in})
+		return event.Emit(tx, event.Carts, event.Create, now, map[string]any{"new": Render(c, CalculateForm), "data": in})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create cart: %w", err)
@@ -260,14 +260,4 @@ func (s *Service) Info(ctx context.Context, in InfoInput) (*Cart, error) {
 // anyone holding its id, another only its customer or an admin.
 func canUse(cl commerce.Claims, c *Cart) bool {
 	return c.CustomerID == Anonymous || cl.IsAdmin() || (cl.CustomerID != "" && cl.CustomerID == c.CustomerID)
-}
-
-// emit queues an event on CARTS.
-func emit(tx Tx, typ string, now time.Time, payload any) error {
-	e, err := event.New(event.Carts, typ, now, payload)
-	if err != nil {
-		return err
-	}
-	tx.Emit(e)
-	return nil
 }
