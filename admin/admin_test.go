@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"strings"
@@ -290,5 +291,68 @@ func TestVendoredHTMX(t *testing.T) {
 	}
 	if !strings.Contains(string(b), "version:\""+admin.HTMXVersion+"\"") {
 		t.Errorf("static/htmx.min.js does not say version %s", admin.HTMXVersion)
+	}
+}
+
+// TestSessionCookieAttributes: the cookies are HttpOnly, SameSite=Lax and
+// limited to /admin/, and Secure when the request came over TLS, to the
+// service or to a proxy in front of it that says so.
+func TestSessionCookieAttributes(t *testing.T) {
+	e := newEnv(t, testdb.SQLite(t))
+	h := e.App.Handler()
+	for _, tc := range []struct {
+		name   string
+		url    string
+		header map[string]string
+		secure bool
+	}{
+		{"plain HTTP", "http://shop.example/admin/signin", nil, false},
+		{"TLS", "https://shop.example/admin/signin", nil, true},
+		{"X-Forwarded-Proto", "http://shop.example/admin/signin", map[string]string{"X-Forwarded-Proto": "https"}, true},
+		{"Forwarded", "http://shop.example/admin/signin", map[string]string{"Forwarded": `for=192.0.2.1;proto="https"`}, true},
+		{"proxy over HTTP", "http://shop.example/admin/signin", map[string]string{"X-Forwarded-Proto": "http"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			send := func(req *http.Request) *httptest.ResponseRecorder {
+				for k, v := range tc.header {
+					req.Header.Set(k, v)
+				}
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				return rec
+			}
+			check := func(c *http.Cookie) {
+				t.Helper()
+				if !c.HttpOnly || c.SameSite != http.SameSiteLaxMode || c.Secure != tc.secure || c.Path != "/admin/" {
+					t.Errorf("cookie %s: HttpOnly %v, SameSite %v, Secure %v, Path %q; want true, Lax, %v, /admin/",
+						c.Name, c.HttpOnly, c.SameSite, c.Secure, c.Path, tc.secure)
+				}
+			}
+			page := send(httptest.NewRequest(http.MethodGet, tc.url, nil))
+			m := csrfRE.FindStringSubmatch(page.Body.String())
+			cookies := page.Result().Cookies()
+			if m == nil || len(cookies) != 1 {
+				t.Fatalf("sign-in page: %d cookies, token %v", len(cookies), m)
+			}
+			check(cookies[0])
+			form := url.Values{"csrf": {m[1]}, "email": {staffEmail}, "password": {staffPassword}}
+			req := httptest.NewRequest(http.MethodPost, tc.url, strings.NewReader(form.Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			req.AddCookie(cookies[0])
+			res := send(req)
+			if res.Code != http.StatusSeeOther {
+				t.Fatalf("sign in: %d\n%s", res.Code, res.Body)
+			}
+			var session *http.Cookie
+			for _, c := range res.Result().Cookies() {
+				check(c)
+				if c.Name == admin.SessionCookie {
+					session = c
+				}
+			}
+			if session == nil || session.Value == "" || session.MaxAge <= 0 {
+				t.Fatalf("no session cookie: %v", res.Result().Cookies())
+			}
+		})
 	}
 }
