@@ -90,6 +90,10 @@ func unchecked(path string) bool {
 	return path == "/admin" || strings.HasPrefix(path, "/admin/") || strings.HasPrefix(path, "/docs/")
 }
 
+// Checking returns h checked as the test servers of New are: for a test
+// that serves an app's handler itself.
+func Checking(t testing.TB, h http.Handler) http.Handler { return checking(t, h) }
+
 // checking is the middleware of test servers: it passes every request to
 // h and fails the test when the exchange does not match the document (see
 // checkExchange).
