@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -355,4 +356,44 @@ func TestSessionCookieAttributes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTablesPageAndFilterOnTheServer: a table shows one page of rows, the
+// filters are the API's (product.list's), and the pager links carry the
+// filters.
+func TestTablesPageAndFilterOnTheServer(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		e := newEnv(t, db)
+		var cat struct{ ID string }
+		e.Post(t, "/catalog/v1/category.create", e.Admin, map[string]any{"title": "Lamps", "slug": "lamps", "parent": "ROOT"}).
+			Must(t).Decode(t, "category", &cat)
+		for i := range 12 {
+			status := "ONLINE"
+			if i%3 == 0 {
+				status = "DRAFT"
+			}
+			e.Post(t, "/catalog/v1/product.create", e.Admin, map[string]any{"sku": fmt.Sprintf("P-%02d", i), "title": fmt.Sprintf("Lamp %02d", i),
+				"status": status, "stockStatus": 0, "categories": []string{cat.ID}}).Must(t)
+		}
+		b := e.browser(t)
+		b.mustSignIn()
+		rows := func(p page) int { return strings.Count(p.Body, `<td><a href="/admin/products/`) }
+		// 8 ONLINE products (DRAFT ones only when asked for), 5 a page.
+		first := b.get("/admin/products?title=Lamp&limit=5")
+		if n := rows(first); n != 5 || !strings.Contains(first.Body, `rel="next"`) || strings.Contains(first.Body, `rel="prev"`) ||
+			!strings.Contains(first.Body, "skip=5") || !strings.Contains(first.Body, "title=Lamp") {
+			t.Fatalf("first page: %d rows, want 5 and a link to the next page keeping the filter\n%s", n, first.Body)
+		}
+		second := b.get("/admin/products?title=Lamp&limit=5&skip=5")
+		if n := rows(second); n != 3 || strings.Contains(second.Body, `rel="next"`) || !strings.Contains(second.Body, `rel="prev"`) {
+			t.Fatalf("second page: %d rows, want 3 and only a link back\n%s", n, second.Body)
+		}
+		drafts := b.get("/admin/products?status=DRAFT")
+		if n := rows(drafts); n != 4 || strings.Count(drafts.Body, "<td>DRAFT</td>") != 4 {
+			t.Errorf("status=DRAFT: %d rows, want the 4 drafts", n)
+		}
+		if one := b.get("/admin/products?sku=P-07"); rows(one) != 1 || !strings.Contains(one.Body, "Lamp 07") {
+			t.Errorf("sku=P-07: %d rows", rows(one))
+		}
+	})
 }
