@@ -100,8 +100,12 @@ type Shipping interface {
 // Stock reserves and releases units for cart entries inside the cart's
 // transaction (the stock area).
 type Stock interface {
-	// Reserve holds r.Quantity units for the entry and returns the
-	// reservation with its id and expiration time.
+	// Prepare checks a reservation and gives it its id and expiration
+	// time, without storing it. Errors: validation_error.
+	Prepare(r stock.Reservation) (stock.Reservation, error)
+	// Reserve holds r.Quantity units for the entry (r as Prepare made it,
+	// or without an id: prepared then) and returns the reservation with
+	// its id and expiration time.
 	// Errors: not_enough_stock, validation_error.
 	Reserve(ctx context.Context, tx stock.Tx, r stock.Reservation) (stock.Reservation, error)
 	// Release gives back quantity units reserved by the entry.
@@ -140,6 +144,7 @@ type Service struct {
 	deps  Deps
 	now   func() time.Time
 	ttl   time.Duration
+	cache *cartCache
 
 	// Logger receives what fails without failing the operation (a payment
 	// authorisation that could not be voided); slog.Default() when nil.
@@ -156,7 +161,7 @@ func NewService(store Store, deps Deps, now func() time.Time, ttl time.Duration)
 	if ttl <= 0 {
 		ttl = DefaultTTL
 	}
-	return &Service{store: store, deps: deps, now: now, ttl: ttl}
+	return &Service{store: store, deps: deps, now: now, ttl: ttl, cache: newCartCache()}
 }
 
 // TTL is how long a cart lives after its last change.

@@ -16,7 +16,7 @@ type Viewed interface {
 // Service holds the catalog's use cases: categories in service_category.go,
 // products in service_product.go (their checks in service_prepare.go).
 type Service struct {
-	store  Store
+	store  *cachedStore
 	viewed Viewed
 	now    func() time.Time
 

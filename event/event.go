@@ -66,7 +66,7 @@ func New(channel, typ string, now time.Time, payload any) (Event, error) {
 	if err != nil {
 		return Event{}, commerce.Errorf(commerce.EInternal, "marshal %s %s payload: %w", channel, typ, err)
 	}
-	return Event{ID: commerce.NewID(), Channel: channel, Type: typ, Date: now.UTC(), Payload: b}, nil
+	return Event{ID: commerce.NewOrderedID(), Channel: channel, Type: typ, Date: now.UTC(), Payload: b}, nil
 }
 
 // Subject returns the JetStream subject of the event: commerce.<CHANNEL>.<TYPE>.

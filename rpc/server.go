@@ -324,6 +324,14 @@ func envelope(res any) ([]byte, error) {
 	if res == nil {
 		return []byte(`{"ok":true}`), nil
 	}
+	if rf, ok := res.(RawField); ok {
+		out := make([]byte, 0, len(rf.JSON)+len(rf.Name)+16)
+		out = append(out, `{"ok":true,"`...)
+		out = append(out, rf.Name...)
+		out = append(out, `":`...)
+		out = append(out, rf.JSON...)
+		return append(out, '}'), nil
+	}
 	b, err := json.Marshal(res)
 	if err != nil {
 		return nil, commerce.Errorf(commerce.EInternal, "marshal result: %w", err)
@@ -339,6 +347,14 @@ func envelope(res any) ([]byte, error) {
 		out = append(out, inner...)
 	}
 	return append(out, '}'), nil
+}
+
+// RawField is a result of one property whose value is JSON encoded
+// already (a cached encoding): the envelope writes it as it is, next to
+// "ok". Name must need no escaping.
+type RawField struct {
+	Name string
+	JSON []byte
 }
 
 type errorBody struct {
