@@ -266,8 +266,20 @@ func TestErrors(t *testing.T) {
 		if string(e.Data) != `"f"` {
 			t.Errorf("fulfillment_not_found data %s", e.Data)
 		}
-		s.Post(t, "/order/v1/order.list", s.Admin, map[string]any{"createdFrom": "yesterday"}).Expect(t, 400, "validation_error")
-		s.Post(t, "/order/v1/order.list", s.Admin, map[string]any{"limit": 0}).Expect(t, 400, "validation_error")
+		s.BadInput().Post(t, "/order/v1/order.list", s.Admin, map[string]any{"createdFrom": "yesterday"}).Expect(t, 400, "validation_error")
+		s.BadInput().Post(t, "/order/v1/order.list", s.Admin, map[string]any{"limit": 0}).Expect(t, 400, "validation_error")
+		// Statuses are checked, in a list or a comma-separated string, in
+		// the body or the query string: a typo is no empty page.
+		s.BadInput().Post(t, "/order/v1/order.list", s.Admin, map[string]any{"status": []string{"PLACED", "placed"}}).Expect(t, 400, "validation_error")
+		s.BadInput().Get(t, "/order/v1/order.list?paymentStatus=PAID,CAPTURED", s.Admin).Expect(t, 400, "validation_error")
+		s.BadInput().Post(t, "/order/v1/order.list", s.Admin, map[string]any{"fulfillmentStatus": "SHIPPED, LOST"}).Expect(t, 400, "validation_error")
+		var none []order.Order
+		s.Post(t, "/order/v1/order.list", s.Admin, map[string]any{"status": []string{"COMPLETED", "CANCELLED"}, "paymentStatus": "PAID, REFUNDED"}).
+			Must(t).Decode(t, "data", &none)
+		s.Get(t, "/order/v1/order.list?fulfillmentStatus=DELIVERED,PARTIALLY_SHIPPED", s.Admin).Must(t).Decode(t, "data", &none)
+		if len(none) != 0 {
+			t.Errorf("delivered orders: %d, want none", len(none))
+		}
 		s.Get(t, "/order/v1/order.capture?id="+o.ID, s.Admin).Expect(t, 405, "method_not_allowed")
 		s.Post(t, "/order/v1/order.capture", s.Admin, map[string]any{"id": o.ID, "amount": 1}).Expect(t, 400, "validation_error")
 		if got := s.op("capture", map[string]any{"id": o.ID}); got.Version != 3 {
