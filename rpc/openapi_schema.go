@@ -106,7 +106,7 @@ func (g *schemaGen) of(t reflect.Type, m mode) schema {
 	if t == rawMessageType || t.Kind() == reflect.Interface {
 		return schema{}
 	}
-	custom := (m != modeIn && (t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType))) ||
+	custom := (m != modeIn && !fieldsForm[t] && (t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType))) ||
 		(m == modeIn && reflect.PointerTo(t).Implements(unmarshalerTyp))
 	if custom {
 		// A type with its own JSON form and no override: named, free-form.

@@ -107,6 +107,13 @@ var fieldRules = map[reflect.Type]map[string]string{
 	reflect.TypeFor[webhook.Delivery]():        {"status": "enum=" + webhook.Pending + "|" + webhook.Delivered + "|" + webhook.Failed},
 }
 
+// fieldsForm are the types whose MarshalJSON writes their fields exactly as
+// encoding/json would (a faster encoder, checked by their tests): they are
+// documented from their fields.
+var fieldsForm = map[reflect.Type]bool{
+	reflect.TypeFor[cart.View](): true,
+}
+
 // overrides are the schemas of types whose JSON form is their own
 // (MarshalJSON, UnmarshalJSON), by type; the mode is the use.
 var overrides map[reflect.Type]func(g *schemaGen, m mode) schema
