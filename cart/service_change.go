@@ -233,11 +233,11 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 
 // commitReserved commits a change whose reservations prepare already put
 // on the cart (change.reserved): the cart's document and its event are
-// encoded first, outside the transaction, which then makes the
-// reservations (o.commit) and stores the document over the version the
-// change was computed from, or finds the cart moved (errStale): the
-// conditional update is the version check, and holds the row from there
-// to the commit.
+// encoded first, outside the transaction, which then stores the document
+// over the version the change was computed from, or finds the cart moved
+// (errStale), and makes the reservations (o.commit). The conditional
+// update is the version check, and holds the cart's row from there to the
+// commit.
 func (s *Service) commitReserved(ctx context.Context, c *Cart, o change, now time.Time) error {
 	version := c.Version
 	c.DropLapsed(now)
@@ -252,16 +252,19 @@ func (s *Service) commitReserved(ctx context.Context, c *Cart, o change, now tim
 	}
 	return s.store.Update(ctx, func(tx Tx) error {
 		c.Version = version // fn may run again
-		if o.commit != nil {
-			if err := o.commit(tx, c, now); err != nil {
-				return err
-			}
-		}
+		// The cart first: a cart that moved is found before any stock is
+		// touched, and the stock rows, which every cart shares, are locked
+		// last, for the shortest time (to the commit).
 		if err := tx.SaveDocument(ctx, c, doc); err != nil {
 			if commerce.ErrorCode(err) == commerce.EConcurrentMod {
 				return errStale
 			}
 			return err
+		}
+		if o.commit != nil {
+			if err := o.commit(tx, c, now); err != nil {
+				return err
+			}
 		}
 		tx.Emit(e)
 		return nil
