@@ -8,7 +8,7 @@ PKG   ?= ./...
 BENCH ?= .
 SAMPLE ?= ../shared/data/microbase-sample
 
-.PHONY: help build serve test test-race test-postgres load token lint tools bench walkthrough ci clean openapi
+.PHONY: help build serve test test-race test-postgres load token lint tools bench walkthrough ci clean openapi docs-assets
 
 help: ## list the targets
 	@awk 'BEGIN { FS = ":.*## " } /^[a-z-]+:.*## / { printf "  %-14s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -53,6 +53,13 @@ openapi: ## regenerate the API document's files: doc comments, clients/typescrip
 	$(GO) generate ./rpc
 	UPDATE_OPENAPI=1 $(GO) test -count=1 -run '^TestDocumentGolden$$' ./internal/apitest
 	cd clients/typescript && npm ci --no-audit --no-fund && npm run generate && npm run check
+
+docs-assets: ## copy Swagger UI (swagger-ui-dist, pinned in clients/typescript/package.json) into rpc/docs for /docs
+	cd clients/typescript && npm ci --no-audit --no-fund
+	for f in swagger-ui-bundle.js swagger-ui-bundle.js.LICENSE.txt swagger-ui.css; do \
+		cp clients/typescript/node_modules/swagger-ui-dist/$$f rpc/docs/$$f; done
+	cp clients/typescript/node_modules/swagger-ui-dist/LICENSE rpc/docs/LICENSE.swagger-ui
+	cp clients/typescript/node_modules/swagger-ui-dist/NOTICE rpc/docs/NOTICE.swagger-ui
 
 clean: ## remove bin/
 	rm -rf bin

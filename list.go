@@ -13,6 +13,14 @@ import (
 // databases limit.
 const MaxListValues = 1000
 
+// IsNull reports whether raw, a JSON value, is absent: empty or null,
+// surrounding white space aside. Optional arguments and the opaque JSON
+// the areas read treat both alike.
+func IsNull(raw []byte) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) == 0 || string(t) == "null"
+}
+
 // StringList is a String List argument: a JSON array of strings (or
 // numbers), or one string of comma-separated values (the query-string
 // form). Values are trimmed and empty ones dropped.
@@ -24,11 +32,11 @@ func (l *StringList) UnmarshalJSON(b []byte) error {
 	// The decoder names the field; an offset past the end tells the
 	// transport to use that name rather than look for the value.
 	typeErr := &json.UnmarshalTypeError{Value: "value", Type: reflect.TypeFor[StringList](), Offset: math.MaxInt64}
-	b = bytes.TrimSpace(b)
-	if string(b) == "null" {
+	if IsNull(b) {
 		*l = nil
 		return nil
 	}
+	b = bytes.TrimSpace(b)
 	var s string
 	var n json.Number
 	if json.Unmarshal(b, &s) == nil {

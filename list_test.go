@@ -53,3 +53,17 @@ func TestProjectKeepsTheCause(t *testing.T) {
 		t.Errorf("got %v, want an internal_error *Error caused by *json.UnsupportedTypeError", err)
 	}
 }
+
+func TestIsNull(t *testing.T) {
+	for _, tc := range []struct {
+		raw  string
+		want bool
+	}{
+		{"", true}, {"null", true}, {" \n null\t", true},
+		{`"null"`, false}, {"0", false}, {"{}", false}, {"[]", false}, {"nullx", false},
+	} {
+		if got := IsNull([]byte(tc.raw)); got != tc.want {
+			t.Errorf("IsNull(%q) = %v, want %v", tc.raw, got, tc.want)
+		}
+	}
+}

@@ -1,7 +1,5 @@
 package commerce
 
-import "strconv"
-
 // Paging limits of list operations (CONTRACT.md section 4).
 const (
 	DefaultLimit = 10
@@ -25,21 +23,21 @@ type Page struct {
 // limit must be 1..1000 and skip >= 0, else validation_error.
 func (a PageArgs) Page() (Page, error) {
 	p := Page{Limit: DefaultLimit}
-	var problems []string
+	var problems Problems
 	if a.Limit != nil {
 		if *a.Limit < 1 || *a.Limit > MaxLimit {
-			problems = append(problems, "limit: must be between 1 and "+strconv.Itoa(MaxLimit))
+			problems.Add("limit", "must be between 1 and %d", MaxLimit)
 		}
 		p.Limit = *a.Limit
 	}
 	if a.Skip != nil {
 		if *a.Skip < 0 {
-			problems = append(problems, "skip: must not be negative")
+			problems.Add("skip", "must not be negative")
 		}
 		p.Skip = *a.Skip
 	}
-	if problems != nil {
-		return Page{}, Invalid(problems...)
+	if err := problems.Err(); err != nil {
+		return Page{}, err
 	}
 	return p, nil
 }

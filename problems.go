@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -69,26 +70,35 @@ type Pattern string
 // Check returns what is wrong with the pattern ("" when nothing is): too
 // long, not valid UTF-8, or not valid RE2.
 func (p Pattern) Check() string {
-	switch {
-	case len(p) > MaxPatternLen:
-		return fmt.Sprintf("must be a regular expression of at most %d bytes", MaxPatternLen)
-	case !utf8.ValidString(string(p)):
-		return "must be valid UTF-8"
-	}
-	if _, err := regexp.Compile("(?i)" + string(p)); err != nil {
-		return "must be a valid regular expression (RE2 syntax): " + err.Error()
-	}
-	return ""
+	_, msg := p.compile()
+	return msg
 }
 
 // Regexp compiles the pattern as it is matched: case-insensitive RE2.
 // An invalid pattern is validation_error naming no field (callers receive
 // checked patterns from the transport).
 func (p Pattern) Regexp() (*regexp.Regexp, error) {
-	if msg := p.Check(); msg != "" {
+	re, msg := p.compile()
+	if msg != "" {
 		return nil, Invalid("pattern: " + msg)
 	}
-	return regexp.MustCompile("(?i)" + string(p)), nil
+	return re, nil
+}
+
+// compile is the one compilation of a pattern: the regexp, or what is
+// wrong with the pattern.
+func (p Pattern) compile() (*regexp.Regexp, string) {
+	switch {
+	case len(p) > MaxPatternLen:
+		return nil, fmt.Sprintf("must be a regular expression of at most %d bytes", MaxPatternLen)
+	case !utf8.ValidString(string(p)):
+		return nil, "must be valid UTF-8"
+	}
+	re, err := regexp.Compile("(?i)" + string(p))
+	if err != nil {
+		return nil, "must be a valid regular expression (RE2 syntax): " + err.Error()
+	}
+	return re, ""
 }
 
 // CheckPattern records the problem of an optional pattern argument at
@@ -115,3 +125,8 @@ type Checker interface {
 // an email) to Unicode NFC, so that visually identical strings are the same
 // key when stored and compared ("café" typed precomposed or decomposed).
 func Key(s string) string { return norm.NFC.String(s) }
+
+// EmailKey is the form an email address is stored and compared in, for
+// customers and staff alike: Key (NFC), without surrounding spaces, in
+// lower case.
+func EmailKey(s string) string { return strings.ToLower(Key(strings.TrimSpace(s))) }

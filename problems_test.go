@@ -93,3 +93,12 @@ func TestKeyIsNFC(t *testing.T) {
 		t.Errorf("Key(%q) = %q, Key(%q) = %q; want both %q", nfd, Key(nfd), nfc, Key(nfc), nfc)
 	}
 }
+
+func TestEmailKey(t *testing.T) {
+	want := "ren\u00e9@example.com"
+	for _, in := range []string{want, " Rene\u0301@Example.COM\t", "RENE\u0301@example.com"} {
+		if got := EmailKey(in); got != want {
+			t.Errorf("EmailKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"strings"
@@ -291,4 +293,107 @@ func TestVendoredHTMX(t *testing.T) {
 	if !strings.Contains(string(b), "version:\""+admin.HTMXVersion+"\"") {
 		t.Errorf("static/htmx.min.js does not say version %s", admin.HTMXVersion)
 	}
+}
+
+// TestSessionCookieAttributes: the cookies are HttpOnly, SameSite=Lax and
+// limited to /admin/, and Secure when the request came over TLS, to the
+// service or to a proxy in front of it that says so.
+func TestSessionCookieAttributes(t *testing.T) {
+	e := newEnv(t, testdb.SQLite(t))
+	h := e.App.Handler()
+	for _, tc := range []struct {
+		name   string
+		url    string
+		header map[string]string
+		secure bool
+	}{
+		{"plain HTTP", "http://shop.example/admin/signin", nil, false},
+		{"TLS", "https://shop.example/admin/signin", nil, true},
+		{"X-Forwarded-Proto", "http://shop.example/admin/signin", map[string]string{"X-Forwarded-Proto": "https"}, true},
+		{"Forwarded", "http://shop.example/admin/signin", map[string]string{"Forwarded": `for=192.0.2.1;proto="https"`}, true},
+		{"proxy over HTTP", "http://shop.example/admin/signin", map[string]string{"X-Forwarded-Proto": "http"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			send := func(req *http.Request) *httptest.ResponseRecorder {
+				for k, v := range tc.header {
+					req.Header.Set(k, v)
+				}
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				return rec
+			}
+			check := func(c *http.Cookie) {
+				t.Helper()
+				if !c.HttpOnly || c.SameSite != http.SameSiteLaxMode || c.Secure != tc.secure || c.Path != "/admin/" {
+					t.Errorf("cookie %s: HttpOnly %v, SameSite %v, Secure %v, Path %q; want true, Lax, %v, /admin/",
+						c.Name, c.HttpOnly, c.SameSite, c.Secure, c.Path, tc.secure)
+				}
+			}
+			page := send(httptest.NewRequest(http.MethodGet, tc.url, nil))
+			m := csrfRE.FindStringSubmatch(page.Body.String())
+			cookies := page.Result().Cookies()
+			if m == nil || len(cookies) != 1 {
+				t.Fatalf("sign-in page: %d cookies, token %v", len(cookies), m)
+			}
+			check(cookies[0])
+			form := url.Values{"csrf": {m[1]}, "email": {staffEmail}, "password": {staffPassword}}
+			req := httptest.NewRequest(http.MethodPost, tc.url, strings.NewReader(form.Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			req.AddCookie(cookies[0])
+			res := send(req)
+			if res.Code != http.StatusSeeOther {
+				t.Fatalf("sign in: %d\n%s", res.Code, res.Body)
+			}
+			var session *http.Cookie
+			for _, c := range res.Result().Cookies() {
+				check(c)
+				if c.Name == admin.SessionCookie {
+					session = c
+				}
+			}
+			if session == nil || session.Value == "" || session.MaxAge <= 0 {
+				t.Fatalf("no session cookie: %v", res.Result().Cookies())
+			}
+		})
+	}
+}
+
+// TestTablesPageAndFilterOnTheServer: a table shows one page of rows, the
+// filters are the API's (product.list's), and the pager links carry the
+// filters.
+func TestTablesPageAndFilterOnTheServer(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		e := newEnv(t, db)
+		var cat struct{ ID string }
+		e.Post(t, "/catalog/v1/category.create", e.Admin, map[string]any{"title": "Lamps", "slug": "lamps", "parent": "ROOT"}).
+			Must(t).Decode(t, "category", &cat)
+		for i := range 12 {
+			status := "ONLINE"
+			if i%3 == 0 {
+				status = "DRAFT"
+			}
+			e.Post(t, "/catalog/v1/product.create", e.Admin, map[string]any{"sku": fmt.Sprintf("P-%02d", i), "title": fmt.Sprintf("Lamp %02d", i),
+				"status": status, "stockStatus": 0, "categories": []string{cat.ID}}).Must(t)
+		}
+		b := e.browser(t)
+		b.mustSignIn()
+		rows := func(p page) int { return strings.Count(p.Body, `<td><a href="/admin/products/`) }
+		// 8 ONLINE products (DRAFT ones only when asked for), 5 a page.
+		first := b.get("/admin/products?title=Lamp&limit=5")
+		if n := rows(first); n != 5 || !strings.Contains(first.Body, `rel="next"`) || strings.Contains(first.Body, `rel="prev"`) ||
+			!strings.Contains(first.Body, "skip=5") || !strings.Contains(first.Body, "title=Lamp") {
+			t.Fatalf("first page: %d rows, want 5 and a link to the next page keeping the filter\n%s", n, first.Body)
+		}
+		second := b.get("/admin/products?title=Lamp&limit=5&skip=5")
+		if n := rows(second); n != 3 || strings.Contains(second.Body, `rel="next"`) || !strings.Contains(second.Body, `rel="prev"`) {
+			t.Fatalf("second page: %d rows, want 3 and only a link back\n%s", n, second.Body)
+		}
+		drafts := b.get("/admin/products?status=DRAFT")
+		if n := rows(drafts); n != 4 || strings.Count(drafts.Body, "<td>DRAFT</td>") != 4 {
+			t.Errorf("status=DRAFT: %d rows, want the 4 drafts", n)
+		}
+		if one := b.get("/admin/products?sku=P-07"); rows(one) != 1 || !strings.Contains(one.Body, "Lamp 07") {
+			t.Errorf("sku=P-07: %d rows", rows(one))
+		}
+	})
 }

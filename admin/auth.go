@@ -24,8 +24,26 @@ const (
 	CSRFHeader = "X-CSRF-Token"
 )
 
+// secure reports whether the request came over TLS: to this server, or to
+// a proxy in front of it that says so (X-Forwarded-Proto: https, or
+// Forwarded: proto=https; the service itself serves plain HTTP). A client
+// that sends the header over plain HTTP only gets cookies its browser
+// will not send back over plain HTTP: trusting it weakens nothing.
 func secure(r *http.Request) bool {
-	return r.TLS != nil
+	if r.TLS != nil {
+		return true
+	}
+	if p, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Proto"), ","); strings.EqualFold(strings.TrimSpace(p), "https") {
+		return true
+	}
+	first, _, _ := strings.Cut(r.Header.Get("Forwarded"), ",")
+	for pair := range strings.SplitSeq(first, ";") {
+		k, v, _ := strings.Cut(strings.TrimSpace(pair), "=")
+		if strings.EqualFold(k, "proto") && strings.EqualFold(strings.Trim(v, `"`), "https") {
+			return true
+		}
+	}
+	return false
 }
 
 func setCookie(w http.ResponseWriter, r *http.Request, name, value string, maxAge int) {

@@ -144,6 +144,9 @@ func (u *ui) screenshot(name string) {
 		u.run(chromedp.EmulateViewport(w, 800), chromedp.Sleep(50*time.Millisecond))
 		overflow := get(u, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`))
 		png := get(u, chromedp.FullScreenshot(100))
+		if w == 1280 {
+			u.checkAccessible(name)
+		}
 		if overflow {
 			wide := get(u, chromedp.Evaluate[string](`[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest('.scroll')).map(e => e.tagName + '#' + e.id + '.' + e.className + '=' + e.getBoundingClientRect().right).slice(0, 8).join(' ') + ' sw=' + document.documentElement.scrollWidth + ' iw=' + window.innerWidth`))
 			u.t.Errorf("%s at %d px: the page is wider than the screen: %s", name, w, wide)
@@ -156,6 +159,24 @@ func (u *ui) screenshot(name string) {
 	u.run(chromedp.EmulateViewport(1280, 800))
 }
 
+// checkAccessible fails the test when a form control of the page has no
+// label, or a link or control is kept out of the keyboard's reach.
+func (u *ui) checkAccessible(name string) {
+	u.t.Helper()
+	unlabeled := get(u, chromedp.Evaluate[[]string](`[...document.querySelectorAll('input:not([type=hidden]), select, textarea')]
+		.filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label') && !e.getAttribute('aria-labelledby'))
+		.map(e => e.tagName + '#' + e.id + '[' + e.name + ']')`))
+	if len(unlabeled) > 0 {
+		u.t.Errorf("%s: controls without a label: %v", name, unlabeled)
+	}
+	unreachable := get(u, chromedp.Evaluate[[]string](`[...document.querySelectorAll('a[href], button, input:not([type=hidden]), select, textarea, summary')]
+		.filter(e => e.tabIndex < 0 && !e.disabled)
+		.map(e => e.tagName + '#' + e.id)`))
+	if len(unreachable) > 0 {
+		u.t.Errorf("%s: out of the keyboard's reach: %v", name, unreachable)
+	}
+}
+
 // TestAdminEndToEnd runs the daily tasks in a real browser (SQLite; the
 // HTTP tests cover both stores): sign in, create a category and a product
 // with a price and stock, a shipping method, a promotion whose rule is
@@ -166,7 +187,8 @@ func TestAdminEndToEnd(t *testing.T) {
 	e := newEnv(t, testdb.SQLite(t))
 	u := newUI(t, e.URL)
 
-	// Sign-in, by keyboard: the first Tab reaches the skip link.
+	// Sign-in, by keyboard: the page starts on the email field, Tab goes to
+	// the password.
 	u.open("/admin/")
 	u.screenshot("signin")
 	if focused := get(u, chromedp.Evaluate[string](`document.activeElement.id`)); focused != "email" {
@@ -187,16 +209,31 @@ func TestAdminEndToEnd(t *testing.T) {
 	u.run(chromedp.WaitVisible(css("#active-carts")))
 	u.screenshot("dashboard")
 
-	// A category.
+	// Two categories; one moves under the other.
 	u.open("/admin/categories")
+	u.fill("#title", "Kitchen", "#slug", "kitchen")
+	u.submit(`main form button[type=submit]`)
 	u.fill("#title", "Fridges", "#slug", "fridges")
 	u.submit(`main form button[type=submit]`)
 	u.expect(".tree", "Fridges")
 	u.screenshot("categories")
-	catID := e.categoryID(t, "fridges")
+	catID, kitchenID := e.categoryID(t, "fridges"), e.categoryID(t, "kitchen")
+	u.open("/admin/categories/" + catID)
+	u.run(chromedp.SetValue(css("#parent"), kitchenID))
+	u.submit(`main form button[type=submit]`)
+	u.expect(".notice", "Saved")
+	u.screenshot("category")
+	u.open("/admin/categories")
+	if depths := get(u, chromedp.Evaluate[[]string](`[...document.querySelectorAll('.tree li')].map(li => li.className + ' ' + li.textContent.trim())`)); !nestedUnder(depths, "Fridges", "Kitchen") {
+		t.Errorf("the tree does not show Fridges under Kitchen: %q", depths)
+	}
+	if res := e.Get(t, "/catalog/v1/category.info?id="+catID, e.Admin).Must(t); !strings.Contains(string(res.Raw), `"parent":"`+kitchenID+`"`) {
+		t.Errorf("the moved category through the API: %s", res.Raw)
+	}
 
 	// A product with a price, in the category, then its stock.
 	u.open("/admin/products/new")
+	u.screenshot("product-new")
 	u.fill("#sku", "FR-1", "#title", "Combi fridge", "#brand", "Cold", "#pa0", "250.00", "#pc0", "USD")
 	u.run(chromedp.SetValue(css("#categories"), catID))
 	u.submit(`main form button[type=submit]`)
@@ -221,6 +258,14 @@ func TestAdminEndToEnd(t *testing.T) {
 	u.submit(`#new-h + form button[type=submit]`)
 	u.expect("main table", "STD")
 	u.screenshot("taxes")
+	u.run(chromedp.Click(css(`main table a`)), chromedp.WaitVisible(css("#rate")))
+	u.fill("#rate", "19")
+	u.submit(`main form button[type=submit]`)
+	u.expect(".notice", "Saved")
+	if v := u.value("#rate"); v != "19" {
+		t.Errorf("the tax's rate after saving: %q, want 19", v)
+	}
+	u.screenshot("tax")
 
 	// A promotion; its rule is checked as it is typed.
 	u.open("/admin/promotions/new")
@@ -247,6 +292,7 @@ func TestAdminEndToEnd(t *testing.T) {
 	orderID := e.checkout(t, shopperToken, cartID)
 
 	u.orders(t, e, orderID)
+	u.cancel(t, e, e.anonymousOrder(t, productID))
 	u.customers(t, orderID)
 	u.deliveries(t, hook)
 
@@ -257,6 +303,27 @@ func TestAdminEndToEnd(t *testing.T) {
 	u.open("/admin/")
 	u.expect("#ev-h ~ div table", "staff:"+e.staff.ID)
 	u.screenshot("dashboard-after")
+}
+
+// nestedUnder reports whether, in the tree's rows ("depth-N title..."),
+// child comes after parent one level deeper.
+func nestedUnder(rows []string, child, parent string) bool {
+	depth := func(row string) int {
+		var n int
+		fmt.Sscanf(strings.TrimPrefix(row, "depth-"), "%d", &n)
+		return n
+	}
+	p := -1
+	for i, r := range rows {
+		_, title, _ := strings.Cut(r, " ")
+		switch {
+		case strings.HasPrefix(title, parent):
+			p = i
+		case strings.HasPrefix(title, child):
+			return p >= 0 && depth(r) == depth(rows[p])+1
+		}
+	}
+	return false
 }
 
 func (u *ui) value(sel string) string {

@@ -53,6 +53,9 @@ type Options struct {
 	CartTTL time.Duration
 	// CartSweep is how often expired carts are expired (1 minute when 0).
 	CartSweep time.Duration
+	// CustomerSweep is how often expired refresh and reset tokens and
+	// stale login failures are deleted (customer.DefaultSweep when 0).
+	CustomerSweep time.Duration
 	// PaymentProviders are payment providers by id, besides the built-in
 	// manual one (a provider configured from flags, a test's own).
 	PaymentProviders map[string]payment.Provider
@@ -199,6 +202,9 @@ func (a *App) Run(ctx context.Context) {
 	}
 	if a.Cart != nil {
 		wg.Go(func() { a.Cart.Run(ctx, a.opts.CartSweep, a.logger) })
+	}
+	if a.Customer != nil {
+		wg.Go(func() { a.Customer.Run(ctx, a.opts.CustomerSweep, a.logger) })
 	}
 	wg.Go(func() { a.runWebhooks(ctx) })
 	wg.Go(func() { a.sweepIdempotency(ctx) })

@@ -82,7 +82,8 @@ func TestStripeProvider(t *testing.T) {
 }
 
 // POST /webhooks/stripe is served without a bearer token, only when a
-// webhook secret is configured, and only signed events are applied.
+// webhook secret is configured, and only signed events are applied; every
+// answer matches /openapi.json.
 func TestStripeWebhookMounted(t *testing.T) {
 	const secret = "whsec_app_test"
 	body := `{"id": "evt_app", "object": "event", "type": "payment_intent.canceled", "data": {"object": {"id": "pi_app"}}}`
@@ -96,6 +97,7 @@ func TestStripeWebhookMounted(t *testing.T) {
 		t.Helper()
 		req, _ := http.NewRequest(http.MethodPost, url+"/webhooks/stripe", strings.NewReader(body))
 		req.Header.Set("Stripe-Signature", sig)
+		req.Header.Set("Content-Type", "application/json; charset=utf-8") // as Stripe sends it
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -106,7 +108,7 @@ func TestStripeWebhookMounted(t *testing.T) {
 	}
 
 	t.Run("not configured: no such endpoint", func(t *testing.T) {
-		hs := httptest.NewServer(newApp(t, app.Options{}).Handler())
+		hs := httptest.NewServer(apitest.Checking(t, newApp(t, app.Options{}).Handler()))
 		defer hs.Close()
 		if code, b := post(t, hs.URL, sign(secret)); code != http.StatusNotFound {
 			t.Errorf("got %d %s, want 404", code, b)
@@ -115,7 +117,7 @@ func TestStripeWebhookMounted(t *testing.T) {
 	t.Run("no Notifications: 503", func(t *testing.T) {
 		a := newApp(t, app.Options{StripeWebhookSecret: secret})
 		a.Notifications = nil
-		hs := httptest.NewServer(a.Handler())
+		hs := httptest.NewServer(apitest.Checking(t, a.Handler()))
 		defer hs.Close()
 		if code, b := post(t, hs.URL, sign(secret)); code != http.StatusServiceUnavailable {
 			t.Errorf("got %d %s, want 503", code, b)
@@ -125,7 +127,7 @@ func TestStripeWebhookMounted(t *testing.T) {
 		a := newApp(t, app.Options{StripeWebhookSecret: secret})
 		notes := &recordedNotes{}
 		a.Notifications = notes
-		hs := httptest.NewServer(a.Handler())
+		hs := httptest.NewServer(apitest.Checking(t, a.Handler()))
 		defer hs.Close()
 		if code, b := post(t, hs.URL, sign("whsec_someone_else")); code != http.StatusBadRequest {
 			t.Errorf("signed with another secret: got %d %s, want 400", code, b)

@@ -43,7 +43,7 @@ type Text string
 func (t *Text) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	switch {
-	case len(b) == 0 || string(b) == "null":
+	case commerce.IsNull(b):
 		return nil
 	case b[0] == '"':
 		var s string
@@ -157,7 +157,7 @@ func decodeAddress(b []byte) (*Address, []argProblem) {
 		}
 		return nil, []argProblem{{"", strings.TrimPrefix(err.Error(), "json: ")}}
 	}
-	if s := strings.TrimSpace(string(a.Address2)); s == "" || s == "null" {
+	if commerce.IsNull(a.Address2) {
 		a.Address2 = nil
 	}
 	return &a, nil

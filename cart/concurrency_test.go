@@ -1,6 +1,7 @@
 package cart_test
 
 import (
+	"reflect"
 	"sync"
 	"testing"
 
@@ -133,4 +134,57 @@ func TestTwoInstances(t *testing.T) {
 	if _, reserved := s.stockInfo(q, "W1"); reserved != ok {
 		t.Errorf("got %d reserved, want %d", reserved, ok)
 	}
+}
+
+// TestCartChangedByAnotherProcess: each process keeps the carts it changed
+// last in memory and starts its next change of a cart from there. A cart
+// changed meanwhile by another process sharing the database is found
+// moved when the change is stored, and the change is made again on the
+// stored cart: no change is lost, and every answer shows the cart as
+// stored, reservations included.
+func TestCartChangedByAnotherProcess(t *testing.T) {
+	testdb.EachPair(t, func(t *testing.T, a, b *sqldb.DB) {
+		s := newShop(t, a)
+		other := &shop{Server: apitest.New(t, b), t: t, category: s.category}
+		p, q := s.product("P", nil), s.product("Q", nil)
+		s.stock(p, "W1", 100)
+		s.stock(q, "W1", 100)
+		c := s.newCart(s.API, nil)
+
+		s.add(s.API, c.ID, p, 1)     // cached by s
+		other.add(s.API, c.ID, q, 2) // s's copy is now stale
+		got := s.add(s.API, c.ID, p, 3)
+		if n := len(got.Items); n != 2 {
+			t.Fatalf("got %d entries, want P and Q (the other process's change kept)", n)
+		}
+		if e := got.entry(t, p); e.Quantity != 4 || len(e.Reserves) != 2 {
+			t.Errorf("P: %d units in %d reservations, want 4 in 2", e.Quantity, len(e.Reserves))
+		}
+		if e := got.entry(t, q); e.Quantity != 2 || len(e.Reserves) != 1 {
+			t.Errorf("Q: %d units in %d reservations, want 2 in 1", e.Quantity, len(e.Reserves))
+		}
+		// What addToCart answered is what is stored, seen from both
+		// processes: the same reservations, ids and times.
+		for _, srv := range []*shop{s, other} {
+			info := srv.info(s.API, c.ID)
+			for _, id := range []string{p, q} {
+				if want, stored := got.entry(t, id).Reserves, info.entry(t, id).Reserves; !reflect.DeepEqual(want, stored) {
+					t.Errorf("product %s: addToCart showed reserves %+v, the stored cart has %+v", id, want, stored)
+				}
+			}
+		}
+		if _, reserved := s.stockInfo(p, "W1"); reserved != 4 {
+			t.Errorf("P: %d reserved, want 4", reserved)
+		}
+		// A removal through the other process, then an add through this
+		// one: the removal holds.
+		other.Post(t, "/cart/v1/cart.removeFromCart", s.API, map[string]any{"cartId": c.ID, "itemId": got.entry(t, q).ID, "quantity": 2}).Must(t)
+		got = s.add(s.API, c.ID, p, 1)
+		if len(got.Items) != 1 || got.entry(t, p).Quantity != 5 {
+			t.Errorf("got %+v, want P alone with 5 units", got.Items)
+		}
+		if _, reserved := s.stockInfo(q, "W1"); reserved != 0 {
+			t.Errorf("Q: %d reserved after its removal, want 0", reserved)
+		}
+	})
 }

@@ -108,11 +108,15 @@ func TestApplyCoupon(t *testing.T) {
 		if len(e.Discounts) != 1 || e.Discounts[0].PromotionID != promo || e.Discounts[0].Discount.Amount != 1000 || e.Discounts[0].Quantity != 2 {
 			t.Errorf("got discounts %+v, want 10.00 off 2 units by the coupon", e.Discounts)
 		}
-		// Again: nothing changes.
+		// Again: nothing changes, no event.
+		events := len(s.events())
 		var again couponCart
 		applyCoupon(t, s.Server, s.API, c.ID, "SAVE10").Must(t).Decode(t, "cart", &again)
-		if !slices.Equal(again.Coupons, []string{"Save10"}) {
-			t.Errorf("got coupons %q after applying it again, want [Save10]", again.Coupons)
+		if !slices.Equal(again.Coupons, []string{"Save10"}) || len(again.entry(t, p).Discounts) != 1 {
+			t.Errorf("got coupons %q discounts %+v after applying it again, want [Save10] and its discount", again.Coupons, again.entry(t, p).Discounts)
+		}
+		if n := len(s.events()) - events; n != 0 {
+			t.Errorf("applying a held code again wrote %d CARTS events, want none", n)
 		}
 		// The code starts applying when its start date comes, with no
 		// change to the promotion.
@@ -210,9 +214,35 @@ func couponRace(t *testing.T, s *shop, servers []*apitest.Server) {
 	promo := s.coupon("RACE10", p, map[string]any{"usageLimit": 10})
 	shippingMethods(t, s)
 	carts := prepareCouponCarts(t, s, []string{s.API}, p, "race10", 50)
+	eventsBefore := len(s.events())
 	ok, failed := checkoutConcurrently(t, servers, []string{s.API}, carts)
 	if len(ok) != 10 || failed["coupon_usage_limit_reached"] != 40 {
 		t.Fatalf("got %d checkouts and failures %v, want 10 and 40 coupon_usage_limit_reached", len(ok), failed)
+	}
+	// Exactly 10 orders, each keeping the code, one per cart checked out.
+	var orders []struct {
+		CartID  string   `json:"cartId"`
+		Coupons []string `json:"coupons"`
+	}
+	s.Get(t, "/order/v1/order.list?limit=1000", s.Admin).Must(t).Decode(t, "data", &orders)
+	if len(orders) != 10 {
+		t.Errorf("got %d orders, want 10", len(orders))
+	}
+	for _, o := range orders {
+		if !slices.Contains(ok, o.CartID) || !slices.Equal(o.Coupons, []string{"RACE10"}) {
+			t.Errorf("order of cart %s with coupons %q: want one of the carts checked out, keeping RACE10", o.CartID, o.Coupons)
+		}
+	}
+	// The 40 failed checkouts wrote nothing: the only CARTS events are
+	// the 10 CHECKOUTs.
+	evs := s.events()[eventsBefore:]
+	for _, e := range evs {
+		if e.Type != "CHECKOUT" {
+			t.Errorf("got a CARTS %s event during the checkouts, want CHECKOUT only", e.Type)
+		}
+	}
+	if len(evs) != 10 {
+		t.Errorf("got %d CARTS events during the checkouts, want 10", len(evs))
 	}
 	if n := s.usageCount(promo); n != 10 {
 		t.Errorf("got usageCount %d, want 10", n)
@@ -367,6 +397,123 @@ func TestFreeShippingJourney(t *testing.T) {
 		s.Post(t, "/order/v1/order.cancel", s.API, map[string]any{"id": placed.ID}).Expect(t, 400, "invalid_order_state")
 		if n := s.usageCount(promo.ID); n != 0 {
 			t.Errorf("got usageCount %d after a second cancel, want 0", n)
+		}
+	})
+}
+
+// TestUsesCountFiredPromotions: a checkout uses each promotion that fired
+// (with or without a code) and nothing of a code it holds whose promotion
+// did not fire; a promotion without a code at its limit stops applying
+// (the checkout goes on without it); a cancel gives the use back.
+func TestUsesCountFiredPromotions(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		s := newShop(t, db)
+		shippingMethods(t, s)
+		p := s.product("P", map[string]any{"stockStatus": 1})
+		// PAIR (a code): 10% off one unit when the cart has two.
+		pair := s.coupon("PAIR", p, map[string]any{"priority": 2,
+			"if": map[string]any{"product": map[string]any{"id": p, "quantity": 2}}})
+		// FIRST (no code, one use): 5.00 off one unit.
+		var first struct{ ID string }
+		s.Post(t, "/promotion/v1/promotion.create", s.Admin, map[string]any{
+			"title": "First", "class": "default", "active": true, "priority": 1, "usageLimit": 1,
+			"if":   map[string]any{"product": map[string]any{"id": p, "quantity": 1}},
+			"then": map[string]any{"product": map[string]any{"id": p, "quantity": 1, "discount": map[string]any{"rate": 5}}},
+		}).Must(t).Decode(t, "promotion", &first)
+		type placed struct {
+			ID      string   `json:"id"`
+			Coupons []string `json:"coupons"`
+			Totals  struct {
+				Discount money `json:"discount"`
+			} `json:"totals"`
+		}
+		checkout := func(units int, code string) placed {
+			t.Helper()
+			c := s.newCart(s.API, nil)
+			s.add(s.API, c.ID, p, units)
+			if code != "" {
+				applyCoupon(t, s.Server, s.API, c.ID, code).Must(t)
+			}
+			setShipping(t, s, s.API, c.ID, address("US", "Hawaii"))
+			var o placed
+			s.Post(t, "/cart/v1/cart.checkout", s.API, checkoutBody(c.ID)).Must(t).Decode(t, "order", &o)
+			return o
+		}
+		uses := func() [2]int { return [2]int{s.usageCount(pair), s.usageCount(first.ID)} }
+
+		// One unit holding PAIR: FIRST fires, PAIR does not.
+		a := checkout(1, "pair")
+		if !slices.Equal(a.Coupons, []string{"PAIR"}) || a.Totals.Discount.Amount != 500 {
+			t.Errorf("got order coupons %q discount %d, want [PAIR] and 5.00 (FIRST only)", a.Coupons, a.Totals.Discount.Amount)
+		}
+		if got := uses(); got != [2]int{0, 1} {
+			t.Errorf("got uses PAIR, FIRST = %v, want [0 1]: a held code that did not fire uses nothing", got)
+		}
+		// FIRST is at its limit: it no longer applies; the checkout goes on.
+		if b := checkout(1, ""); b.Totals.Discount.Amount != 0 {
+			t.Errorf("got discount %d with FIRST at its limit, want 0", b.Totals.Discount.Amount)
+		}
+		// Two units holding PAIR: PAIR fires (FIRST at its limit).
+		if c := checkout(2, "PAIR"); c.Totals.Discount.Amount != 1000 {
+			t.Errorf("got discount %d, want 10.00 by PAIR", c.Totals.Discount.Amount)
+		}
+		if got := uses(); got != [2]int{1, 1} {
+			t.Errorf("got uses PAIR, FIRST = %v, want [1 1]", got)
+		}
+		// Cancelling the first order gives FIRST's use back: it applies again.
+		s.Post(t, "/order/v1/order.cancel", s.API, map[string]any{"id": a.ID}).Must(t)
+		if got := uses(); got != [2]int{1, 0} {
+			t.Errorf("got uses PAIR, FIRST = %v after the cancel, want [1 0]", got)
+		}
+		if d := checkout(1, ""); d.Totals.Discount.Amount != 500 {
+			t.Errorf("got discount %d after the use came back, want 5.00", d.Totals.Discount.Amount)
+		}
+	})
+}
+
+// TestDatedPromotionOnTime: a promotion with dates starts applying at its
+// startDate and stops at its endDate, in carts and in
+// promotion.cartPromotions, with no change to any promotion and no
+// restart (the cache of active promotions follows the clock).
+func TestDatedPromotionOnTime(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
+		s := newShop(t, db, func(o *app.Options) { o.Now = clk.Now })
+		p := s.product("P", map[string]any{"stockStatus": 1})
+		var promo struct{ ID string }
+		s.Post(t, "/promotion/v1/promotion.create", s.Admin, map[string]any{
+			"title": "Weekend", "class": "default", "active": true, "priority": 1,
+			"startDate": clk.t.Add(time.Hour).Format(time.RFC3339), "endDate": clk.t.Add(2 * time.Hour).Format(time.RFC3339),
+			"if":   map[string]any{"product": map[string]any{"id": p, "quantity": 1}},
+			"then": map[string]any{"product": map[string]any{"id": p, "quantity": 1, "discount": map[string]any{"rate": 10, "isPercentage": true}}},
+		}).Must(t).Decode(t, "promotion", &promo)
+		c := s.newCart(s.API, nil)
+		s.add(s.API, c.ID, p, 1)
+		applies := func() (inCart, quoted bool) {
+			t.Helper()
+			got := s.calc(s.API, c.ID)
+			inCart = len(got.Promotions.FulfilledPromos) == 1 && got.Promotions.FulfilledPromos[0].ID == promo.ID
+			var ds []json.RawMessage
+			s.Post(t, "/promotion/v1/promotion.cartPromotions", s.API, map[string]any{"cartId": "q",
+				"items": []map[string]any{{"id": "e1", "productId": p, "quantity": 1, "price": 100}}}).Must(t).Decode(t, "itemDiscounts", &ds)
+			return inCart, len(ds) == 1
+		}
+		for _, step := range []struct {
+			name    string
+			advance time.Duration
+			want    bool
+		}{
+			{"before its start", 0, false},
+			{"a second before its start", time.Hour - time.Second, false},
+			{"at its start", time.Second, true},
+			{"a second before its end", time.Hour - time.Second, true},
+			{"at its end (excluded)", time.Second, false},
+			{"after its end", time.Hour, false},
+		} {
+			clk.Advance(step.advance)
+			if inCart, quoted := applies(); inCart != step.want || quoted != step.want {
+				t.Errorf("%s: applies in the cart %v, in cartPromotions %v; want %v", step.name, inCart, quoted, step.want)
+			}
 		}
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+
+	"github.com/commercekit/commerce"
 )
 
 // CreateInput is the argument of cart.create; every field is optional.
@@ -115,8 +117,8 @@ func (a *AddressArg) UnmarshalJSON(b []byte) error {
 	*a = AddressArg{}
 	b = bytes.TrimSpace(b)
 	switch {
-	case string(b) == "null":
-	case len(b) > 0 && b[0] == '"':
+	case commerce.IsNull(b):
+	case b[0] == '"':
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
 			return err
@@ -161,10 +163,10 @@ var methodFields = []string{"active", "id", "rates", "taxCode", "title"}
 func (m *MethodRef) UnmarshalJSON(b []byte) error {
 	*m = MethodRef{}
 	b = bytes.TrimSpace(b)
-	if string(b) == "null" {
+	if commerce.IsNull(b) {
 		return nil
 	}
-	if len(b) > 0 && b[0] == '"' {
+	if b[0] == '"' {
 		if err := json.Unmarshal(b, &m.ID); err != nil {
 			return err
 		}

@@ -100,8 +100,12 @@ type Shipping interface {
 // Stock reserves and releases units for cart entries inside the cart's
 // transaction (the stock area).
 type Stock interface {
-	// Reserve holds r.Quantity units for the entry and returns the
-	// reservation with its id and expiration time.
+	// Prepare checks a reservation and gives it its id and expiration
+	// time, without storing it. Errors: validation_error.
+	Prepare(r stock.Reservation) (stock.Reservation, error)
+	// Reserve holds r.Quantity units for the entry (r as Prepare made it,
+	// or without an id: prepared then) and returns the reservation with
+	// its id and expiration time.
 	// Errors: not_enough_stock, validation_error.
 	Reserve(ctx context.Context, tx stock.Tx, r stock.Reservation) (stock.Reservation, error)
 	// Release gives back quantity units reserved by the entry.
@@ -140,6 +144,7 @@ type Service struct {
 	deps  Deps
 	now   func() time.Time
 	ttl   time.Duration
+	cache *cartCache
 
 	// Logger receives what fails without failing the operation (a payment
 	// authorisation that could not be voided); slog.Default() when nil.
@@ -156,7 +161,7 @@ func NewService(store Store, deps Deps, now func() time.Time, ttl time.Duration)
 	if ttl <= 0 {
 		ttl = DefaultTTL
 	}
-	return &Service{store: store, deps: deps, now: now, ttl: ttl}
+	return &Service{store: store, deps: deps, now: now, ttl: ttl, cache: newCartCache()}
 }
 
 // TTL is how long a cart lives after its last change.
@@ -217,7 +222,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*Cart, error) {
 		if err := tx.Insert(ctx, c); err != nil {
 			return err
 		}
-		return emit(tx, event.Create, now, map[string]any{"new": Render(c, CalculateForm), "data": in})
+		return event.Emit(tx, event.Carts, event.Create, now, map[string]any{"new": Render(c, CalculateForm), "data": in})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create cart: %w", err)
@@ -255,14 +260,4 @@ func (s *Service) Info(ctx context.Context, in InfoInput) (*Cart, error) {
 // anyone holding its id, another only its customer or an admin.
 func canUse(cl commerce.Claims, c *Cart) bool {
 	return c.CustomerID == Anonymous || cl.IsAdmin() || (cl.CustomerID != "" && cl.CustomerID == c.CustomerID)
-}
-
-// emit queues an event on CARTS.
-func emit(tx Tx, typ string, now time.Time, payload any) error {
-	e, err := event.New(event.Carts, typ, now, payload)
-	if err != nil {
-		return err
-	}
-	tx.Emit(e)
-	return nil
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"time"
 
@@ -43,6 +45,13 @@ type change struct {
 	// transaction that stores the cart; it calls nothing else that reads
 	// the database (see Service.change).
 	commit func(tx Tx, c *Cart, now time.Time) error
+	// reserved: prepare put on the cart's entries every reservation
+	// commit makes (stock.Service.Prepare), and commit changes no other
+	// reservation of the cart. The stored cart and its event are then
+	// known before the transaction and encoded outside it (on SQLite,
+	// outside the one writer's turn), and the transaction does not read
+	// the reservations back.
+	reserved bool
 }
 
 // maxAttempts bounds the rounds of a change that keeps finding its cart
@@ -56,23 +65,35 @@ const maxAuthorizedRounds = 4
 // errStale tells change that the cart moved since it was read.
 var errStale = errors.New("cart changed since read")
 
+// errUnchanged, returned by a change's prepare, says that the operation
+// changes nothing in the cart (cart.applyCoupon of a code it holds): the
+// change then goes on as calculateCart does, storing the recalculation
+// and emitting its event only when the computed state changed.
+var errUnchanged = errors.New("the operation changes nothing")
+
 // change runs a change of the cart id in two steps.
 //
-// First, outside any transaction, it reads the cart, checks the caller
-// may use it and that it is ACTIVE, and lets o.prepare change it in memory;
-// for a cart still ACTIVE the promotions and taxes are then recalculated.
-// Every call to another area (catalog, promotions, taxes, shipping) happens
-// in this step, on connections of their own; then o.authorize, if any,
-// makes its remote call.
+// First, outside any transaction, it takes the cart (this process's copy
+// of it as last stored, else the stored one), checks the caller may use it
+// and that it is ACTIVE, and lets o.prepare change it in memory; for a
+// cart still ACTIVE the promotions and taxes are then recalculated. Every
+// call to another area (catalog, promotions, taxes, shipping) happens in
+// this step, on connections of their own; then o.authorize, if any, makes
+// its remote call.
 //
-// Then one transaction locks the cart's row and, if its version is still
-// the one read, runs o.commit (stock reservations, on the transaction's
-// connection), reads the reservations back (those still holding units),
-// moves the expiration to now + TTL and stores the cart with its event.
-// When the version moved, another change committed in between: the
-// authorisation is undone and the whole change runs again on the new cart
-// (at most maxAttempts times, maxAuthorizedRounds with an authorisation;
-// then concurrent_modification).
+// Then one transaction stores the change, over the version it was
+// computed from only. In general it locks the cart's row and, if its
+// version is still the one read, runs o.commit (stock reservations, on the
+// transaction's connection), reads the reservations back (those still
+// holding units), moves the expiration to now + TTL and stores the cart
+// with its event. A change whose reservations prepare made already
+// (o.reserved: addToCart) has its cart and event encoded before the
+// transaction, which only reserves and stores (see commitReserved).
+// When the version moved, another change committed in between (in this
+// process or another): the authorisation is undone and the whole change
+// runs again on the stored cart (at most maxAttempts times,
+// maxAuthorizedRounds with an authorisation; then
+// concurrent_modification).
 //
 // Why not compute under the lock: the other areas read through their own
 // connections. A transaction holding a connection (and the cart's row)
@@ -90,7 +111,17 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 	}
 	for attempt := 1; ; attempt++ {
 		now := s.clock()
-		c, err := s.store.Cart(ctx, id)
+		// The first round starts from this process's copy of the cart
+		// when it has one (a hint: the version check below catches a
+		// cart changed meanwhile), later rounds from the stored cart.
+		var c *Cart
+		var err error
+		if attempt == 1 {
+			c = s.cache.get(id)
+		}
+		if c == nil {
+			c, err = s.store.Cart(ctx, id)
+		}
 		if err == nil && !canUse(cl, c) {
 			err = NotFound(id)
 		}
@@ -101,6 +132,7 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 			return nil, err
 		}
 		if c.Status == StatusActive && !now.Before(c.ExpirationTime) {
+			s.cache.drop(id)
 			if c, err = s.expireID(ctx, id); err != nil {
 				return nil, err
 			}
@@ -112,11 +144,16 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 			return nil, notActive(c.Status)
 		}
 		var before []byte
-		if o.emitIfChanged {
+		quiet := o.emitIfChanged
+		if quiet {
 			before = computed(c)
 		}
 		if o.prepare != nil {
-			if err := o.prepare(c, now); err != nil {
+			if err := o.prepare(c, now); errors.Is(err, errUnchanged) {
+				if !quiet {
+					quiet, before = true, computed(c) // prepare left c as read
+				}
+			} else if err != nil {
 				return nil, err
 			}
 		}
@@ -130,45 +167,46 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 			}
 		}
 		version := c.Version
-		err = s.store.Update(ctx, func(tx Tx) error {
-			c.Version, c.Status, c.Payment = version, StatusActive, nil // fn may run again
-			locked, err := tx.LockVersion(ctx, id)
-			if err != nil {
-				return err
-			}
-			if locked != version {
-				return errStale
-			}
-			if o.commit != nil {
-				if err := o.commit(tx, c, now); err != nil {
-					return err
-				}
-			}
-			if c.Status == StatusActive {
-				rs, err := tx.Stock().Reservations(ctx, c.ID)
+		if o.reserved && !quiet {
+			err = s.commitReserved(ctx, c, o, now)
+		} else {
+			err = s.store.Update(ctx, func(tx Tx) error {
+				c.Version, c.Status, c.Payment = version, StatusActive, nil // fn may run again
+				locked, err := tx.LockVersion(ctx, id)
 				if err != nil {
 					return err
 				}
-				setReserves(c, rs)
-				c.DropLapsed(now)
-			}
-			c.ExpirationTime, c.UpdatedAt = now.Add(s.ttl), now
-			if err := tx.Save(ctx, c); err != nil {
-				return err
-			}
-			if o.emitIfChanged && bytes.Equal(before, computed(c)) {
+				if locked != version {
+					return errStale
+				}
+				if o.commit != nil {
+					if err := o.commit(tx, c, now); err != nil {
+						return err
+					}
+				}
+				if c.Status == StatusActive {
+					rs, err := tx.Stock().Reservations(ctx, c.ID)
+					if err != nil {
+						return err
+					}
+					setReserves(c, rs)
+					c.DropLapsed(now)
+				}
+				c.ExpirationTime, c.UpdatedAt = now.Add(s.ttl), now
+				if err := tx.Save(ctx, c); err != nil {
+					return err
+				}
+				if quiet && bytes.Equal(before, computed(c)) {
+					return nil
+				}
+				e, err := changeEvent(o, c, now)
+				if err != nil {
+					return err
+				}
+				tx.Emit(e)
 				return nil
-			}
-			payload := map[string]any{"operation": o.op, "data": o.data, "new": Render(c, CalculateForm)}
-			if c.Payment != nil {
-				// paymentData may hold what a provider needs (card tokens):
-				// it stays in the stored cart, never in the event log.
-				rec := *c.Payment
-				rec.Data = nil
-				payload["payment"] = rec
-			}
-			return emit(tx, cmp.Or(o.event, event.Update), now, payload)
-		})
+			})
+		}
 		if err != nil && undo != nil {
 			undo()
 		}
@@ -176,9 +214,11 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 			if err != nil {
 				return nil, err
 			}
+			s.cache.put(c)
 			c.DropLapsed(s.clock())
 			return c, nil
 		}
+		s.cache.drop(id)
 		if attempt == rounds {
 			return nil, commerce.Errorf(commerce.EConcurrentMod, "cart %s keeps changing", id)
 		}
@@ -189,4 +229,76 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 		case <-time.After(time.Duration(rand.IntN(1000*min(attempt, 10))) * time.Microsecond):
 		}
 	}
+}
+
+// commitReserved commits a change whose reservations prepare already put
+// on the cart (change.reserved): the cart's document and its event are
+// encoded first, outside the transaction, which then stores the document
+// over the version the change was computed from, or finds the cart moved
+// (errStale), and makes the reservations (o.commit). The conditional
+// update is the version check, and holds the cart's row from there to the
+// commit.
+func (s *Service) commitReserved(ctx context.Context, c *Cart, o change, now time.Time) error {
+	version := c.Version
+	c.DropLapsed(now)
+	c.ExpirationTime, c.UpdatedAt = now.Add(s.ttl), now
+	doc, err := c.Document()
+	if err != nil {
+		return fmt.Errorf("cart %s: %w", c.ID, err)
+	}
+	e, err := changeEvent(o, c, now)
+	if err != nil {
+		return err
+	}
+	return s.store.Update(ctx, func(tx Tx) error {
+		c.Version = version // fn may run again
+		// The cart first: a cart that moved is found before any stock is
+		// touched, and the stock rows, which every cart shares, are locked
+		// last, for the shortest time (to the commit).
+		if err := tx.SaveDocument(ctx, c, doc); err != nil {
+			if commerce.ErrorCode(err) == commerce.EConcurrentMod {
+				return errStale
+			}
+			return err
+		}
+		if o.commit != nil {
+			if err := o.commit(tx, c, now); err != nil {
+				return err
+			}
+		}
+		tx.Emit(e)
+		return nil
+	})
+}
+
+// changeEvent is the event of a change: o.event (UPDATE when empty) on
+// CARTS with {data, new, operation} and, after a checkout, the payment
+// without its paymentData. The cart is written by View.MarshalJSON into
+// the payload, the rest by encoding/json, keys in encoding/json's order
+// for a map.
+func changeEvent(o change, c *Cart, now time.Time) (event.Event, error) {
+	data, err := json.Marshal(o.data)
+	if err != nil {
+		return event.Event{}, fmt.Errorf("cart event: %w", err)
+	}
+	b := make([]byte, 0, 2048+1024*len(c.Items))
+	b = append(b, `{"data":`...)
+	b = append(b, data...)
+	b = append(b, `,"new":`...)
+	if b, err = Render(c, CalculateForm).appendJSON(b); err != nil {
+		return event.Event{}, fmt.Errorf("cart event: %w", err)
+	}
+	b = append(b, `,"operation":`...)
+	b = appendString(b, o.op)
+	if c.Payment != nil {
+		// paymentData may hold what a provider needs (card tokens):
+		// it stays in the stored cart, never in the event log.
+		rec := *c.Payment
+		rec.Data = nil
+		b = append(b, `,"payment":`...)
+		if b, err = appendMarshal(b, rec); err != nil {
+			return event.Event{}, fmt.Errorf("cart event: %w", err)
+		}
+	}
+	return event.NewEncoded(event.Carts, cmp.Or(o.event, event.Update), now, append(b, '}')), nil
 }

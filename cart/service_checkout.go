@@ -87,7 +87,7 @@ func (s *Service) CheckoutOrder(ctx context.Context, in CheckoutInput) (*Cart, *
 		provider = pr
 	}
 	switch b := bytes.TrimSpace(in.PaymentData); {
-	case len(b) == 0 || string(b) == "null":
+	case commerce.IsNull(b):
 		p.Add("paymentData", "required")
 	case b[0] != '{' || !json.Valid(b):
 		p.Add("paymentData", "must be an object")

@@ -12,7 +12,9 @@ import (
 // ApplyCoupon is cart.applyCoupon (CONTRACT.md section 16): the cart holds
 // the code from now on, as created, and its promotion applies when its
 // rule is met. A code the cart holds already (compared
-// case-insensitively) changes nothing. At most promotion.MaxCoupons codes
+// case-insensitively) changes nothing: the cart is recalculated as by
+// calculateCart (an event only when its prices moved meanwhile). At most
+// promotion.MaxCoupons codes
 // (validation_error). An unknown or inactive code, or one outside its
 // dates: coupon_not_found (data: the code as given); a promotion at its
 // usage limit, overall or for the cart's customer:
@@ -27,7 +29,7 @@ func (s *Service) ApplyCoupon(ctx context.Context, in CouponInput) (*Cart, error
 	return s.change(ctx, in.CartID, change{op: "cart.applyCoupon", data: in,
 		prepare: func(c *Cart, _ time.Time) error {
 			if c.coupon(key) >= 0 {
-				return nil
+				return errUnchanged
 			}
 			if len(c.Coupons) >= promotion.MaxCoupons {
 				return commerce.Invalid("code: a cart holds at most 5 coupons")

@@ -71,20 +71,31 @@ func (s *Service) AddToCart(ctx context.Context, in AddInput) (*Cart, error) {
 	}
 	cl, _ := commerce.ClaimsFrom(ctx)
 	var holds []hold
-	return s.change(ctx, in.CartID, change{op: "cart.addToCart", data: in, noData: true,
+	return s.change(ctx, in.CartID, change{op: "cart.addToCart", data: in, noData: true, reserved: true,
 		prepare: func(c *Cart, now time.Time) (err error) {
-			holds, err = add(c, in.Items, products, shopperOf(cl, c), now)
-			return err
+			if holds, err = add(c, in.Items, products, shopperOf(cl, c), now); err != nil {
+				return err
+			}
+			// The reservations are made up now and shown on their
+			// entries; the transaction stores them (change.reserved).
+			for i := range holds {
+				h := &holds[i]
+				h.res, err = s.deps.Stock.Prepare(stock.Reservation{
+					CartID: c.ID, ItemID: h.entry.ID, ProductID: h.entry.ProductID, WarehouseID: h.warehouse, Quantity: h.quantity,
+				})
+				if err != nil {
+					return err
+				}
+				h.entry.Reserves = append(h.entry.Reserves, h.res)
+			}
+			return nil
 		},
 		commit: func(tx Tx, c *Cart, _ time.Time) error {
 			// Reserve in one order (product, warehouse) whatever the
 			// request's, so that two carts reserving the same products lock
 			// the stock rows in the same order and never deadlock.
 			for _, h := range holds {
-				_, err := s.deps.Stock.Reserve(ctx, tx.Stock(), stock.Reservation{
-					CartID: c.ID, ItemID: h.entry.ID, ProductID: h.entry.ProductID, WarehouseID: h.warehouse, Quantity: h.quantity,
-				})
-				if err != nil {
+				if _, err := s.deps.Stock.Reserve(ctx, tx.Stock(), h.res); err != nil {
 					return err
 				}
 			}
@@ -98,6 +109,7 @@ type hold struct {
 	entry     *Entry
 	warehouse string
 	quantity  int64
+	res       stock.Reservation // made by Stock.Prepare
 }
 
 // add adds the items to the cart in memory and returns the units to

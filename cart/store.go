@@ -52,6 +52,12 @@ type Tx interface {
 	// (which the row lock prevents; it is a safety net), or the cart is
 	// not stored.
 	Save(ctx context.Context, c *Cart) error
+	// SaveDocument is Save with c's stored form encoded already
+	// (c.Document()), so that the encoding can be made before the
+	// transaction. Without a lock on the cart's row (Lock, LockVersion)
+	// it is the check that the cart did not move since it was read.
+	// Errors: as Save.
+	SaveDocument(ctx context.Context, c *Cart, doc []byte) error
 	// Expired returns, locked, up to limit ACTIVE carts whose expiration
 	// time is at or before now, oldest expiration first.
 	Expired(ctx context.Context, now time.Time, limit int) ([]*Cart, error)

@@ -92,6 +92,7 @@ func TestStripeOrderJourney(t *testing.T) {
 			fmt.Fprintf(mac, "%d.%s", ts, body)
 			req, _ := http.NewRequest(http.MethodPost, s.URL+"/webhooks/stripe", strings.NewReader(body))
 			req.Header.Set("Stripe-Signature", fmt.Sprintf("t=%d,v1=%s", ts, hex.EncodeToString(mac.Sum(nil))))
+			req.Header.Set("Content-Type", "application/json; charset=utf-8") // as Stripe sends it
 			res, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatal(err)

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"time"
 )
@@ -37,13 +38,16 @@ type cachedStore struct {
 	version  int64
 	checked  time.Duration // since epoch; 0: never
 	products map[string]*Product
+	// encoded holds the JSON form of cached products, made on first use
+	// (product.info answers it as it is).
+	encoded map[string][]byte
 	// check serialises the version checks so that concurrent reads that
 	// find one due make one query, not one each.
 	check sync.Mutex
 }
 
 func newCachedStore(s Store) *cachedStore {
-	return &cachedStore{Store: s, epoch: time.Now(), products: map[string]*Product{}}
+	return &cachedStore{Store: s, epoch: time.Now(), products: map[string]*Product{}, encoded: map[string][]byte{}}
 }
 
 // Update implements Store, emptying the cache once fn's changes are
@@ -61,6 +65,7 @@ func (c *cachedStore) invalidate(version int64) {
 	c.mu.Lock()
 	c.gen++
 	clear(c.products)
+	clear(c.encoded)
 	if version >= 0 {
 		c.version = version
 	} else {
@@ -95,6 +100,7 @@ func (c *cachedStore) fresh(ctx context.Context) (uint64, error) {
 	if v != c.version || c.checked == 0 {
 		c.gen++
 		clear(c.products)
+		clear(c.encoded)
 		c.version = v
 	}
 	c.checked = now
@@ -112,6 +118,7 @@ func (c *cachedStore) put(gen uint64, ps ...*Product) {
 	}
 	if len(c.products)+len(ps) > maxCachedProducts {
 		clear(c.products)
+		clear(c.encoded)
 	}
 	for _, p := range ps {
 		c.products[p.ID] = p
@@ -136,6 +143,41 @@ func (c *cachedStore) Product(ctx context.Context, id string) (*Product, error) 
 	}
 	c.put(gen, p)
 	return p, nil
+}
+
+// ProductJSON returns a product and its JSON form (json.Marshal of it),
+// both from the cache when they are there: the encoding is made once per
+// product while the product stays cached.
+func (c *cachedStore) ProductJSON(ctx context.Context, id string) (*Product, []byte, error) {
+	gen, err := c.fresh(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	c.mu.RLock()
+	p, ok := c.products[id]
+	b := c.encoded[id]
+	c.mu.RUnlock()
+	if b != nil {
+		return p, b, nil
+	}
+	if !ok {
+		if p, err = c.Store.Product(ctx, id); err != nil {
+			return nil, nil, err
+		}
+	}
+	if b, err = json.Marshal(p); err != nil {
+		return nil, nil, err
+	}
+	c.mu.Lock()
+	if c.gen == gen {
+		if len(c.products) >= maxCachedProducts {
+			clear(c.products)
+			clear(c.encoded)
+		}
+		c.products[id], c.encoded[id] = p, b
+	}
+	c.mu.Unlock()
+	return p, b, nil
 }
 
 // Products implements Store from the cache, loading the missing ones in

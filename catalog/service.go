@@ -16,7 +16,7 @@ type Viewed interface {
 // Service holds the catalog's use cases: categories in service_category.go,
 // products in service_product.go (their checks in service_prepare.go).
 type Service struct {
-	store  Store
+	store  *cachedStore
 	viewed Viewed
 	now    func() time.Time
 
@@ -50,12 +50,7 @@ func (s *Service) logger() *slog.Logger {
 
 // emit builds an event of the catalog and queues it on tx.
 func (s *Service) emit(tx Tx, channel, typ string, payload any) error {
-	e, err := event.New(channel, typ, s.now(), payload)
-	if err != nil {
-		return err
-	}
-	tx.Emit(e)
-	return nil
+	return event.Emit(tx, channel, typ, s.now(), payload)
 }
 
 // requireID is the validation_error of an operation called without an id.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/event"
@@ -130,20 +131,47 @@ func (s *Service) ViewProduct(ctx context.Context, id string) (*Product, error) 
 	if err != nil {
 		return nil, err
 	}
-	if s.viewed != nil {
-		// The product is read; a VIEWED event that cannot be built is
-		// logged, not the caller's failure (VIEWED events may be lost).
-		claims, _ := commerce.ClaimsFrom(ctx) // no claims: an empty userId
-		now := s.now().UTC()
-		e, err := event.New(event.Products, event.Viewed, now,
-			map[string]any{"date": now, "productId": p.ID, "userId": claims.Subject})
-		if err != nil {
-			s.logger().ErrorContext(ctx, "catalog: VIEWED event not recorded", "product", p.ID, "err", err)
-		} else {
-			s.viewed.Add(e)
-		}
-	}
+	s.viewedEvent(ctx, p.ID)
 	return p, nil
+}
+
+// ViewProductJSON is ViewProduct answering the product's JSON form
+// (json.Marshal of the product), encoded once while the product is cached:
+// what product.info without `fields` sends.
+func (s *Service) ViewProductJSON(ctx context.Context, id string) ([]byte, error) {
+	if err := requireID(id); err != nil {
+		return nil, err
+	}
+	p, b, err := s.store.ProductJSON(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	s.viewedEvent(ctx, p.ID)
+	return b, nil
+}
+
+// viewed is the payload of a VIEWED event.
+type viewed struct {
+	Date      time.Time `json:"date"`
+	ProductID string    `json:"productId"`
+	UserID    string    `json:"userId"`
+}
+
+// viewedEvent queues the VIEWED event of a product read. An event that
+// cannot be built is logged, not the caller's failure (VIEWED events may
+// be lost).
+func (s *Service) viewedEvent(ctx context.Context, productID string) {
+	if s.viewed == nil {
+		return
+	}
+	claims, _ := commerce.ClaimsFrom(ctx) // no claims: an empty userId
+	now := s.now().UTC()
+	e, err := event.New(event.Products, event.Viewed, now, viewed{Date: now, ProductID: productID, UserID: claims.Subject})
+	if err != nil {
+		s.logger().ErrorContext(ctx, "catalog: VIEWED event not recorded", "product", productID, "err", err)
+		return
+	}
+	s.viewed.Add(e)
 }
 
 // Products returns the products with the given ids, by id, whatever their

@@ -123,6 +123,13 @@ func TestCustomerOperations(t *testing.T) {
 			{"password without current", "customer.update", bobTok, map[string]any{"password": "a brand new secret"}, 401, commerce.EInvalidCredentials, ""},
 			{"password with a wrong current", "customer.update", bobTok, map[string]any{"password": "a brand new secret", "currentPassword": pw}, 401, commerce.EInvalidCredentials, ""},
 			{"common new password", "customer.update", bobTok, map[string]any{"password": "1234567890", "currentPassword": pw2}, 400, commerce.EValidation, "too common"},
+			{"new password is the email", "customer.update", bobTok, map[string]any{"password": "BOB@example.com", "currentPassword": pw2}, 400, commerce.EValidation, "must not be the email"},
+			{"short new password", "customer.update", bobTok, map[string]any{"password": "short", "currentPassword": pw2}, 400, commerce.EValidation, "must be 10 to 128"},
+			{"current password alone", "customer.update", bobTok, map[string]any{"currentPassword": pw2}, 400, commerce.EValidation, "currentPassword"},
+			{"admin sets a blank type", "customer.update", e.Admin, map[string]any{"id": bob.ID, "customerType": " "}, 400, commerce.EValidation, "customerType"},
+			{"update by admin, unknown", "customer.update", e.Admin, map[string]any{"id": "nope", "firstName": "X"}, 404, commerce.ECustomerNotFound, `"nope"`},
+			{"update with a storefront token", "customer.update", e.API, map[string]any{"firstName": "X"}, 404, commerce.ECustomerNotFound, ""},
+			{"update without a token", "customer.update", "", map[string]any{"firstName": "X"}, 401, commerce.EInvalidToken, ""},
 			{"address without city", "customer.addAddress", bobTok, map[string]any{"address": map[string]any{"firstName": "B", "address_1": "x", "postCode": "1", "state": "HI", "country": "US"}}, 400, commerce.EValidation, "address.city: required"},
 			{"address with a bad country", "customer.addAddress", bobTok, map[string]any{"address": map[string]any{"firstName": "B", "address_1": "x", "postCode": "1", "city": "c", "state": "HI", "country": "XX"}}, 400, commerce.EInvalidCountry, `"XX"`},
 			{"address with a bad state", "customer.addAddress", bobTok, map[string]any{"address": map[string]any{"firstName": "B", "address_1": "x", "postCode": "1", "city": "c", "state": "ZZ", "country": "US"}}, 400, commerce.EInvalidState, `"ZZ"`},
@@ -142,6 +149,8 @@ func TestCustomerOperations(t *testing.T) {
 			{"list with a bad limit", "customer.list", e.Admin, map[string]any{"limit": 0}, 400, commerce.EValidation, "limit"},
 			{"remove another customer", "customer.remove", bobTok, map[string]any{"id": ada.ID}, 404, commerce.ECustomerNotFound, ""},
 			{"remove with a storefront token", "customer.remove", e.API, nil, 404, commerce.ECustomerNotFound, ""},
+			{"remove by admin, unknown", "customer.remove", e.Admin, map[string]any{"id": "nope"}, 404, commerce.ECustomerNotFound, `"nope"`},
+			{"address by admin, unknown customer", "customer.addAddress", e.Admin, map[string]any{"id": "nope", "address": hawaii}, 404, commerce.ECustomerNotFound, `"nope"`},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				var body any
@@ -191,6 +200,30 @@ func TestCustomerOperations(t *testing.T) {
 			var p map[string]json.RawMessage
 			if err := json.Unmarshal(ev.Payload, &p); err != nil || p["customer"] == nil || len(p) != 1 {
 				t.Errorf("UPDATE payload %s", ev.Payload)
+			}
+		}
+	})
+}
+
+// TestEmailNFC: emails that look the same are the same (issue 9 defect
+// 7): one typed with a decomposed accent (NFD) is stored in NFC, taken
+// when registered again precomposed, and signs in typed either way.
+func TestEmailNFC(t *testing.T) {
+	const nfc, nfd = "ren\u00e9@example.com", "rene\u0301@example.com"
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		e := newEnv(t, db)
+		c := e.register(t, nfd, pw)
+		if c.Email != nfc {
+			t.Errorf("email stored as %q, want NFC %q", c.Email, nfc)
+		}
+		r := e.Post(t, cv1+"customer.register", e.API, map[string]any{"email": strings.ToUpper(nfc), "password": pw, "firstName": "R"}).
+			Expect(t, 409, commerce.EDuplicateKey)
+		if !strings.Contains(string(r.Data), `"email":"`+nfc+`"`) {
+			t.Errorf("data %s, want the NFC email", r.Data)
+		}
+		for _, email := range []string{nfc, nfd} {
+			if s := e.login(t, email, pw); s.Customer.ID != c.ID {
+				t.Errorf("login as %q: got customer %q, want %q", email, s.Customer.ID, c.ID)
 			}
 		}
 	})

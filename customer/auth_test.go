@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/app"
 	"github.com/commercekit/commerce/internal/apitest"
 	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
@@ -46,6 +47,11 @@ func TestLoginRefreshLogout(t *testing.T) {
 			{"no refresh token", "auth.refresh", e.API, map[string]any{}, 400, commerce.EValidation},
 			{"refresh without a token", "auth.refresh", "", map[string]any{"refreshToken": s.RefreshToken}, 401, commerce.EInvalidToken},
 			{"logout without refresh token", "auth.logout", e.API, map[string]any{}, 400, commerce.EValidation},
+			{"logout without a token", "auth.logout", "", map[string]any{"refreshToken": s.RefreshToken}, 401, commerce.EInvalidToken},
+			{"reset request without email", "auth.requestPasswordReset", e.API, map[string]any{}, 400, commerce.EValidation},
+			{"reset request without a token", "auth.requestPasswordReset", "", map[string]any{"email": "ada@example.com"}, 401, commerce.EInvalidToken},
+			{"reset without a token", "auth.resetPassword", "", map[string]any{"token": "x", "password": pw}, 401, commerce.EInvalidToken},
+			{"unknown field", "auth.login", e.API, map[string]any{"email": "ada@example.com", "password": pw, "remember": true}, 400, commerce.EValidation},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				r := e.Post(t, av1+tc.op, tc.token, tc.body).Expect(t, tc.status, tc.code)
@@ -103,9 +109,8 @@ func TestGuestCartAdoption(t *testing.T) {
 			return c.ID
 		}
 		guest, bobs := cartOf(e.API), cartOf(bob.AccessToken)
-		for _, id := range []string{guest, bobs, "no-such-cart"} {
-			r := e.Post(t, av1+"auth.login", e.API, map[string]any{"email": "ada@example.com", "password": pw, "cartId": id}).Must(t)
-			_ = r
+		for _, id := range []string{guest, bobs, "no-such-cart", guest} {
+			e.Post(t, av1+"auth.login", e.API, map[string]any{"email": "ada@example.com", "password": pw, "cartId": id}).Must(t)
 		}
 		s := e.login(t, "ada@example.com", pw)
 		var c struct {
@@ -120,6 +125,25 @@ func TestGuestCartAdoption(t *testing.T) {
 		// Bob's cart was not taken.
 		e.Post(t, "/cart/v1/cart.info", s.AccessToken, map[string]any{"cartId": bobs}).Expect(t, 404, commerce.ECartNotFound)
 		e.Post(t, "/cart/v1/cart.info", bob.AccessToken, map[string]any{"cartId": bobs}).Must(t)
+		// The adoption is a change of the cart: one CARTS UPDATE, without
+		// the login's password.
+		r := e.Post(t, "/event/v1/event.list", e.Admin, map[string]any{"channel": "CARTS", "type": "UPDATE", "limit": 100}).Must(t)
+		var evs []struct {
+			Payload struct {
+				Operation string            `json:"operation"`
+				Data      map[string]string `json:"data"`
+				New       struct {
+					ID         string `json:"id"`
+					CustomerID string `json:"customerId"`
+				} `json:"new"`
+			} `json:"payload"`
+		}
+		r.Decode(t, "data", &evs)
+		if len(evs) != 1 || evs[0].Payload.Operation != "auth.login" || evs[0].Payload.Data["cartId"] != guest ||
+			len(evs[0].Payload.Data) != 1 || evs[0].Payload.New.ID != guest || evs[0].Payload.New.CustomerID != ada.ID {
+			t.Errorf("CARTS UPDATE events: %s", r.Raw)
+		}
+		noSecrets(t, "CARTS events", string(r.Raw), pw)
 	})
 }
 
@@ -319,5 +343,44 @@ func TestSecurity(t *testing.T) {
 			t.Fatalf("the log capture holds no request: %.300s", log)
 		}
 		noSecrets(t, "log", log, append(secrets, "qwertyuiop")...)
+	})
+}
+
+// TestSweep: the running service deletes refresh tokens once expired
+// (spent ones too, kept until then to recognise their reuse), reset
+// tokens once expired, and the login failures of emails whose last
+// failure left the 15-minute window; what is live stays.
+func TestSweep(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		e := newEnv(t, db, func(o *app.Options) { o.CustomerSweep = 20 * time.Millisecond })
+		e.register(t, "ada@example.com", pw)
+		s := e.login(t, "ada@example.com", pw)
+		e.Post(t, av1+"auth.refresh", e.API, map[string]any{"refreshToken": s.RefreshToken}).Must(t) // one spent, one live
+		e.Post(t, av1+"auth.requestPasswordReset", e.API, map[string]any{"email": "ada@example.com"}).Must(t)
+		e.Post(t, av1+"auth.login", e.API, map[string]any{"email": "ghost@example.com", "password": pw}).Expect(t, 401, commerce.EInvalidCredentials)
+		rows := func(table string) func() int {
+			return func() int {
+				var n int
+				if err := db.QueryRow(t.Context(), `SELECT COUNT(*) FROM `+table).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+		}
+		time.Sleep(100 * time.Millisecond) // several sweeps: nothing is due
+		for table, want := range map[string]int{"refresh_tokens": 2, "password_resets": 1, "login_failures": 1} {
+			if n := rows(table)(); n != want {
+				t.Fatalf("%s: %d rows before anything expired, want %d", table, n, want)
+			}
+		}
+		e.clock.Add(16 * time.Minute)
+		testdb.Eventually(t, "login failures after 16 minutes", 0, rows("login_failures"))
+		if n := rows("refresh_tokens")(); n != 2 {
+			t.Fatalf("refresh tokens after 16 minutes: %d, want 2", n)
+		}
+		e.clock.Add(time.Hour)
+		testdb.Eventually(t, "reset tokens after an hour", 0, rows("password_resets"))
+		e.clock.Add(30 * 24 * time.Hour)
+		testdb.Eventually(t, "refresh tokens after 30 days", 0, rows("refresh_tokens"))
 	})
 }

@@ -55,13 +55,13 @@ type env struct {
 	log   *syncBuffer
 }
 
-func newEnv(t testing.TB, db *sqldb.DB) *env {
+func newEnv(t testing.TB, db *sqldb.DB, opts ...func(*app.Options)) *env {
 	t.Helper()
 	e := &env{clock: &clock{t: time.Now().UTC()}, log: &syncBuffer{}}
-	e.Server = apitest.New(t, db, func(o *app.Options) {
+	e.Server = apitest.New(t, db, append([]func(*app.Options){func(o *app.Options) {
 		o.Now = e.clock.Now
 		o.Logger = slog.New(slog.NewJSONHandler(e.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	})
+	}}, opts...)...)
 	return e
 }
 

@@ -124,5 +124,35 @@ func TestJourney(t *testing.T) {
 				t.Errorf("the order still holds %q: %s", pii, raw)
 			}
 		}
+		// The checked-out cart held the same addresses: erased too, its
+		// items and totals kept.
+		r = e.Post(t, "/cart/v1/cart.info", e.Admin, map[string]any{"cartId": guest.ID}).Must(t)
+		var erasedCart struct {
+			Status          string                     `json:"status"`
+			ShippingAddress map[string]json.RawMessage `json:"shippingAddress"`
+			Items           []json.RawMessage          `json:"items"`
+		}
+		r.Decode(t, "cart", &erasedCart)
+		if erasedCart.Status != "CHECKED_OUT" || len(erasedCart.Items) != 1 || len(erasedCart.ShippingAddress) == 0 {
+			t.Errorf("cart after removal: %s", r.Body["cart"])
+		}
+		for k, v := range erasedCart.ShippingAddress {
+			want := `"[erased]"`
+			switch k {
+			case "country":
+				want = `"US"`
+			case "state":
+				want = `"Hawaii"`
+			}
+			if string(v) != want {
+				t.Errorf("cart shippingAddress.%s = %s, want %s", k, v, want)
+			}
+		}
+		raw = string(r.Body["cart"])
+		for _, pii := range []string{"Ada", "Lovelace", "Beach", "96815", "Honolulu", "555", "Engines", "ada@example.com"} {
+			if strings.Contains(raw, pii) {
+				t.Errorf("the cart still holds %q: %s", pii, raw)
+			}
+		}
 	})
 }

@@ -165,8 +165,8 @@ func commercekitHash(s string) string {
 }
 
 // TestSecretsAtRest reads the tables: passwords are argon2id PHC strings
-// with OWASP's minimum parameters, refresh tokens and client secrets are
-// their SHA-256, none is stored in the clear.
+// with OWASP's minimum parameters, refresh tokens, reset tokens and client
+// secrets are their SHA-256, none is stored in the clear.
 func TestSecretsAtRest(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
 		e := newEnv(t, db)
@@ -192,6 +192,19 @@ func TestSecretsAtRest(t *testing.T) {
 		}
 		if err := db.QueryRow(ctx, `SELECT COUNT(*) FROM oauth_clients WHERE secret_hash = ?`, commercekitHash(secret)).Scan(&n); err != nil || n != 1 {
 			t.Errorf("client secret by its SHA-256: %d %v", n, err)
+		}
+		// The reset token the mailer gets is stored as its SHA-256 only.
+		e.Post(t, av1+"auth.requestPasswordReset", e.API, map[string]any{"email": "ada@example.com"}).Must(t)
+		evs := e.events(t, "PASSWORD_RESET")
+		var p struct{ Token string }
+		if len(evs) != 1 || json.Unmarshal(evs[0].Payload, &p) != nil || p.Token == "" {
+			t.Fatalf("PASSWORD_RESET events: %+v", evs)
+		}
+		if err := db.QueryRow(ctx, `SELECT COUNT(*) FROM password_resets WHERE hash = ?`, commercekitHash(p.Token)).Scan(&n); err != nil || n != 1 {
+			t.Errorf("reset token by its SHA-256: %d %v", n, err)
+		}
+		if err := db.QueryRow(ctx, `SELECT COUNT(*) FROM password_resets WHERE hash = ?`, p.Token).Scan(&n); err != nil || n != 0 {
+			t.Errorf("reset token in the clear: %d %v", n, err)
 		}
 	})
 }

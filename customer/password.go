@@ -43,15 +43,19 @@ func NeedsRehash(phc string, p Params) bool { return password.NeedsRehash(phc, p
 // comparing in constant time. A malformed hash is an error.
 func VerifyPassword(pw, phc string) (bool, error) { return password.Verify(pw, phc) }
 
-// dummyHash is verified against when the email is unknown, so that an
-// unknown email and a wrong password take the same time.
-var dummyHash = sync.OnceValue(func() string {
-	h, err := HashPassword(NewSecret(), DefaultParams)
-	if err != nil {
-		panic(err) // crypto/rand failing: nothing else would work either
-	}
-	return h
-})
+// newDummyHash returns, computed once, a hash under p of a random
+// password: what a login for an unknown email is verified against, so that
+// an unknown email and a wrong password take the same time (the same
+// parameters as the service's new hashes, so the same work).
+func newDummyHash(p Params) func() string {
+	return sync.OnceValue(func() string {
+		h, err := HashPassword(NewSecret(), p)
+		if err != nil {
+			panic(err) // crypto/rand failing: nothing else would work either
+		}
+		return h
+	})
+}
 
 //go:embed common_passwords.txt
 var commonPasswordsText string

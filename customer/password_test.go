@@ -3,6 +3,7 @@ package customer
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/commercekit/commerce"
 )
@@ -73,5 +74,27 @@ func TestPasswordRules(t *testing.T) {
 	}
 	if n := len(commonPasswords()); n < 5000 {
 		t.Errorf("the common password list has %d entries", n)
+	}
+}
+
+// TestDummyHashParams: a login for an unknown email is checked against a
+// hash made with the service's own parameters, so it costs what checking a
+// customer's password costs.
+func TestDummyHashParams(t *testing.T) {
+	weak := Params{Memory: 8 * 1024, Time: 1, Threads: 1, KeyLen: 32, SaltLen: 16}
+	for _, tc := range []struct {
+		name   string
+		params *Params
+		prefix string
+	}{
+		{"default", nil, "$argon2id$v=19$m=19456,t=2,p=1$"},
+		{"configured", &weak, "$argon2id$v=19$m=8192,t=1,p=1$"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := NewService(nil, nil, time.Now, Options{Params: tc.params})
+			if h := s.dummyHash(); !strings.HasPrefix(h, tc.prefix) {
+				t.Errorf("dummy hash %q, want the prefix %q", h, tc.prefix)
+			}
+		})
 	}
 }

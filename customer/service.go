@@ -2,7 +2,9 @@ package customer
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/mail"
 	"slices"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"github.com/commercekit/commerce/auth"
 	"github.com/commercekit/commerce/cart"
 	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/order"
 )
 
 // Default lifetimes and lock-out (CONTRACT.md section 15).
@@ -38,6 +41,9 @@ type Service struct {
 	keys  *auth.Keys
 	now   func() time.Time
 	opts  Options
+	// dummyHash is the hash a login for an unknown email is checked
+	// against.
+	dummyHash func() string
 }
 
 // NewService returns the service over store, minting access tokens with
@@ -53,8 +59,9 @@ func NewService(store Store, keys *auth.Keys, now func() time.Time, opts Options
 		p := DefaultParams
 		opts.Params = &p
 	}
-	go dummyHash() // computed once, ahead of the first login for an unknown email
-	return &Service{store: store, keys: keys, now: now, opts: opts}
+	s := &Service{store: store, keys: keys, now: now, opts: opts, dummyHash: newDummyHash(*opts.Params)}
+	go s.dummyHash() // computed once, ahead of the first login for an unknown email
+	return s
 }
 
 // AccessTTL is the lifetime of the access tokens the service mints.
@@ -62,17 +69,10 @@ func (s *Service) AccessTTL() time.Duration { return s.opts.AccessTTL }
 
 func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
 
+// emit queues an event on CUSTOMERS.
 func emit(tx Tx, typ string, now time.Time, payload any) error {
-	e, err := event.New(Channel, typ, now, payload)
-	if err != nil {
-		return err
-	}
-	tx.Emit(e)
-	return nil
+	return event.Emit(tx, Channel, typ, now, payload)
 }
-
-// NormalizeEmail trims, lower-cases and NFC-normalises an email.
-func NormalizeEmail(s string) string { return strings.ToLower(commerce.Key(strings.TrimSpace(s))) }
 
 // checkEmail records the problem of an email (already normalised).
 func checkEmail(p *commerce.Problems, path, email string) {
@@ -100,7 +100,7 @@ func checkText(p *commerce.Problems, path, v string, required bool) {
 // Register creates an account (customer.register).
 func (s *Service) Register(ctx context.Context, in RegisterInput) (*Customer, error) {
 	var p commerce.Problems
-	email := NormalizeEmail(deref(in.Email))
+	email := commerce.EmailKey(deref(in.Email))
 	checkEmail(&p, "email", email)
 	if in.Password == nil {
 		p.Add("password", "required")
@@ -351,7 +351,8 @@ func (s *Service) List(ctx context.Context, in ListInput) (commerce.Page, []Cust
 }
 
 // Remove deletes an account with its addresses and tokens and erases the
-// personal data of its orders (customer.remove); it emits REMOVE {id}.
+// personal data of its orders and carts (customer.remove); it emits REMOVE
+// {id}.
 func (s *Service) Remove(ctx context.Context, in RemoveInput) error {
 	id, err := target(ctx, in.ID)
 	if err != nil {
@@ -373,6 +374,9 @@ func (s *Service) Remove(ctx context.Context, in RemoveInput) error {
 				return err
 			}
 		}
+		if err := eraseCarts(ctx, tx, c.ID); err != nil {
+			return err
+		}
 		if err := tx.Delete(ctx, c.ID); err != nil {
 			return err
 		}
@@ -381,6 +385,86 @@ func (s *Service) Remove(ctx context.Context, in RemoveInput) error {
 		}
 		return emit(tx, event.Remove, now, map[string]any{"id": c.ID})
 	})
+}
+
+// eraseCarts erases the addresses of the customer's carts, whatever their
+// status, as the orders' are erased: a checked-out cart holds the
+// addresses its order had. Carts keep their items and totals, and the
+// erasure emits no CARTS event (the orders' emits no ORDERS event either:
+// the CUSTOMERS REMOVE tells subscribers to erase what they keep).
+func eraseCarts(ctx context.Context, tx Tx, customerID string) error {
+	ids, err := tx.CartIDs(ctx, customerID)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		c, err := tx.Cart().Lock(ctx, id)
+		if err != nil {
+			return err
+		}
+		if c.ShippingAddress == nil && c.BillingAddress == nil {
+			continue
+		}
+		eraseAddress(c.ShippingAddress)
+		eraseAddress(c.BillingAddress)
+		if err := tx.Cart().Save(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eraseAddress replaces every field of an address but its country and
+// state with "[erased]" (order.Erased); a field left empty stays empty.
+func eraseAddress(a *cart.Address) {
+	if a == nil {
+		return
+	}
+	for _, f := range []*string{&a.FirstName, &a.LastName, &a.Address1, &a.City, &a.Company, &a.Instructions} {
+		if *f != "" {
+			*f = order.Erased
+		}
+	}
+	for _, f := range []*cart.Text{&a.PostCode, &a.Phone} {
+		if *f != "" {
+			*f = order.Erased
+		}
+	}
+	if len(a.Address2) > 0 && string(a.Address2) != "null" {
+		a.Address2 = json.RawMessage(`"` + order.Erased + `"`)
+	}
+}
+
+// DefaultSweep is how often Run sweeps when given no interval.
+const DefaultSweep = time.Hour
+
+// Sweep deletes what no longer serves: refresh and reset tokens past
+// their expiry, and the login failures of emails whose newest failure left
+// the lock-out window. It returns how many rows it deleted.
+func (s *Service) Sweep(ctx context.Context) (int64, error) {
+	now := s.clock()
+	return s.store.Sweep(ctx, now, now.Add(-FailureWindow))
+}
+
+// Run sweeps every interval (DefaultSweep when 0) until ctx ends.
+func (s *Service) Run(ctx context.Context, every time.Duration, logger *slog.Logger) {
+	if every <= 0 {
+		every = DefaultSweep
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		if n, err := s.Sweep(ctx); err != nil && ctx.Err() == nil {
+			logger.Error("customer sweep failed", "err", err)
+		} else if n > 0 {
+			logger.Info("expired tokens and login failures swept", "rows", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 func deref(s *string) string {

@@ -75,7 +75,7 @@ func tooManyAttempts(live []time.Time, now time.Time) *commerce.Error {
 // number of processes sharing the database, at most MaxFailures are
 // judged within a window.
 func (s *Service) Login(ctx context.Context, in LoginInput) (*Session, error) {
-	email := NormalizeEmail(in.Email)
+	email := commerce.EmailKey(in.Email)
 	if email == "" || in.Password == "" || len(email) > 254 || len(in.Password) > 4*MaxPasswordLen {
 		// Malformed requests are not attempts: nothing to count or hash.
 		var p commerce.Problems
@@ -119,7 +119,7 @@ func (s *Service) Login(ctx context.Context, in LoginInput) (*Session, error) {
 	case err == nil:
 		hash = c.PasswordHash
 	case isNotFound(err):
-		hash = dummyHash()
+		hash = s.dummyHash()
 	default:
 		return nil, err
 	}
@@ -163,7 +163,7 @@ func (s *Service) Login(ctx context.Context, in LoginInput) (*Session, error) {
 			return err
 		}
 		if in.CartID != "" {
-			if err := adoptCart(ctx, tx.Cart(), in.CartID, cur.ID, now); err != nil {
+			if err := adoptCart(ctx, tx, in.CartID, cur.ID, now); err != nil {
 				return err
 			}
 		}
@@ -184,9 +184,12 @@ func (s *Service) Login(ctx context.Context, in LoginInput) (*Session, error) {
 		RefreshToken: refresh, Customer: signedIn}, nil
 }
 
-// adoptCart makes an ACTIVE, unexpired ANON cart the customer's; any other
-// cart (unknown, someone's, not active) is left alone, and it is no error.
-func adoptCart(ctx context.Context, ct cart.Tx, cartID, customerID string, now time.Time) error {
+// adoptCart makes an ACTIVE, unexpired ANON cart the customer's and emits
+// CARTS UPDATE {operation: "auth.login", data: {cartId}, new} (data is not
+// the login's input: that holds the password); any other cart (unknown,
+// someone's, not active) is left alone, and it is no error.
+func adoptCart(ctx context.Context, tx Tx, cartID, customerID string, now time.Time) error {
+	ct := tx.Cart()
 	c, err := ct.Lock(ctx, cartID)
 	if commerce.ErrorCode(err) == commerce.ECartNotFound {
 		return nil
@@ -198,7 +201,16 @@ func adoptCart(ctx context.Context, ct cart.Tx, cartID, customerID string, now t
 		return nil
 	}
 	c.CustomerID = customerID
-	return ct.Save(ctx, c)
+	if err := ct.Save(ctx, c); err != nil {
+		return err
+	}
+	e, err := event.New(event.Carts, event.Update, now, map[string]any{
+		"operation": "auth.login", "data": map[string]any{"cartId": cartID}, "new": cart.Render(c, cart.CalculateForm)})
+	if err != nil {
+		return err
+	}
+	tx.Emit(e)
+	return nil
 }
 
 // Refresh spends a refresh token for a new pair (auth.refresh). A spent
@@ -279,7 +291,7 @@ func (s *Service) Logout(ctx context.Context, in RefreshInput) error {
 // existing account (auth.requestPasswordReset); it answers the same for
 // an unknown email.
 func (s *Service) RequestPasswordReset(ctx context.Context, in RequestResetInput) error {
-	email := NormalizeEmail(in.Email)
+	email := commerce.EmailKey(in.Email)
 	if email == "" {
 		return commerce.Invalid("email: required")
 	}

@@ -31,6 +31,11 @@ type Store interface {
 	Client(ctx context.Context, id string) (*Client, error)
 	// Clients returns a page of clients in creation order.
 	Clients(ctx context.Context, limit, skip int) ([]Client, error)
+	// Sweep deletes the refresh and reset tokens that expired at or
+	// before now, and the login failures of every email whose newest
+	// failure is before failedBefore (a failure being recorded meanwhile
+	// keeps its email's). It returns how many rows it deleted.
+	Sweep(ctx context.Context, now, failedBefore time.Time) (int64, error)
 }
 
 // Tx is a write transaction of the customer store.
@@ -43,6 +48,9 @@ type Tx interface {
 	// Orders gives the orders in this transaction (customer.remove
 	// erases the personal data of the customer's orders).
 	Orders() order.Tx
+	// CartIDs returns the ids of the customer's carts, in any status
+	// (customer.remove erases their addresses).
+	CartIDs(ctx context.Context, customerID string) ([]string, error)
 	// Lock returns the customer and holds its row until the transaction
 	// ends. Errors: customer_not_found (data: id).
 	Lock(ctx context.Context, id string) (*Customer, error)

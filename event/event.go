@@ -66,7 +66,13 @@ func New(channel, typ string, now time.Time, payload any) (Event, error) {
 	if err != nil {
 		return Event{}, commerce.Errorf(commerce.EInternal, "marshal %s %s payload: %w", channel, typ, err)
 	}
-	return Event{ID: commerce.NewID(), Channel: channel, Type: typ, Date: now.UTC(), Payload: b}, nil
+	return NewEncoded(channel, typ, now, b), nil
+}
+
+// NewEncoded is New with the payload encoded already: a JSON object the
+// caller wrote, stored as it is.
+func NewEncoded(channel, typ string, now time.Time, payload []byte) Event {
+	return Event{ID: commerce.NewOrderedID(), Channel: channel, Type: typ, Date: now.UTC(), Payload: payload}
 }
 
 // Subject returns the JetStream subject of the event: commerce.<CHANNEL>.<TYPE>.

@@ -2,6 +2,7 @@ package order_test
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/commercekit/commerce/internal/testdb"
@@ -152,7 +153,37 @@ func TestRefund(t *testing.T) {
 		if q, _ := s.stock(p); q != 9 {
 			t.Errorf("stock %d after an unrestocked refund, want 9", q)
 		}
+		s.wantEvents(o.ID, "CREATE", "CAPTURE", "REFUND", "REFUND")
 	})
+}
+
+// wantEvents checks the types of the ORDERS events of the order, in
+// order, each with the payload {order} at the version it made.
+func (s *shop) wantEvents(id string, types ...string) {
+	s.t.Helper()
+	var got []string
+	for _, e := range s.events() {
+		var pl map[string]json.RawMessage
+		if err := json.Unmarshal(e.Payload, &pl); err != nil || len(pl) != 1 {
+			s.t.Errorf("event %s payload %s: want {order}", e.Type, e.Payload)
+			continue
+		}
+		var o order.Order
+		if err := json.Unmarshal(pl["order"], &o); err != nil {
+			s.t.Errorf("event %s payload %s: want {order}", e.Type, e.Payload)
+			continue
+		}
+		if o.ID != id {
+			continue
+		}
+		got = append(got, e.Type)
+		if o.Version != int64(len(got)) {
+			s.t.Errorf("event %s (#%d) carries version %d of the order", e.Type, len(got), o.Version)
+		}
+	}
+	if !slices.Equal(got, types) {
+		s.t.Errorf("ORDERS events of %s: %v, want %v", id, got, types)
+	}
 }
 
 // TestCancel: before shipping, units go back to stock once, the
@@ -177,6 +208,7 @@ func TestCancel(t *testing.T) {
 		if q, _ := s.stock(p); q != 10 {
 			t.Errorf("stock %d after a second cancel, want 10", q)
 		}
+		s.wantEvents(o.ID, "CREATE", "CANCEL")
 		// A captured order is refunded in full.
 		o2, _ := s.order(s.API, 1)
 		s.op("capture", map[string]any{"id": o2.ID})
@@ -184,6 +216,7 @@ func TestCancel(t *testing.T) {
 		if c2.PaymentStatus != "REFUNDED" || c2.Payments[0].Refunded.Amount != c2.Payments[0].Captured.Amount {
 			t.Errorf("cancel of a captured order: %+v", c2.Payments[0])
 		}
+		s.wantEvents(o2.ID, "CREATE", "CAPTURE", "CANCEL")
 		// Shipped: refused.
 		o3, _ := s.order(s.API, 2)
 		s.op("fulfill", map[string]any{"id": o3.ID, "items": []map[string]any{{"itemId": o3.Items[0].ID, "quantity": 1}}})
@@ -206,7 +239,14 @@ func TestErrors(t *testing.T) {
 		if string(e.Data) != `"nope"` {
 			t.Errorf("order_not_found data %s, want the id", e.Data)
 		}
-		s.Post(t, "/order/v1/order.capture", s.Admin, map[string]any{"id": "nope"}).Expect(t, 404, "order_not_found")
+		for op, body := range map[string]map[string]any{
+			"info": {"id": "nope"}, "capture": {"id": "nope"}, "fulfill": {"id": "nope"}, "cancel": {"id": "nope"},
+			"deliver": {"id": "nope", "fulfillmentId": "f"}, "refund": {"id": "nope", "amount": 1},
+		} {
+			if e := s.Post(t, "/order/v1/order."+op, s.Admin, body).Expect(t, 404, "order_not_found"); string(e.Data) != `"nope"` {
+				t.Errorf("order.%s of an unknown id: data %s, want the id", op, e.Data)
+			}
+		}
 		e = s.Post(t, "/order/v1/order.fulfill", s.Admin, map[string]any{"id": o.ID, "items": []map[string]any{{"itemId": item, "quantity": 3}}}).
 			Expect(t, 400, "fulfillment_exceeds_quantity")
 		if string(e.Data) != `{"itemId":"`+item+`","remaining":2}` {
@@ -226,8 +266,20 @@ func TestErrors(t *testing.T) {
 		if string(e.Data) != `"f"` {
 			t.Errorf("fulfillment_not_found data %s", e.Data)
 		}
-		s.Post(t, "/order/v1/order.list", s.Admin, map[string]any{"createdFrom": "yesterday"}).Expect(t, 400, "validation_error")
-		s.Post(t, "/order/v1/order.list", s.Admin, map[string]any{"limit": 0}).Expect(t, 400, "validation_error")
+		s.BadInput().Post(t, "/order/v1/order.list", s.Admin, map[string]any{"createdFrom": "yesterday"}).Expect(t, 400, "validation_error")
+		s.BadInput().Post(t, "/order/v1/order.list", s.Admin, map[string]any{"limit": 0}).Expect(t, 400, "validation_error")
+		// Statuses are checked, in a list or a comma-separated string, in
+		// the body or the query string: a typo is no empty page.
+		s.BadInput().Post(t, "/order/v1/order.list", s.Admin, map[string]any{"status": []string{"PLACED", "placed"}}).Expect(t, 400, "validation_error")
+		s.BadInput().Get(t, "/order/v1/order.list?paymentStatus=PAID,CAPTURED", s.Admin).Expect(t, 400, "validation_error")
+		s.BadInput().Post(t, "/order/v1/order.list", s.Admin, map[string]any{"fulfillmentStatus": "SHIPPED, LOST"}).Expect(t, 400, "validation_error")
+		var none []order.Order
+		s.Post(t, "/order/v1/order.list", s.Admin, map[string]any{"status": []string{"COMPLETED", "CANCELLED"}, "paymentStatus": "PAID, REFUNDED"}).
+			Must(t).Decode(t, "data", &none)
+		s.Get(t, "/order/v1/order.list?fulfillmentStatus=DELIVERED,PARTIALLY_SHIPPED", s.Admin).Must(t).Decode(t, "data", &none)
+		if len(none) != 0 {
+			t.Errorf("delivered orders: %d, want none", len(none))
+		}
 		s.Get(t, "/order/v1/order.capture?id="+o.ID, s.Admin).Expect(t, 405, "method_not_allowed")
 		s.Post(t, "/order/v1/order.capture", s.Admin, map[string]any{"id": o.ID, "amount": 1}).Expect(t, 400, "validation_error")
 		if got := s.op("capture", map[string]any{"id": o.ID}); got.Version != 3 {

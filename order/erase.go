@@ -3,6 +3,8 @@ package order
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/commercekit/commerce"
 )
 
 // Erased replaces personal data in an order whose customer was removed
@@ -23,7 +25,7 @@ func (o *Order) Erase(now time.Time) {
 // eraseAddress returns the address object with every field but country
 // and state replaced by "[erased]"; what is not an object is dropped.
 func eraseAddress(raw json.RawMessage) json.RawMessage {
-	if len(raw) == 0 || string(raw) == "null" {
+	if commerce.IsNull(raw) {
 		return raw
 	}
 	var fields map[string]json.RawMessage

@@ -34,6 +34,19 @@ type ItemQuantity struct {
 	Quantity int64  `json:"quantity"`
 }
 
+// checkItems records the problems of the items argument of order.fulfill
+// and order.refund: each needs an itemId and a positive quantity.
+func checkItems(p *commerce.Problems, items []ItemQuantity) {
+	for i, it := range items {
+		if it.ItemID == "" {
+			p.Add(commerce.Index("items", i)+".itemId", "required")
+		}
+		if it.Quantity <= 0 {
+			p.Add(commerce.Index("items", i)+".quantity", "must be a positive integer")
+		}
+	}
+}
+
 // FulfillInput is the argument of order.fulfill; Items omitted means
 // every unit not yet shipped.
 type FulfillInput struct {

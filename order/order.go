@@ -82,6 +82,14 @@ const (
 	FulfillmentDelivered = "DELIVERED"
 )
 
+// The values of an order's status, paymentStatus and fulfillmentStatus,
+// which order.list filters by.
+var (
+	Statuses            = []string{StatusPlaced, StatusCompleted, StatusCancelled}
+	PaymentStatuses     = []string{PaymentAuthorized, PaymentPaid, PaymentPartiallyRefunded, PaymentRefunded, PaymentVoided}
+	FulfillmentStatuses = []string{NotShipped, PartiallyShipped, Shipped, Delivered}
+)
+
 // Anonymous is the customerId of an order placed from an anonymous cart.
 const Anonymous = "ANON"
 

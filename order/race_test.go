@@ -1,13 +1,16 @@
 package order_test
 
 import (
+	"context"
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/commercekit/commerce/internal/apitest"
 	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/order"
+	"github.com/commercekit/commerce/sqldb"
 )
 
 // twoProcesses runs fn on two services sharing one database (two pools,
@@ -155,5 +158,43 @@ func TestConcurrentCheckoutNumbers(t *testing.T) {
 		if q, _ := s.stock(p); q != 1000-n {
 			t.Errorf("stock %d, want %d", q, 1000-n)
 		}
+	})
+}
+
+// TestRecoveredCancelRestocksOnce: a cancel whose process died after its
+// intent was recorded is finished by recovery jobs running at once (two
+// processes): the stock comes back once, with one CANCEL event.
+func TestRecoveredCancelRestocksOnce(t *testing.T) {
+	twoProcesses(t, func(t *testing.T, s *shop, servers []*apitest.Server) {
+		o, p := s.order(s.API, 4)
+		store := sqldb.NewOrderStore(servers[1].DB)
+		op := &order.Operation{ID: "op1", Kind: order.OpCancel, Key: "order-" + o.ID + "-op1", Void: true,
+			Created: time.Now().Add(-time.Hour).UTC()}
+		err := store.Update(context.Background(), func(tx order.Tx) error {
+			cur, err := tx.Lock(context.Background(), o.ID)
+			if err != nil {
+				return err
+			}
+			cur.Pending = append(cur.Pending, op)
+			return tx.Save(context.Background(), cur)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for i := range 6 {
+			wg.Go(func() {
+				if _, err := servers[i%2].App.Order.Recover(context.Background()); err != nil {
+					t.Errorf("recover: %v", err)
+				}
+			})
+		}
+		wg.Wait()
+		var got order.Order
+		s.Get(t, "/order/v1/order.info?id="+o.ID, s.Admin).Must(t).Decode(t, "order", &got)
+		if q, res := s.stock(p); got.Status != "CANCELLED" || got.PaymentStatus != "VOIDED" || q != 10 || res != 0 {
+			t.Errorf("after recovery: %s/%s, stock %d (reserved %d); want CANCELLED/VOIDED and 10", got.Status, got.PaymentStatus, q, res)
+		}
+		s.wantEvents(o.ID, "CREATE", "CANCEL")
 	})
 }

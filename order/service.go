@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/commercekit/commerce"
@@ -129,6 +130,17 @@ func (s *Service) List(ctx context.Context, in ListInput) (commerce.List, error)
 	var p commerce.Problems
 	page, err := in.Page()
 	p.AddErr(err)
+	for _, l := range []struct {
+		path        string
+		given, okay []string
+	}{{"status", in.Status, Statuses}, {"paymentStatus", in.PaymentStatus, PaymentStatuses},
+		{"fulfillmentStatus", in.FulfillmentStatus, FulfillmentStatuses}} {
+		for _, v := range l.given {
+			if !slices.Contains(l.okay, v) {
+				p.Add(l.path, "%q is not one of %s", v, strings.Join(l.okay, ", "))
+			}
+		}
+	}
 	f := Filter{CustomerIDs: in.CustomerID, Statuses: in.Status, PaymentStatuses: in.PaymentStatus,
 		FulfillmentStatuses: in.FulfillmentStatus, Numbers: in.Number, Limit: page.Limit, Skip: page.Skip}
 	for _, t := range []struct {
@@ -168,12 +180,7 @@ func (s *Service) List(ctx context.Context, in ListInput) (commerce.List, error)
 
 // emit queues an event on ORDERS with the payload {order}.
 func emit(tx Tx, typ string, now time.Time, o *Order) error {
-	e, err := event.New(Channel, typ, now, map[string]any{"order": o})
-	if err != nil {
-		return err
-	}
-	tx.Emit(e)
-	return nil
+	return event.Emit(tx, Channel, typ, now, map[string]any{"order": o})
 }
 
 // internalChange is what a change's function returns to store a change

@@ -22,14 +22,7 @@ func (s *Service) Fulfill(ctx context.Context, in FulfillInput) (*Order, error) 
 	if in.Items != nil && len(in.Items) == 0 {
 		p.Add("items", "must not be empty")
 	}
-	for i, it := range in.Items {
-		if it.ItemID == "" {
-			p.Add(fmt.Sprintf("items[%d].itemId", i), "required")
-		}
-		if it.Quantity <= 0 {
-			p.Add(fmt.Sprintf("items[%d].quantity", i), "must be a positive integer")
-		}
-	}
+	checkItems(&p, in.Items)
 	if err := p.Err(); err != nil {
 		return nil, err
 	}

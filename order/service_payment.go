@@ -82,14 +82,7 @@ func (s *Service) Refund(ctx context.Context, in RefundInput) (*Order, error) {
 	if problem != "" {
 		p.Add("amount", "%s", problem)
 	}
-	for i, it := range in.Items {
-		if it.ItemID == "" {
-			p.Add(fmt.Sprintf("items[%d].itemId", i), "required")
-		}
-		if it.Quantity <= 0 {
-			p.Add(fmt.Sprintf("items[%d].quantity", i), "must be a positive integer")
-		}
-	}
+	checkItems(&p, in.Items)
 	if err := p.Err(); err != nil {
 		return nil, err
 	}

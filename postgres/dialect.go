@@ -34,23 +34,8 @@ func (Dialect) Placeholder(n int) string { return "$" + strconv.Itoa(n) }
 func (Dialect) ForUpdate() string { return " FOR UPDATE" }
 
 // Upsert implements sqldb.Dialect with INSERT ... ON CONFLICT DO UPDATE.
-func (Dialect) Upsert(table string, cols, key, update []string) string {
-	return upsert(table, cols, key, update)
-}
-
-// upsert is the INSERT ... ON CONFLICT (key) DO UPDATE statement, with ?
-// placeholders (rebound by the DB).
-func upsert(table string, cols, key, update []string) string {
-	sets := make([]string, len(update))
-	for i, c := range update {
-		sets[i] = c + " = excluded." + c
-	}
-	q := "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES (" + sqldb.Placeholders(len(cols)) +
-		") ON CONFLICT (" + strings.Join(key, ", ") + ")"
-	if len(sets) == 0 {
-		return q + " DO NOTHING"
-	}
-	return q + " DO UPDATE SET " + strings.Join(sets, ", ")
+func (Dialect) Upsert(table string, rows int, cols, key, update []string) string {
+	return sqldb.OnConflictUpsert(table, rows, cols, key, update)
 }
 
 // Returning implements sqldb.Dialect: PostgreSQL has RETURNING.

@@ -34,17 +34,30 @@ type Options struct {
 	// WriteQueue bounds the write transactions waiting their turn
 	// (sqldb.DefaultWriteQueue when 0): beyond it a write is unavailable.
 	WriteQueue int
+	// MaxConns bounds the connections this process opens to the database
+	// (DefaultMaxConns when 0; at least MinMaxConns). Several processes on
+	// one server must stay under its max_connections together.
+	MaxConns int
 }
 
-// Pool sizes: two pools so that a write transaction that also reads
-// through the read pool never waits for a connection held by another write
-// transaction (under load a deadlock of the pool), and a small one for
-// regex reads so that slow matches never hold every read connection.
+// DefaultMaxConns is the connection budget of one process; MinMaxConns the
+// smallest budget Open accepts.
 const (
-	writeConns = 16
-	readConns  = 16
-	regexConns = 4
+	DefaultMaxConns = 36
+	MinMaxConns     = 6
 )
+
+// poolSizes splits a connection budget over three pools: writes and reads
+// apart, so that a write transaction that also reads through the read pool
+// never waits for a connection held by another write transaction (under
+// load a deadlock of the pool), and a small one for regex reads so that
+// slow matches never hold every read connection. 36 gives 16, 16 and 4.
+func poolSizes(budget int) (write, read, regex int) {
+	regex = max(1, budget/9)
+	write = max(3, (budget-regex)/2)
+	read = max(2, budget-regex-write)
+	return write, read, regex
+}
 
 // Open connects to the PostgreSQL database at url (postgres://...). It does
 // not migrate; call Migrate.
@@ -54,6 +67,14 @@ func Open(ctx context.Context, url string, now func() time.Time) (*sqldb.DB, err
 
 // OpenWith is Open with options.
 func OpenWith(ctx context.Context, url string, o Options) (*sqldb.DB, error) {
+	budget := o.MaxConns
+	if budget == 0 {
+		budget = DefaultMaxConns
+	}
+	if budget < MinMaxConns {
+		return nil, fmt.Errorf("postgres: a budget of %d connections: want at least %d", budget, MinMaxConns)
+	}
+	writeConns, readConns, regexConns := poolSizes(budget)
 	var pools []*sql.DB
 	for _, size := range []int{writeConns, readConns, regexConns} {
 		p, err := openPool(ctx, url, size)

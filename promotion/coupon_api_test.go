@@ -77,8 +77,17 @@ func TestCouponFields(t *testing.T) {
 		}
 		var list []couponPromo
 		srv.Get(t, "/promotion/v1/promotion.list?code=WINTER", srv.API).Must(t).Decode(t, "data", &list)
-		if len(list) != 1 || list[0].ID != other.ID {
-			t.Errorf("list by code: got %s, want the Winter promotion", show(list))
+		if len(list) != 1 || list[0].ID != other.ID || list[0].Code == nil || *list[0].Code != "Winter" ||
+			list[0].UsageLimit == nil || *list[0].UsageLimit != 5 || list[0].UsageCount == nil || *list[0].UsageCount != 0 {
+			t.Errorf("list by code: got %s, want the Winter promotion with its coupon fields and usageCount", show(list))
+		}
+		srv.Get(t, "/promotion/v1/promotion.list?code=summer-10", srv.API).Must(t).Decode(t, "data", &list)
+		if len(list) != 1 || list[0].ID != p.ID || show(list[0]) != show(p) {
+			t.Errorf("list by code: got %s, want %s", show(list), show(p))
+		}
+		srv.Get(t, "/promotion/v1/promotion.list?code=nope", srv.API).Must(t).Decode(t, "data", &list)
+		if len(list) != 0 {
+			t.Errorf("list by an unknown code: got %s, want nothing", show(list))
 		}
 		// A code alone is admin-only to change, as every update.
 		srv.Post(t, "/promotion/v1/promotion.update", srv.API, map[string]any{"id": other.ID, "code": "Mine"}).Expect(t, 403, "forbidden")

@@ -55,7 +55,7 @@ func (p *Price) UnmarshalJSON(b []byte) error {
 	*p = Price{}
 	t := bytes.TrimSpace(b)
 	switch {
-	case len(t) == 0 || string(t) == "null":
+	case commerce.IsNull(t):
 	case t[0] == '{':
 		p.form, p.obj = formMoney, decodeMoney(t)
 	case t[0] == '-' || t[0] >= '0' && t[0] <= '9':
@@ -105,7 +105,7 @@ type intField struct {
 }
 
 func readInt(val []byte) intField {
-	if string(val) == "null" {
+	if commerce.IsNull(val) {
 		return intField{}
 	}
 	f := intField{set: true}

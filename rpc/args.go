@@ -124,6 +124,11 @@ func decodeArgs(dst any, fields argFields, query url.Values, body []byte) error 
 			break
 		}
 	}
+	// Arguments from the query string alone have only known, exactly
+	// named fields (merged from fields): unless one is a list (whose
+	// length is checked) or holds a NUL byte, their shape needs no check
+	// (a query's GET, product.info, is the hottest read).
+	plain := len(body) == 0
 	if hasQuery {
 		merged := map[string]json.RawMessage{}
 		if len(body) > 0 {
@@ -140,6 +145,9 @@ func decodeArgs(dst any, fields argFields, query url.Values, body []byte) error 
 				continue
 			}
 			merged[k] = queryValue(vs[len(vs)-1], t)
+			if hasShape(t) {
+				plain = false
+			}
 		}
 		var err error
 		if body, err = json.Marshal(merged); err != nil {
@@ -149,8 +157,10 @@ func decodeArgs(dst any, fields argFields, query url.Values, body []byte) error 
 	if len(body) == 0 {
 		return checkValues(dst)
 	}
-	if problems := shapeProblems(body, reflect.TypeOf(dst)); problems != nil {
-		return commerce.Invalid(problems...)
+	if !plain || bytes.Contains(body, []byte(`\u0000`)) {
+		if err := shapeProblems(body, reflect.TypeOf(dst)).Err(); err != nil {
+			return err
+		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -171,14 +181,14 @@ func decodeArgs(dst any, fields argFields, query url.Values, body []byte) error 
 // must be rejected), and NUL bytes in any string or field name at any
 // depth, opaque JSON included (PostgreSQL cannot store them, so no
 // operation accepts them on any store).
-func shapeProblems(body []byte, t reflect.Type) []string {
+func shapeProblems(body []byte, t reflect.Type) commerce.Problems {
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	if dec.Decode(&v) != nil {
 		return nil // not JSON: the decoder reports it
 	}
-	var problems []string
+	var problems commerce.Problems
 	// JSON can only carry a NUL as the escape \u0000 (a raw NUL byte is not
 	// valid JSON): without one, there is nothing to walk for.
 	if bytes.Contains(body, []byte(`\u0000`)) {
@@ -190,11 +200,11 @@ func shapeProblems(body []byte, t reflect.Type) []string {
 
 // walkNUL reports every string value and field name of the JSON value v
 // that holds a NUL byte, with its path.
-func walkNUL(v any, path string, problems *[]string) {
+func walkNUL(v any, path string, problems *commerce.Problems) {
 	switch v := v.(type) {
 	case string:
 		if strings.IndexByte(v, 0) >= 0 {
-			*problems = append(*problems, fieldPath(path)+": must not contain a NUL byte")
+			problems.Add(fieldPath(path), "must not contain a NUL byte")
 		}
 	case []any:
 		for i, e := range v {
@@ -208,11 +218,7 @@ func walkNUL(v any, path string, problems *[]string) {
 			badKey = badKey || strings.IndexByte(k, 0) >= 0
 		}
 		if badKey {
-			msg := "field names must not contain a NUL byte"
-			if path != "" {
-				msg = path + ": " + msg
-			}
-			*problems = append(*problems, msg)
+			problems.Add(path, "field names must not contain a NUL byte")
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
@@ -254,12 +260,12 @@ func listLen(v any) int {
 	return 0
 }
 
-func walkFields(v any, t reflect.Type, path string, problems *[]string) {
+func walkFields(v any, t reflect.Type, path string, problems *commerce.Problems) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if t == stringListType && listLen(v) > commerce.MaxListValues {
-		*problems = append(*problems, fmt.Sprintf("%s: at most %d values", path, commerce.MaxListValues))
+		problems.Add(path, "at most %d values", commerce.MaxListValues)
 		return
 	}
 	if t == rawMessageType || t.Kind() == reflect.Interface || reflect.PointerTo(t).Implements(unmarshalerTyp) {
@@ -287,7 +293,7 @@ func walkFields(v any, t reflect.Type, path string, problems *[]string) {
 			}
 			ft, ok := fields[k]
 			if !ok {
-				*problems = append(*problems, joinPath(path, k)+": unknown field")
+				problems.Add(joinPath(path, k), "unknown field")
 				continue
 			}
 			if hasShape(ft) {
@@ -297,7 +303,7 @@ func walkFields(v any, t reflect.Type, path string, problems *[]string) {
 	case reflect.Slice, reflect.Array:
 		if list, ok := v.([]any); ok {
 			for i, e := range list {
-				walkFields(e, t.Elem(), path+"["+strconv.Itoa(i)+"]", problems)
+				walkFields(e, t.Elem(), commerce.Index(path, i), problems)
 			}
 		}
 	case reflect.Map:

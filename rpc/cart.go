@@ -87,13 +87,18 @@ func RegisterCart(s *Server, svc *cart.Service) {
 }
 
 // cartOp adapts a use case returning a cart to an operation answering
-// {ok, cart} in the form f.
+// {ok, cart} in the form f (cartResult), the cart encoded by
+// View.MarshalJSON and written as it is.
 func cartOp[A any](fn func(context.Context, A) (*cart.Cart, error), f cart.Form) func(context.Context, *A) (any, error) {
 	return func(ctx context.Context, a *A) (any, error) {
 		c, err := fn(ctx, *a)
 		if err != nil {
 			return nil, err
 		}
-		return cartResult{cart.Render(c, f)}, nil
+		b, err := cart.Render(c, f).MarshalJSON()
+		if err != nil {
+			return nil, commerce.Errorf(commerce.EInternal, "cart %s: %w", c.ID, err)
+		}
+		return RawField{Name: "cart", JSON: b}, nil
 	}
 }

@@ -43,6 +43,13 @@ func RegisterCatalog(s *Server, svc *catalog.Service) {
 	Handle(s, Op{Service: service, Name: "product.info", Read: true, Result: Partial(productResult{}),
 		Doc: "A product, with the fields asked for (all by default).", Errors: []string{commerce.EProductNotFound}},
 		func(ctx context.Context, a *catalog.ProductInfoInput) (any, error) {
+			if len(a.Fields) == 0 {
+				b, err := svc.ViewProductJSON(ctx, a.ID)
+				if err != nil {
+					return nil, err
+				}
+				return RawField{Name: "product", JSON: b}, nil
+			}
 			p, err := svc.ViewProduct(ctx, a.ID)
 			if err != nil {
 				return nil, err

@@ -6,15 +6,21 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/app"
+	"github.com/commercekit/commerce/auth"
 	"github.com/commercekit/commerce/internal/apitest"
 	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/rpc"
 	"github.com/commercekit/commerce/sqldb"
 )
 
@@ -289,4 +295,91 @@ func TestIdempotencySecretsNotStoredInClear(t *testing.T) {
 func fingerprintOf(service, op, canon string) string {
 	h := sha256.Sum256([]byte(service + "\x00" + op + "\x00" + canon))
 	return hex.EncodeToString(h[:])
+}
+
+// TestIdempotencyServerErrorsNotStored: an answer of 500 or 503 is not
+// stored under its key: the retry with the key runs the operation again,
+// and the first answer below 500 is the one stored and replayed. The
+// panic of an operation (500 too) releases its key the same way.
+func TestIdempotencyServerErrorsNotStored(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		keys, err := auth.New([]byte(testSecret))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := rpc.NewServer(keys, slog.New(slog.DiscardHandler), func(context.Context) error { return nil })
+		s.SetIdempotency(sqldb.NewIdempotencyStore(db))
+		var runs atomic.Int32
+		rpc.Handle(s, rpc.Op{Service: "test", Name: "flaky.create"},
+			func(ctx context.Context, a *failArgs) (any, error) {
+				switch runs.Add(1) {
+				case 1:
+					return nil, io.ErrUnexpectedEOF // internal_error, 500
+				case 2:
+					return nil, commerce.NewError(commerce.EUnavailable, nil) // 503
+				case 3:
+					panic("fixture panic") // 500
+				}
+				return map[string]any{"run": runs.Load(), "code": a.Code}, nil
+			})
+		hs := httptest.NewServer(s)
+		t.Cleanup(hs.Close)
+		srv := &apitest.Server{URL: hs.URL}
+		tok := token(t, keys, time.Hour, "api")
+		const body = `{"code": "x"}`
+		for i, want := range []int{500, 503, 500} {
+			a := idemPost(t, srv, "/test/v1/flaky.create", tok, ptr("flaky"), body)
+			if a.status != want || a.replayed != "" {
+				t.Fatalf("attempt %d: %d %q %s, want %d not replayed", i+1, a.status, a.replayed, a.raw, want)
+			}
+		}
+		ran := idemPost(t, srv, "/test/v1/flaky.create", tok, ptr("flaky"), body)
+		if ran.status != 200 || ran.replayed != "" || !strings.Contains(string(ran.raw), `"run":4`) {
+			t.Fatalf("fourth attempt: %d %q %s, want it to run", ran.status, ran.replayed, ran.raw)
+		}
+		again := idemPost(t, srv, "/test/v1/flaky.create", tok, ptr("flaky"), body)
+		if again.status != 200 || again.replayed != "true" || string(again.raw) != string(ran.raw) {
+			t.Fatalf("replay: %d %q %s, want %s", again.status, again.replayed, again.raw, ran.raw)
+		}
+		if n := runs.Load(); n != 4 {
+			t.Fatalf("the operation ran %d times, want 4", n)
+		}
+	})
+}
+
+// TestIdempotencySweep: the service's background sweep deletes the keys
+// older than 24 hours; after it, the key is new (another body runs).
+func TestIdempotencySweep(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		var mu sync.Mutex
+		now := time.Now()
+		clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+		srv := apitest.New(t, db, func(o *app.Options) { o.Now = clock; o.IdempotencySweep = 20 * time.Millisecond })
+		key := ptr("swept")
+		if a := idemPost(t, srv, "/cart/v1/shipping.create", srv.Admin, key, idemShipping); a.status != 200 {
+			t.Fatalf("first: %d %s", a.status, a.raw)
+		}
+		keys := func() int {
+			var n int
+			if err := db.QueryRow(context.Background(), `SELECT COUNT(*) FROM idempotency_keys`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		time.Sleep(100 * time.Millisecond) // several sweeps: a key younger than 24 hours stays
+		if n := keys(); n != 1 {
+			t.Fatalf("%d keys before 24 hours, want 1", n)
+		}
+		if a := idemPost(t, srv, "/cart/v1/shipping.create", srv.Admin, key, idemShipping); a.replayed != "true" {
+			t.Fatalf("replay before 24 hours: %d %q %s", a.status, a.replayed, a.raw)
+		}
+		mu.Lock()
+		now = now.Add(24*time.Hour + time.Minute)
+		mu.Unlock()
+		testdb.Eventually(t, "keys after the sweep", 0, keys)
+		other := strings.Replace(idemShipping, "Post", "Parcel", 1)
+		if a := idemPost(t, srv, "/cart/v1/shipping.create", srv.Admin, key, other); a.status != 200 || a.replayed != "" {
+			t.Fatalf("the key after the sweep: %d %q %s, want a new run", a.status, a.replayed, a.raw)
+		}
+	})
 }

@@ -12,6 +12,9 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/money"
+	"github.com/commercekit/commerce/order"
+	"github.com/commercekit/commerce/payment"
+	"github.com/commercekit/commerce/stock"
 )
 
 // transportErrors are the codes every operation can return, whatever it
@@ -24,35 +27,92 @@ var transportErrors = []string{
 }
 
 // errorData is the schema of the data of an error code, where the code has
-// one (CONTRACT.md section 2); a code not listed here may carry any data.
-var errorData = map[string]schema{
-	commerce.EValidation: {"type": "array", "items": schema{"type": "string"},
-		"description": "The problems, each naming its field path (`items[2].quantity: must be a positive integer`)."},
-	commerce.EInternal:                {"not": schema{}, "description": "Never sent: details go to the log."},
-	commerce.EUnavailable:             {"not": schema{}},
-	commerce.EInvalidToken:            {"type": "string"},
-	commerce.EForbidden:               {"type": "string"},
-	commerce.EMaxCategoriesPerProduct: {"type": "integer"},
-	commerce.EProductNotFound:         {"type": "string", "description": "The product's id."},
-	commerce.ECategoryNotFound:        {"type": "string", "description": "The category's id."},
-	commerce.EPromotionNotFound:       {"type": "string"},
-	commerce.ETaxNotFound:             {"type": "string"},
-	commerce.EShippingNotFound:        {"type": "string"},
-	commerce.ECartNotFound:            {"type": "string"},
-	commerce.EInvalidCountry:          {"type": "string", "description": "The country as given."},
-	commerce.EPaymentFailed: {"type": "object", "properties": schema{
-		"provider": schema{"type": "string"}, "code": schema{"type": "string"}, "message": schema{"type": "string"}}},
+// one (CONTRACT.md section 2; SPEC.md's error table); a code not listed
+// here may carry any data. The data is left out when an error has none.
+func (g *schemaGen) errorData(code string) (schema, bool) {
+	str := func(d string) schema { return schema{"type": "string", "description": d} }
+	obj := func(props schema, required ...string) schema {
+		s := schema{"type": "object", "properties": props}
+		if len(required) > 0 {
+			s["required"] = required
+		}
+		return s
+	}
+	integer := schema{"type": "integer"}
+	switch code {
+	case commerce.EValidation:
+		return schema{"type": "array", "items": schema{"type": "string"},
+			"description": "The problems, each naming its field path (`items[2].quantity: must be a positive integer`)."}, true
+	case commerce.EInternal, commerce.EUnavailable:
+		return schema{"not": schema{}, "description": "Never sent: details go to the log."}, true
+	case commerce.EInvalidToken, commerce.EForbidden:
+		return schema{"type": "string"}, true
+	case commerce.EMaxCategoriesPerProduct:
+		return schema{"type": "integer", "description": "The most categories a product may have."}, true
+	case commerce.EProductNotFound, commerce.EBaseProductNotFound, commerce.EVariantNotFound, commerce.EProductDiscontinued,
+		commerce.ENoSuitablePrice:
+		return str("The product's id."), true
+	case commerce.ECategoryNotFound, commerce.EParentCategoryNotFound, commerce.ECategoryNotEmpty:
+		return str("The category's id."), true
+	case commerce.EMissingClassification, commerce.EEmptyClassificationValue, commerce.EClassificationValueNotBoolean,
+		commerce.EClassificationValueNotNumber:
+		return str("The classification's id."), true
+	case commerce.EVariationDataNotFound:
+		return str("The modifier's name."), true
+	case commerce.EPriceInvalid:
+		return schema{"type": "object", "description": "The price as given."}, true
+	case commerce.EPriceCurrencyInvalid:
+		return str("The currency as given."), true
+	case commerce.EPriceCountryInvalid, commerce.EInvalidCountry:
+		return str("The country as given."), true
+	case commerce.EInvalidState:
+		return str("The state as given."), true
+	case commerce.EPriceValidDates:
+		return obj(schema{"validFrom": schema{}, "validUntil": schema{}}), true
+	case commerce.EDuplicateKey:
+		return obj(schema{"index": str("The unique index: the other properties are its values.")}, "index"), true
+	case commerce.EPromotionNotFound, commerce.ETaxNotFound, commerce.EShippingNotFound, commerce.ECartNotFound,
+		commerce.ECustomerNotFound, commerce.EAddressNotFound, commerce.EClientNotFound, commerce.EWebhookNotFound,
+		commerce.EDeliveryNotFound, commerce.EOrderNotFound, commerce.EFulfillmentNotFound:
+		return str("The id as given."), true
+	case commerce.ECartNotActive:
+		return str("The cart's status."), true
+	case commerce.EMaxQuantityPerProduct:
+		return obj(schema{"productId": schema{"type": "string"}, "requestedQuantity": integer, "maxQuantityAllowed": integer},
+			"productId", "requestedQuantity", "maxQuantityAllowed"), true
+	case commerce.EMaxNumberOfEntries:
+		return obj(schema{"requestedEntries": integer, "maxEntriesAllowed": integer}, "requestedEntries", "maxEntriesAllowed"), true
+	case commerce.ENotEnoughStock:
+		return g.of(reflect.TypeFor[stock.Shortage](), modeOut), true
+	case commerce.EStockNotFound:
+		return g.of(reflect.TypeFor[stock.Key](), modeOut), true
+	case commerce.ECouponNotFound, commerce.ECouponUsageLimitReached:
+		return str("The coupon's code."), true
+	case commerce.EPaymentFailed:
+		return g.of(reflect.TypeFor[payment.Failure](), modeOut), true
+	case commerce.ETooManyAttempts:
+		return obj(schema{"retryAfter": schema{"type": "integer", "minimum": 1, "description": "Seconds until a new try."}}, "retryAfter"), true
+	case commerce.EInvalidOrderState:
+		return g.of(reflect.TypeFor[order.StateData](), modeOut), true
+	case commerce.EFulfillmentExceedsQuantity:
+		return obj(schema{"itemId": schema{"type": "string"}, "remaining": integer}, "itemId", "remaining"), true
+	case commerce.ERefundExceedsCaptured:
+		return obj(schema{"available": g.of(reflect.TypeFor[money.Money](), modeOut)}, "available"), true
+	}
+	return nil, false
 }
 
 // errorDoc explains the codes of the transport in their status's
 // description.
 var errorDoc = map[string]string{
-	commerce.EValidation:      "an argument is missing, of the wrong type or out of range, or a business rule refuses it",
-	commerce.EInvalidToken:    "the bearer token is missing, malformed, expired or badly signed",
-	commerce.EForbidden:       "the token's scope is not enough",
-	commerce.ERequestTooLarge: "the body is over 1 MiB",
-	commerce.EInternal:        "a fault of the service (details go to the log)",
-	commerce.EUnavailable:     "the storage is unreachable",
+	commerce.EValidation:           "an argument is missing, of the wrong type or out of range, or a business rule refuses it",
+	commerce.EInvalidToken:         "the bearer token is missing, malformed, expired or badly signed",
+	commerce.EForbidden:            "the token's scope is not enough",
+	commerce.ERequestTooLarge:      "the body is over 1 MiB",
+	commerce.EInternal:             "a fault of the service (details go to the log)",
+	commerce.EUnavailable:          "the storage is unreachable",
+	commerce.EIdempotencyKeyInUse:  "a request with the same Idempotency-Key is still running",
+	commerce.EIdempotencyKeyReused: "the Idempotency-Key was used with another operation or other arguments",
 }
 
 // partialResult marks a result whose records may hold only some of their
@@ -91,9 +151,9 @@ func (s *Server) buildDocument() schema {
 		service, rest, _ := strings.Cut(k, "/")
 		version, _, _ := strings.Cut(rest, "/")
 		services[service] = true
-		item := schema{"post": g.operation(rt, service, version, http.MethodPost)}
+		item := schema{"post": g.operation(rt, service, version, http.MethodPost, s.idem != nil)}
 		if rt.op.Read {
-			item["get"] = g.operation(rt, service, version, http.MethodGet)
+			item["get"] = g.operation(rt, service, version, http.MethodGet, false)
 		}
 		paths["/"+k] = item
 	}
@@ -157,8 +217,9 @@ func mapsKeys(m map[string]bool) func(func(string) bool) {
 	}
 }
 
-// operation is the operation object of a route for a method.
-func (g *schemaGen) operation(rt *route, service, version, method string) schema {
+// operation is the operation object of a route for a method; idem: POST
+// requests may carry an Idempotency-Key (CONTRACT.md section 18).
+func (g *schemaGen) operation(rt *route, service, version, method string, idem bool) schema {
 	op := rt.op
 	id := service + "." + version + "." + op.Name
 	if method == http.MethodGet {
@@ -184,7 +245,7 @@ func (g *schemaGen) operation(rt *route, service, version, method string) schema
 		"description": strings.TrimSpace(desc),
 		"tags":        []any{service},
 		"security":    []any{schema{"bearerAuth": scope}},
-		"responses":   g.responses(rt),
+		"responses":   g.responses(rt, idem),
 	}
 	arg := rt.arg
 	for arg.Kind() == reflect.Pointer {
@@ -194,7 +255,11 @@ func (g *schemaGen) operation(rt *route, service, version, method string) schema
 	// a required argument may come from either: the argument object's
 	// required fields are stated in words, and neither the body nor any
 	// parameter is required as such.
-	if params := g.queryParams(arg); len(params) > 0 {
+	params := g.queryParams(arg)
+	if idem {
+		params = append(params, idempotencyParam)
+	}
+	if len(params) > 0 {
 		out["parameters"] = params
 	}
 	if req := requiredArgs(arg); len(req) > 0 {
@@ -246,7 +311,11 @@ func (g *schemaGen) queryParams(t reflect.Type) []any {
 		}
 		switch {
 		case ft == stringListType:
-			p["schema"] = schema{"type": "array", "items": schema{"type": "string"}}
+			items := schema{"type": "string"}
+			if r.enum != nil {
+				items["enum"] = r.enum
+			}
+			p["schema"] = schema{"type": "array", "items": items}
 			p["style"], p["explode"] = "form", false
 		case isScalar(ft):
 			p["schema"] = r.apply(g.of(ft, modeIn))
@@ -281,9 +350,28 @@ func isScalar(t reflect.Type) bool {
 	return false
 }
 
+// idempotencyParam is the Idempotency-Key header of POST operations.
+var idempotencyParam = schema{
+	"name": IdempotencyHeader, "in": "header", "required": false,
+	"description": "Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours " +
+		"(per token subject); the same key with the same operation and arguments gets the stored answer " +
+		"(with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs " +
+		"409 idempotency_key_in_use. 5xx answers are not stored.",
+	"schema": schema{"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[\\x20-\\x7E]+$"},
+}
+
+// replayedHeader is the header of a replayed answer.
+var replayedHeader = schema{ReplayedHeader: schema{
+	"description": "true when the answer is the stored one of an earlier request with the same Idempotency-Key.",
+	"schema":      schema{"type": "string", "enum": []any{"true"}},
+}}
+
 // responses are the 200 answer (ok and the result's properties) and one
-// answer per error status, listing its codes.
-func (g *schemaGen) responses(rt *route) schema {
+// answer per error status, listing its codes, each with its data: the
+// transport's codes, the operation's (Op.Errors) and, with idem, those of
+// Idempotency-Key. A code not listed is a fault of the document, which
+// the API tests catch (internal/apitest).
+func (g *schemaGen) responses(rt *route, idem bool) schema {
 	okSchema := schema{"type": "object", "required": []string{"ok"}, "properties": schema{"ok": schema{"const": true}}}
 	result := okSchema
 	switch r := rt.op.Result.(type) {
@@ -294,23 +382,21 @@ func (g *schemaGen) responses(rt *route) schema {
 	default:
 		result = schema{"allOf": []any{okSchema, g.of(derefType(reflect.TypeOf(r)), modeOut)}}
 	}
-	out := schema{"200": schema{
+	ok := schema{
 		"description": "ok",
 		"content":     schema{"application/json": schema{"schema": result}},
-	}}
-	{
-		// A code of another status (an area added it without declaring
-		// it): any error answer.
-		out["default"] = schema{
-			"description": "Another error code (CONTRACT.md section 2 gives its status).",
-			"content": schema{"application/json": schema{"schema": schema{
-				"type": "object", "required": []string{"ok", "error"}, "properties": schema{
-					"ok": schema{"const": false}, "error": schema{"type": "string"}, "data": schema{}}}}},
-		}
+	}
+	if idem {
+		ok["headers"] = replayedHeader
+	}
+	out := schema{"200": ok}
+	codes := append(append([]string{}, transportErrors...), rt.op.Errors...)
+	if idem {
+		codes = append(codes, commerce.EIdempotencyKeyInUse, commerce.EIdempotencyKeyReused)
 	}
 	byStatus := map[int][]string{}
 	seen := map[string]bool{}
-	for _, code := range append(append([]string{}, transportErrors...), rt.op.Errors...) {
+	for _, code := range codes {
 		if seen[code] {
 			continue
 		}
@@ -330,17 +416,19 @@ func (g *schemaGen) responses(rt *route) schema {
 			}
 			lines = append(lines, line)
 		}
-		// The codes listed, each with its data; another code of the same
-		// status (one an area added without declaring it) still has the
-		// envelope's shape.
-		refs = append(refs, schema{"type": "object", "required": []string{"ok", "error"}, "properties": schema{
-			"ok": schema{"const": false}, "error": schema{"type": "string"}, "data": schema{}}})
 		sch := schema{"anyOf": refs}
+		if len(refs) == 1 {
+			sch = refs[0].(schema)
+		}
 		g.errorCodes(codes)
-		out[strconv.Itoa(st)] = schema{
+		res := schema{
 			"description": http.StatusText(st) + ". Error codes: " + strings.Join(lines, "; ") + ".",
 			"content":     schema{"application/json": schema{"schema": sch}},
 		}
+		if idem && st < 500 {
+			res["headers"] = replayedHeader
+		}
+		out[strconv.Itoa(st)] = res
 	}
 	return out
 }
@@ -366,7 +454,7 @@ func (g *schemaGen) errorCodes(codes []string) {
 func (g *schemaGen) errorComponents() map[string]schema {
 	out := map[string]schema{}
 	for code := range g.errCodes {
-		data, has := errorData[code]
+		data, has := g.errorData(code)
 		if !has {
 			data = schema{"description": "The code's data, when it has one (CONTRACT.md section 2)."}
 		}

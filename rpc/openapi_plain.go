@@ -1,5 +1,7 @@
 package rpc
 
+import "github.com/commercekit/commerce"
+
 // plainPaths are the endpoints outside the operations, which need no
 // bearer token: health, readiness, metrics, this document and its page,
 // the OAuth token endpoint (CONTRACT.md section 15) and the Stripe
@@ -13,9 +15,15 @@ func plainPaths(g *schemaGen) map[string]schema {
 			"tags": []any{"service"}, "security": noAuth, "responses": responses}}
 	}
 	oauthError := schema{"type": "object", "required": []string{"error"}, "properties": schema{
-		"error":             schema{"type": "string", "enum": []any{"invalid_request", "invalid_client", "unsupported_grant_type", "invalid_scope"}},
+		"error":             schema{"type": "string", "enum": []any{"invalid_request", "invalid_client", "unsupported_grant_type", "invalid_scope", "server_error"}},
 		"error_description": schema{"type": "string"},
 	}}
+	stripeError := func(desc, code string) schema {
+		g.errorCodes([]string{code})
+		return schema{"description": desc, "content": jsonOf(ref(errorComponent(code)))}
+	}
+	noStore := schema{"Cache-Control": schema{"description": "no-store (RFC 6749 section 5.1).",
+		"schema": schema{"type": "string", "enum": []any{"no-store"}}}}
 	return map[string]schema{
 		"/healthz": get("healthz", "Liveness", "Answers while the process runs.",
 			schema{"200": schema{"description": "alive", "content": jsonOf(okTrue)}}),
@@ -37,7 +45,7 @@ func plainPaths(g *schemaGen) map[string]schema {
 			"operationId": "oauthToken", "summary": "OAuth 2.0 client credentials",
 			"description": "RFC 6749 section 4.4: a server-to-server client (client.create) exchanges its id and " +
 				"secret, as HTTP Basic credentials or as the form fields client_id and client_secret, for an " +
-				"access token with the client's scope. Every answer carries Cache-Control: no-store.",
+				"access token with the client's scope. Every answer carries Cache-Control: no-store; another method is 405.",
 			"tags": []any{"service"}, "security": []any{schema{}, schema{"clientBasic": []any{}}},
 			"requestBody": schema{"required": true, "content": schema{"application/x-www-form-urlencoded": schema{"schema": schema{
 				"type": "object", "required": []string{"grant_type"}, "properties": schema{
@@ -47,19 +55,22 @@ func plainPaths(g *schemaGen) map[string]schema {
 					"scope":         schema{"type": "string"},
 				}}}}},
 			"responses": schema{
-				"200": schema{"description": "The access token.", "content": jsonOf(schema{
+				"200": schema{"description": "The access token.", "headers": noStore, "content": jsonOf(schema{
 					"type": "object", "required": []string{"access_token", "token_type", "expires_in"}, "properties": schema{
 						"access_token": schema{"type": "string"},
 						"token_type":   schema{"type": "string", "const": "Bearer"},
 						"expires_in":   schema{"type": "integer", "description": "Seconds."},
 					}})},
-				"400": schema{"description": "RFC 6749 section 5.2: `unsupported_grant_type`, `invalid_request`.", "content": jsonOf(oauthError)},
-				"401": schema{"description": "RFC 6749 section 5.2: `invalid_client`.", "content": jsonOf(oauthError)},
+				"400": schema{"description": "RFC 6749 section 5.2: `invalid_request` (a missing or repeated parameter, a body that is not a form), " +
+					"`unsupported_grant_type`, `invalid_scope` (a scope other than the client's).", "content": jsonOf(oauthError), "headers": noStore},
+				"401": schema{"description": "RFC 6749 section 5.2: `invalid_client` (with WWW-Authenticate: Basic).", "content": jsonOf(oauthError), "headers": noStore},
+				"500": schema{"description": "`server_error`: a fault of the service (details go to the log).", "content": jsonOf(oauthError), "headers": noStore},
 			},
 		}},
 		"/webhooks/stripe": {"post": schema{
 			"operationId": "stripeWebhook", "summary": "Stripe events",
-			"description": "Stripe's event notifications, authenticated by the Stripe-Signature header " +
+			"description": "Served when the service has a Stripe webhook secret (--stripe-webhook-secret; else 404). " +
+				"Stripe's event notifications, authenticated by the Stripe-Signature header " +
 				"(t=<unix>,v1=<hex HMAC-SHA256 of \"<t>.<body>\"> keyed with --stripe-webhook-secret; 5 minutes " +
 				"tolerance). Applies payment_intent.succeeded, payment_intent.canceled, " +
 				"payment_intent.payment_failed and charge.refunded to the matching order's payment; an event " +
@@ -73,8 +84,11 @@ func plainPaths(g *schemaGen) map[string]schema {
 			"responses": schema{
 				"200": schema{"description": "Received (or seen before).", "content": jsonOf(schema{
 					"type": "object", "required": []string{"received"}, "properties": schema{"received": schema{"const": true}}})},
-				"400": schema{"description": "A missing, bad or stale signature, or a body that is not an event.",
-					"content": jsonOf(schema{"type": "object"})},
+				"400": stripeError("`validation_error`: a missing, bad or stale signature, or a body that is not an event.", commerce.EValidation),
+				"404": stripeError("`operation_not_found`: the service has no Stripe webhook secret.", commerce.EOperationNotFound),
+				"413": stripeError("`request_too_large`: the body is over 1 MiB.", commerce.ERequestTooLarge),
+				"500": stripeError("`internal_error`: the event could not be applied (Stripe sends it again).", commerce.EInternal),
+				"503": stripeError("`unavailable`: the storage is unreachable, or the service takes no payment events (Stripe sends it again).", commerce.EUnavailable),
 			},
 		}},
 	}

@@ -106,7 +106,7 @@ func (g *schemaGen) of(t reflect.Type, m mode) schema {
 	if t == rawMessageType || t.Kind() == reflect.Interface {
 		return schema{}
 	}
-	custom := (m != modeIn && (t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType))) ||
+	custom := (m != modeIn && !fieldsForm[t] && (t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType))) ||
 		(m == modeIn && reflect.PointerTo(t).Implements(unmarshalerTyp))
 	if custom {
 		// A type with its own JSON form and no override: named, free-form.
@@ -249,7 +249,11 @@ func (g *schemaGen) object(t reflect.Type, m mode) schema {
 				s = nullable(s)
 			}
 		}
-		s = r.apply(s)
+		if derefType(f.sf.Type) == stringListType && r.enum != nil {
+			s = stringListEnum(r.enum)
+		} else {
+			s = r.apply(s)
+		}
 		if d := fieldDocs[f.owner.PkgPath()+"."+f.owner.Name()+"."+f.sf.Name]; d != "" && f.owner.Name() != "" {
 			s = describe(s, d)
 		}
@@ -372,6 +376,24 @@ func stringListSchema(*schemaGen, mode) schema {
 		"anyOf": []any{
 			schema{"type": "array", "items": schema{"type": []any{"string", "number"}}, "maxItems": commerce.MaxListValues},
 			schema{"type": "string"},
+			schema{"type": "null"},
+		},
+	}
+}
+
+// stringListEnum is a commerce.StringList whose values are one of enum: a
+// list of them, or one comma-separated string of them.
+func stringListEnum(enum []any) schema {
+	alts := make([]string, len(enum))
+	for i, e := range enum {
+		alts[i] = regexp.QuoteMeta(e.(string))
+	}
+	one := `\s*(` + strings.Join(alts, "|") + `)?\s*`
+	return schema{
+		"description": "One of " + strings.Join(alts, ", ") + ", or a list of them (a list, or one comma-separated string).",
+		"anyOf": []any{
+			schema{"type": "array", "items": schema{"type": "string", "enum": enum}, "maxItems": commerce.MaxListValues},
+			schema{"type": "string", "pattern": "^" + one + "(," + one + ")*$"},
 			schema{"type": "null"},
 		},
 	}

@@ -3,16 +3,20 @@ package rpc
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/cart"
 	"github.com/commercekit/commerce/catalog"
+	"github.com/commercekit/commerce/customer"
 	"github.com/commercekit/commerce/money"
+	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/promotion"
 	"github.com/commercekit/commerce/promotion/engine"
 	"github.com/commercekit/commerce/shipping"
 	"github.com/commercekit/commerce/stock"
 	"github.com/commercekit/commerce/tax"
+	"github.com/commercekit/commerce/webhook"
 )
 
 // fieldRules constrains the argument fields of types that carry no
@@ -57,6 +61,57 @@ var fieldRules = map[reflect.Type]map[string]string{
 	reflect.TypeFor[cart.BillingAddressInput]():  {"cartId": "required"},
 	reflect.TypeFor[cart.ShippingMethodInput]():  {"cartId": "required"},
 	reflect.TypeFor[cart.CheckoutInput]():        {"cartId": "required"},
+
+	reflect.TypeFor[promotion.CreateInput](): {"title": "required", "class": "required,enum=" + promotion.ClassDefault,
+		"active": "required", "priority": "required", "if": "required", "then": "required"},
+	reflect.TypeFor[promotion.Coupon](): {"startDate": "format=date-time", "endDate": "format=date-time",
+		"usageLimit": "min=1", "usageLimitPerCustomer": "min=1"},
+
+	reflect.TypeFor[order.InfoInput](): {"id": "required"},
+	reflect.TypeFor[order.ListInput](): {"status": "enum=" + strings.Join(order.Statuses, "|"),
+		"paymentStatus":     "enum=" + strings.Join(order.PaymentStatuses, "|"),
+		"fulfillmentStatus": "enum=" + strings.Join(order.FulfillmentStatuses, "|"),
+		"createdFrom":       "format=date-time", "createdTo": "format=date-time"},
+	reflect.TypeFor[order.CaptureInput](): {"id": "required"},
+	reflect.TypeFor[order.ItemQuantity](): {"itemId": "required", "quantity": "required,min=1"},
+	reflect.TypeFor[order.FulfillInput](): {"id": "required"},
+	reflect.TypeFor[order.DeliverInput](): {"id": "required", "fulfillmentId": "required"},
+	reflect.TypeFor[order.CancelInput]():  {"id": "required"},
+	reflect.TypeFor[order.RefundInput]():  {"id": "required", "amount": "required"},
+	reflect.TypeFor[order.Order](): {"status": "enum=" + strings.Join(order.Statuses, "|"),
+		"paymentStatus":     "enum=" + strings.Join(order.PaymentStatuses, "|"),
+		"fulfillmentStatus": "enum=" + strings.Join(order.FulfillmentStatuses, "|")},
+	reflect.TypeFor[order.Payment](): {"status": "enum=" + order.PayAuthorized + "|" + order.PayCaptured + "|" + order.PayVoided + "|" +
+		order.PayRefunded + "|" + order.PayPartiallyRefunded + "|" + order.PayFailed},
+	reflect.TypeFor[order.Fulfillment](): {"status": "enum=" + order.FulfillmentShipped + "|" + order.FulfillmentDelivered},
+	reflect.TypeFor[order.StateData](): {"status": "enum=" + strings.Join(order.Statuses, "|"),
+		"paymentStatus":     "enum=" + strings.Join(order.PaymentStatuses, "|"),
+		"fulfillmentStatus": "enum=" + strings.Join(order.FulfillmentStatuses, "|")},
+
+	reflect.TypeFor[customer.RegisterInput]():      {"email": "required", "password": "required", "firstName": "required"},
+	reflect.TypeFor[customer.RemoveAddressInput](): {"addressId": "required"},
+	reflect.TypeFor[customer.AddAddressInput]():    {"address": "required"},
+	reflect.TypeFor[customer.LoginInput]():         {"email": "required", "password": "required"},
+	reflect.TypeFor[customer.RefreshInput]():       {"refreshToken": "required"},
+	reflect.TypeFor[customer.RequestResetInput]():  {"email": "required"},
+	reflect.TypeFor[customer.ResetInput]():         {"token": "required", "password": "required"},
+	reflect.TypeFor[customer.ClientCreateInput]():  {"name": "required", "scope": "required,enum=" + commerce.ScopeAPI + "|" + commerce.ScopeAdmin},
+	reflect.TypeFor[customer.ClientRemoveInput]():  {"id": "required"},
+	reflect.TypeFor[customer.Client]():             {"scope": "enum=" + commerce.ScopeAPI + "|" + commerce.ScopeAdmin},
+
+	reflect.TypeFor[webhook.CreateInput]():     {"url": "required,format=uri", "channels": "required"},
+	reflect.TypeFor[webhook.UpdateInput]():     {"id": "required", "url": "format=uri"},
+	reflect.TypeFor[webhook.InfoInput]():       {"id": "required"},
+	reflect.TypeFor[webhook.DeliveriesInput](): {"status": "enum=" + webhook.Pending + "|" + webhook.Delivered + "|" + webhook.Failed},
+	reflect.TypeFor[webhook.RedeliverInput]():  {"deliveryId": "required"},
+	reflect.TypeFor[webhook.Delivery]():        {"status": "enum=" + webhook.Pending + "|" + webhook.Delivered + "|" + webhook.Failed},
+}
+
+// fieldsForm are the types whose MarshalJSON writes their fields exactly as
+// encoding/json would (a faster encoder, checked by their tests): they are
+// documented from their fields.
+var fieldsForm = map[reflect.Type]bool{
+	reflect.TypeFor[cart.View](): true,
 }
 
 // overrides are the schemas of types whose JSON form is their own

@@ -208,8 +208,9 @@ func (s *Server) serveOp(w http.ResponseWriter, r *http.Request) {
 		st := strconv.Itoa(status)
 		s.requests.WithLabelValues(service, version, opName, st).Inc()
 		s.latency.WithLabelValues(service, version, opName, st).Observe(d.Seconds())
-		s.logger.Info("request", "service", service, "version", version, "operation", opName,
-			"method", r.Method, "path", r.URL.Path, "status", status, "duration", d)
+		s.logger.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("service", service), slog.String("version", version),
+			slog.String("operation", opName), slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.Int("status", status), slog.Duration("duration", d))
 	}()
 
 	rt, v := s.route(r.URL.Path)
@@ -324,6 +325,14 @@ func envelope(res any) ([]byte, error) {
 	if res == nil {
 		return []byte(`{"ok":true}`), nil
 	}
+	if rf, ok := res.(RawField); ok {
+		out := make([]byte, 0, len(rf.JSON)+len(rf.Name)+16)
+		out = append(out, `{"ok":true,"`...)
+		out = append(out, rf.Name...)
+		out = append(out, `":`...)
+		out = append(out, rf.JSON...)
+		return append(out, '}'), nil
+	}
 	b, err := json.Marshal(res)
 	if err != nil {
 		return nil, commerce.Errorf(commerce.EInternal, "marshal result: %w", err)
@@ -339,6 +348,14 @@ func envelope(res any) ([]byte, error) {
 		out = append(out, inner...)
 	}
 	return append(out, '}'), nil
+}
+
+// RawField is a result of one property whose value is JSON encoded
+// already (a cached encoding): the envelope writes it as it is, next to
+// "ok". Name must need no escaping.
+type RawField struct {
+	Name string
+	JSON []byte
 }
 
 type errorBody struct {

@@ -66,9 +66,5 @@ func (a *AdminReads) LatestEvents(ctx context.Context, n int) ([]event.Event, er
 	if err != nil {
 		return nil, err
 	}
-	out := make([]event.Event, len(stored))
-	for i, s := range stored {
-		out[i] = s.Event
-	}
-	return out, nil
+	return eventsOf(stored), nil
 }

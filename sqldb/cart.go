@@ -81,7 +81,7 @@ func (t cartTx) LockVersion(ctx context.Context, id string) (int64, error) {
 
 // Insert implements cart.Tx.
 func (t cartTx) Insert(ctx context.Context, c *cart.Cart) error {
-	data, err := json.Marshal(c)
+	data, err := c.Document()
 	if err != nil {
 		return fmt.Errorf("insert cart %s: %w", c.ID, err)
 	}
@@ -97,10 +97,15 @@ func (t cartTx) Insert(ctx context.Context, c *cart.Cart) error {
 
 // Save implements cart.Tx.
 func (t cartTx) Save(ctx context.Context, c *cart.Cart) error {
-	data, err := json.Marshal(c)
+	data, err := c.Document()
 	if err != nil {
 		return fmt.Errorf("save cart %s: %w", c.ID, err)
 	}
+	return t.SaveDocument(ctx, c, data)
+}
+
+// SaveDocument implements cart.Tx.
+func (t cartTx) SaveDocument(ctx context.Context, c *cart.Cart, data []byte) error {
 	res, err := t.tx.Exec(ctx, `UPDATE carts SET customer_id = ?, status = ?, expires_at = ?, updated_at = ?, version = version + 1, data = ?
 		WHERE id = ? AND version = ?`,
 		c.CustomerID, c.Status, c.ExpirationTime.UnixMilli(), c.UpdatedAt.UnixMilli(), string(data), c.ID, c.Version)

@@ -22,9 +22,10 @@ func (s *CatalogStore) ListProducts(ctx context.Context, f catalog.ProductFilter
 	if f.IsNetPrice != nil {
 		w.add("p.is_net_price = ?", *f.IsNetPrice)
 	}
-	res := catalogRegexFilters(regexFilter{"p.title", "title", pattern(f.Title)},
-		regexFilter{"p.description", "description", pattern(f.Description)}, regexFilter{"p.brand", "brand", pattern(f.Brand)})
-	if _, err := w.regexes(s.db, res); err != nil {
+	res := []regexFilter{{"p.title", "title", pattern(f.Title)},
+		{"p.description", "description", pattern(f.Description)}, {"p.brand", "brand", pattern(f.Brand)}}
+	regex, err := w.regexes(s.db, res)
+	if err != nil {
 		return nil, err
 	}
 	from, order := `products p`, `p.seq`
@@ -52,7 +53,7 @@ func (s *CatalogStore) ListProducts(ctx context.Context, f catalog.ProductFilter
 	}
 	q := `SELECT p.doc FROM ` + from + w.String() + ` ORDER BY ` + order + ` LIMIT ? OFFSET ?`
 	var ps []*catalog.Product
-	err := s.listQuery(ctx, q, append(w.args, f.Limit, f.Skip), res, func(rows *sql.Rows) (err error) {
+	err = s.listQuery(ctx, q, append(w.args, f.Limit, f.Skip), regex, res, func(rows *sql.Rows) (err error) {
 		ps, err = catalogScanProducts(rows)
 		return err
 	})
@@ -78,14 +79,15 @@ func (s *CatalogStore) ListCategories(ctx context.Context, f catalog.CategoryFil
 	if path != "" {
 		path = "^(?:" + path + ")" // at the start of the path only
 	}
-	res := catalogRegexFilters(regexFilter{"title", "title", pattern(f.Title)},
-		regexFilter{"description", "description", pattern(f.Description)}, regexFilter{"path", "path", path})
-	if _, err := w.regexes(s.db, res); err != nil {
+	res := []regexFilter{{"title", "title", pattern(f.Title)},
+		{"description", "description", pattern(f.Description)}, {"path", "path", path}}
+	regex, err := w.regexes(s.db, res)
+	if err != nil {
 		return nil, err
 	}
 	var cs []*catalog.Category
 	q := `SELECT ` + catalogCategoryColumns + ` FROM categories` + w.String() + ` ORDER BY seq LIMIT ? OFFSET ?`
-	err := s.listQuery(ctx, q, append(w.args, f.Limit, f.Skip), res, func(rows *sql.Rows) (err error) {
+	err = s.listQuery(ctx, q, append(w.args, f.Limit, f.Skip), regex, res, func(rows *sql.Rows) (err error) {
 		cs, err = catalogScanCategories(rows)
 		return err
 	})
@@ -98,34 +100,14 @@ func (s *CatalogStore) ListCategories(ctx context.Context, f catalog.CategoryFil
 	return cs, nil
 }
 
-// listQuery runs a list query and hands its rows to scan. With regex
-// filters the query runs in RegexView (its own small pool, under the
-// database's regex time limit); its errors, and those of scan, are turned
-// into validation_error by regexFieldsError where the pattern is to blame.
-func (s *CatalogStore) listQuery(ctx context.Context, q string, args []any, res []regexFilter, scan func(*sql.Rows) error) error {
-	run := func(qr catalogQuerier) error {
-		rows, err := qr.Query(ctx, q, args...)
+// listQuery runs a list query and hands its rows to scan, as listPage
+// does (DB.listRead: in RegexView when regex conditions were added).
+func (s *CatalogStore) listQuery(ctx context.Context, q string, args []any, regex bool, res []regexFilter, scan func(*sql.Rows) error) error {
+	return s.db.listRead(ctx, regex, res, func(query queryFunc) error {
+		rows, err := query(ctx, q, args...)
 		if err != nil {
 			return err
 		}
 		return s.db.translate(scan(rows))
-	}
-	var err error
-	if len(res) > 0 {
-		err = s.db.RegexView(ctx, func(tx *Tx) error { return run(tx) })
-	} else {
-		err = run(s.db)
-	}
-	return regexFieldsError(err, res)
-}
-
-// catalogRegexFilters returns the regex filters that are given.
-func catalogRegexFilters(all ...regexFilter) []regexFilter {
-	var out []regexFilter
-	for _, re := range all {
-		if re.pattern != "" {
-			out = append(out, re)
-		}
-	}
-	return out
+	})
 }

@@ -107,6 +107,93 @@ func (s *CustomerStore) Clients(ctx context.Context, limit, skip int) ([]custome
 	return out, nil
 }
 
+// sweepBatch is how many login-failure rows a sweep transaction reads.
+const sweepBatch = 500
+
+// Sweep implements customer.Store. Login failures are a JSON array per
+// email, so their rows are read in batches (by email, locked, so that a
+// login recording a failure meanwhile waits, and its row is judged with
+// it) and the stale ones deleted in the same transaction.
+func (s *CustomerStore) Sweep(ctx context.Context, now, failedBefore time.Time) (int64, error) {
+	var total int64
+	err := s.db.Update(ctx, func(tx *Tx) error {
+		total = 0
+		for _, q := range []string{`DELETE FROM refresh_tokens WHERE expires_at <= ?`, `DELETE FROM password_resets WHERE expires_at <= ?`} {
+			res, err := tx.Exec(ctx, q, now.UnixMilli())
+			if err != nil {
+				return fmt.Errorf("sweep tokens: %w", tx.Translate(err))
+			}
+			n, err := res.RowsAffected()
+			if err != nil {
+				return fmt.Errorf("sweep tokens: %w", tx.Translate(err))
+			}
+			total += n
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	after := ""
+	for {
+		var n int64
+		var more bool
+		var next string
+		err := s.db.Update(ctx, func(tx *Tx) error {
+			n, more, next = 0, false, after
+			rows, err := tx.Query(ctx, `SELECT email, failures FROM login_failures WHERE email > ? ORDER BY email LIMIT ?`+tx.ForUpdate(),
+				after, sweepBatch)
+			if err != nil {
+				return fmt.Errorf("sweep login failures: %w", tx.Translate(err))
+			}
+			var stale []any
+			read, last := 0, after
+			for rows.Next() {
+				var email, raw string
+				if err := rows.Scan(&email, &raw); err != nil {
+					rows.Close()
+					return fmt.Errorf("sweep login failures: %w", tx.Translate(err))
+				}
+				read++
+				last = email
+				var ms []int64
+				if json.Unmarshal([]byte(raw), &ms) != nil {
+					continue // not ours to judge: LockFailures reports it
+				}
+				newest := int64(0)
+				for _, m := range ms {
+					newest = max(newest, m)
+				}
+				if newest < failedBefore.UnixMilli() {
+					stale = append(stale, email)
+				}
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return fmt.Errorf("sweep login failures: %w", tx.Translate(err))
+			}
+			next, more = last, read == sweepBatch
+			if len(stale) == 0 {
+				return nil
+			}
+			res, err := tx.Exec(ctx, `DELETE FROM login_failures WHERE email IN (`+Placeholders(len(stale))+`)`, stale...)
+			if err != nil {
+				return fmt.Errorf("sweep login failures: %w", tx.Translate(err))
+			}
+			n, err = res.RowsAffected()
+			return err
+		})
+		if err != nil {
+			return total, err
+		}
+		total += n
+		if !more {
+			return total, nil
+		}
+		after = next
+	}
+}
+
 // customerTx implements customer.Tx over a transaction.
 type customerTx struct{ tx *Tx }
 
@@ -118,6 +205,27 @@ func (t customerTx) Cart() cart.Tx { return cartTx(t) }
 
 // Orders implements customer.Tx.
 func (t customerTx) Orders() order.Tx { return orderTx(t) }
+
+// CartIDs implements customer.Tx.
+func (t customerTx) CartIDs(ctx context.Context, customerID string) ([]string, error) {
+	rows, err := t.tx.Query(ctx, `SELECT id FROM carts WHERE customer_id = ? ORDER BY id`, customerID)
+	if err != nil {
+		return nil, fmt.Errorf("carts of customer %s: %w", customerID, t.tx.Translate(err))
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("carts of customer %s: %w", customerID, t.tx.Translate(err))
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("carts of customer %s: %w", customerID, t.tx.Translate(err))
+	}
+	return ids, nil
+}
 
 // Lock implements customer.Tx.
 func (t customerTx) Lock(ctx context.Context, id string) (*customer.Customer, error) {
@@ -182,7 +290,8 @@ func (t customerTx) Delete(ctx context.Context, id string) error {
 // missing, then locked (PostgreSQL: FOR UPDATE; SQLite serialises its
 // writers), so concurrent logins for one email take turns.
 func (t customerTx) LockFailures(ctx context.Context, email string) ([]time.Time, error) {
-	if _, err := t.tx.Exec(ctx, `INSERT INTO login_failures (email, failures) VALUES (?, '[]') ON CONFLICT (email) DO NOTHING`, email); err != nil {
+	q := t.tx.db.dialect.Upsert("login_failures", 1, []string{"email", "failures"}, []string{"email"}, nil)
+	if _, err := t.tx.Exec(ctx, q, email, "[]"); err != nil {
 		return nil, fmt.Errorf("login failures: %w", t.tx.Translate(err))
 	}
 	var raw string
@@ -213,8 +322,8 @@ func (t customerTx) SetFailures(ctx context.Context, email string, at []time.Tim
 		ms[i] = a.UnixMilli()
 	}
 	b, _ := json.Marshal(ms) // a slice of integers always marshals
-	_, err := t.tx.Exec(ctx, `INSERT INTO login_failures (email, failures) VALUES (?, ?)
-		ON CONFLICT (email) DO UPDATE SET failures = excluded.failures`, email, string(b))
+	_, err := t.tx.Exec(ctx, t.tx.db.dialect.Upsert("login_failures", 1, []string{"email", "failures"}, []string{"email"}, []string{"failures"}),
+		email, string(b))
 	if err != nil {
 		return fmt.Errorf("login failures: %w", t.tx.Translate(err))
 	}

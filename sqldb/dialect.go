@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 	"time"
 )
 
@@ -26,10 +27,13 @@ type Dialect interface {
 	// transactions never run at the same time anyway.
 	ForUpdate() string
 
-	// Upsert returns an INSERT of cols into table (one row of ?
-	// placeholders) that, when a row with the same key columns exists,
-	// sets the update columns to the new row's values instead.
-	Upsert(table string, cols, key, update []string) string
+	// Upsert returns an INSERT of rows rows of cols into table (each row
+	// len(cols) ? placeholders, the arguments row after row) that, for a
+	// row whose key columns match an existing row, sets the update
+	// columns of the existing row to the new row's values instead, or,
+	// with no update columns, leaves the existing row as it is and skips
+	// the new one.
+	Upsert(table string, rows int, cols, key, update []string) string
 
 	// Returning reports whether INSERT, UPDATE and DELETE take a
 	// RETURNING clause. The stores of this repository use it; a dialect
@@ -152,3 +156,22 @@ type kindError struct {
 
 func (e *kindError) Error() string   { return e.err.Error() }
 func (e *kindError) Unwrap() []error { return []error{e.kind, e.err} }
+
+// OnConflictUpsert is the Upsert of the databases that take the SQL
+// "INSERT ... ON CONFLICT (key) DO UPDATE SET c = excluded.c" (SQLite,
+// PostgreSQL): with no update columns, DO NOTHING. Its placeholders are ?
+// (rebound by the DB). A Dialect of such a database returns it from
+// Upsert; another writes its own form (MySQL: ON DUPLICATE KEY UPDATE).
+func OnConflictUpsert(table string, rows int, cols, key, update []string) string {
+	row := "(" + Placeholders(len(cols)) + ")"
+	q := "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES " +
+		strings.Repeat(row+", ", max(rows-1, 0)) + row + " ON CONFLICT (" + strings.Join(key, ", ") + ")"
+	if len(update) == 0 {
+		return q + " DO NOTHING"
+	}
+	sets := make([]string, len(update))
+	for i, c := range update {
+		sets[i] = c + " = excluded." + c
+	}
+	return q + " DO UPDATE SET " + strings.Join(sets, ", ")
+}

@@ -140,16 +140,21 @@ func (db *DB) List(ctx context.Context, f event.Filter) ([]event.Event, error) {
 		cond += ` AND type = ?`
 		condArgs = append(condArgs, f.Type)
 	}
-	q, args := db.eventsAfter(after, cond, condArgs, f.Limit, f.Skip)
+	q, args := db.eventsAfter(eventColumns, nil, after, cond, condArgs, f.Limit, f.Skip)
 	stored, err := db.scanEvents(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
+	return eventsOf(stored), nil
+}
+
+// eventsOf returns the events of stored ones, without their positions.
+func eventsOf(stored []Stored) []event.Event {
 	out := make([]event.Event, len(stored))
 	for i, s := range stored {
 		out[i] = s.Event
 	}
-	return out, nil
+	return out
 }
 
 // EventsAfter returns up to limit events after position after, in log
@@ -159,28 +164,42 @@ func (db *DB) EventsAfter(ctx context.Context, after Position, limit int) ([]Sto
 	if err := db.dialect.AwaitEvents(ctx, db.read, db.EventWait()); err != nil {
 		return nil, db.translate(fmt.Errorf("await events: %w", err))
 	}
-	q, args := db.eventsAfter(after, "", nil, limit, 0)
+	q, args := db.eventsAfter(eventColumns, nil, after, "", nil, limit, 0)
+	return db.scanEvents(ctx, q, args...)
+}
+
+// EventHeadsAfter is EventsAfter reading the payloads of the events of
+// one channel only (the others have an empty Payload): a follower that
+// routes events by channel and type reads no more than it needs (a cart's
+// event carries the whole cart).
+func (db *DB) EventHeadsAfter(ctx context.Context, after Position, limit int, payloadChannel string) ([]Stored, error) {
+	if err := db.dialect.AwaitEvents(ctx, db.read, db.EventWait()); err != nil {
+		return nil, db.translate(fmt.Errorf("await events: %w", err))
+	}
+	cols := strings.Replace(eventColumns, "payload", "CASE WHEN channel = ? THEN payload ELSE '' END AS payload", 1)
+	q, args := db.eventsAfter(cols, []any{payloadChannel}, after, "", nil, limit, 0)
 	return db.scanEvents(ctx, q, args...)
 }
 
 // eventsAfter returns the query of the events after position after that
-// match cond (" AND ..." with its args), in log order, skip of them
+// match cond (" AND ..." with its args), read as cols (eventColumns, or
+// the same with expressions whose args are colArgs), in log order, skip of them
 // skipped and at most limit. It reads the rest of after's order key and
 // the later keys as two index ranges joined by UNION ALL: SQLite seeks an
 // index on the first column of a row-value comparison only, so
 // "(k, seq) > (?, ?)" read every event of the key from its start on each
 // call, and on SQLite every event has key 0 (the webhook follower's poll
 // cost 14 ms at 160,000 events, and grew with the log).
-func (db *DB) eventsAfter(after Position, cond string, condArgs []any, limit, skip int) (string, []any) {
+func (db *DB) eventsAfter(cols string, colArgs []any, after Position, cond string, condArgs []any, limit, skip int) (string, []any) {
 	where := db.horizon() + cond + ` ORDER BY k, seq LIMIT ?`
 	q := `SELECT ` + eventColumns + ` FROM (` +
-		`SELECT ` + eventColumns + ` FROM (SELECT ` + eventColumns + ` FROM events WHERE k = ? AND seq > ?` + where + `) AS same` +
+		`SELECT ` + eventColumns + ` FROM (SELECT ` + cols + ` FROM events WHERE k = ? AND seq > ?` + where + `) AS same` +
 		` UNION ALL ` +
-		`SELECT ` + eventColumns + ` FROM (SELECT ` + eventColumns + ` FROM events WHERE k > ?` + where + `) AS later` +
+		`SELECT ` + eventColumns + ` FROM (SELECT ` + cols + ` FROM events WHERE k > ?` + where + `) AS later` +
 		`) AS e ORDER BY k, seq LIMIT ? OFFSET ?`
-	args := make([]any, 0, 8+2*len(condArgs))
-	args = append(append(append(args, after.K, after.Seq), condArgs...), limit+skip)
-	args = append(append(append(args, after.K), condArgs...), limit+skip)
+	args := make([]any, 0, 8+2*len(condArgs)+2*len(colArgs))
+	args = append(append(append(append(args, colArgs...), after.K, after.Seq), condArgs...), limit+skip)
+	args = append(append(append(append(args, colArgs...), after.K), condArgs...), limit+skip)
 	return q, append(args, limit, skip)
 }
 
@@ -221,7 +240,7 @@ func (db *DB) Cursor(ctx context.Context, name string) (Position, error) {
 // SetCursor stores the relay cursor.
 func (db *DB) SetCursor(ctx context.Context, name string, p Position) error {
 	return db.Update(ctx, func(tx *Tx) error {
-		_, err := tx.Exec(ctx, db.dialect.Upsert("relay_cursors", []string{"name", "k", "seq"}, []string{"name"}, []string{"k", "seq"}), name, p.K, p.Seq)
+		_, err := tx.Exec(ctx, db.dialect.Upsert("relay_cursors", 1, []string{"name", "k", "seq"}, []string{"name"}, []string{"k", "seq"}), name, p.K, p.Seq)
 		return err
 	})
 }

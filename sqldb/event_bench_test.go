@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
@@ -49,5 +50,51 @@ func BenchmarkEventsAfter(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkAppendViewed measures writing one batch of 512 VIEWED events
+// (what the VIEWED buffer flushes) to a log of 200,000 events, with the
+// event ids of event.New (time-ordered) and with random ids: random ids
+// change pages all over the id index, ordered ones only at its end.
+//
+//	go test ./sqldb -run '^$' -bench BenchmarkAppendViewed -benchtime 50x
+func BenchmarkAppendViewed(b *testing.B) {
+	for _, store := range testdb.Stores {
+		for _, ids := range []struct {
+			name string
+			new  func() string
+		}{{"ordered", commerce.NewOrderedID}, {"random", commerce.NewID}} {
+			b.Run(store.Name+"/"+ids.name, func(b *testing.B) {
+				db := store.Open(b)
+				ctx := context.Background()
+				batch := func(n int) []event.Event {
+					out := make([]event.Event, n)
+					for i := range out {
+						e, err := event.New(event.Products, event.Viewed, time.Now(), map[string]any{"productId": "p", "userId": "u"})
+						if err != nil {
+							b.Fatal(err)
+						}
+						e.ID = ids.new()
+						out[i] = e
+					}
+					return out
+				}
+				for range 200 {
+					if err := db.Append(ctx, batch(1000)); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ResetTimer()
+				for b.Loop() {
+					b.StopTimer()
+					events := batch(512)
+					b.StartTimer()
+					if err := db.Append(ctx, events); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }

@@ -317,8 +317,8 @@ func (t orderTx) CustomerOrders(ctx context.Context, customerID string) ([]*orde
 
 // SeeNotification implements order.Tx.
 func (t orderTx) SeeNotification(ctx context.Context, provider, eventID string) (bool, error) {
-	res, err := t.tx.Exec(ctx, `INSERT INTO payment_notifications (provider, event_id, seen_at) VALUES (?, ?, ?)
-		ON CONFLICT DO NOTHING`, provider, eventID, t.tx.Now().UnixMilli())
+	q := t.tx.db.dialect.Upsert("payment_notifications", 1, []string{"provider", "event_id", "seen_at"}, []string{"provider", "event_id"}, nil)
+	res, err := t.tx.Exec(ctx, q, provider, eventID, t.tx.Now().UnixMilli())
 	if err != nil {
 		return false, fmt.Errorf("record notification %s: %w", eventID, err)
 	}

@@ -202,10 +202,10 @@ func scanPromotion(row rowScanner) (promotion.Promotion, error) {
 	p.StartDate, p.EndDate = nullTime(start), nullTime(end)
 	p.UsageLimit, p.UsageLimitPerCustomer = nullInt(limit), nullInt(perCustomer)
 	if err := json.Unmarshal([]byte(ifJSON), &p.If); err != nil {
-		return promotion.Promotion{}, commerce.Errorf(commerce.EInternal, "promotion %s: stored if rule: %v", p.ID, err)
+		return promotion.Promotion{}, commerce.Errorf(commerce.EInternal, "promotion %s: stored if rule: %w", p.ID, err)
 	}
 	if err := json.Unmarshal([]byte(thenJSON), &p.Then); err != nil {
-		return promotion.Promotion{}, commerce.Errorf(commerce.EInternal, "promotion %s: stored then rule: %v", p.ID, err)
+		return promotion.Promotion{}, commerce.Errorf(commerce.EInternal, "promotion %s: stored then rule: %w", p.ID, err)
 	}
 	return p, nil
 }

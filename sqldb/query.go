@@ -127,7 +127,7 @@ func listPage[T any](ctx context.Context, db *DB, selectFrom, orderBy string, w 
 	q := selectFrom + w.String() + ` ` + orderBy + ` LIMIT ? OFFSET ?`
 	args := append(slices.Clip(w.args), limit, skip)
 	var out []T
-	read := func(ctx context.Context, query func(ctx context.Context, q string, args ...any) (*sql.Rows, error)) error {
+	err = db.listRead(ctx, regex, res, func(query queryFunc) error {
 		rows, err := query(ctx, q, args...)
 		if err != nil {
 			return err
@@ -142,14 +142,24 @@ func listPage[T any](ctx context.Context, db *DB, selectFrom, orderBy string, w 
 			out = append(out, v)
 		}
 		return db.translate(rows.Err())
-	}
-	if !regex {
-		err = read(ctx, db.Query)
-	} else {
-		err = regexFieldsError(db.RegexView(ctx, func(tx *Tx) error { return read(ctx, tx.Query) }), res)
-	}
+	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// queryFunc runs a read query: DB.Query, or Tx.Query in a transaction.
+type queryFunc func(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+
+// listRead runs read, the reads of a list, with the read pool's queries;
+// with regex conditions (regex: some filter of res was given) in
+// RegexView instead, on connections of its own under the store's time
+// limit, where a pattern to blame is a validation_error naming the given
+// fields of res (regexFieldsError).
+func (db *DB) listRead(ctx context.Context, regex bool, res []regexFilter, read func(query queryFunc) error) error {
+	if !regex {
+		return read(db.Query)
+	}
+	return regexFieldsError(db.RegexView(ctx, func(tx *Tx) error { return read(tx.Query) }), res)
 }

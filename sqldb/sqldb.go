@@ -5,10 +5,11 @@
 // dialect rebinds.
 //
 // Why one package for both databases: the areas' SQL is the same on both
-// (standard SQL plus ON CONFLICT and RETURNING, which both support), so
+// (standard SQL plus RETURNING, which both support: Dialect.Returning), so
 // writing it twice would only give the two copies room to drift. What
-// differs (driver, pragmas, placeholders, row locks, regex operator, error
-// codes, DDL) is the Dialect, provided by the sqlite and postgres packages.
+// differs (driver, pragmas, placeholders, row locks, upserts, regex
+// operator, error codes, DDL) is the Dialect, provided by the sqlite and
+// postgres packages.
 package sqldb
 
 import (

@@ -48,7 +48,8 @@ func (s *StaffStore) BeginAttempt(ctx context.Context, id, email string, at, sin
 	ok := false
 	err := s.db.Update(ctx, func(tx *Tx) error {
 		ok = false
-		if _, err := tx.Exec(ctx, `INSERT INTO staff_login_locks (email) VALUES (?) ON CONFLICT (email) DO UPDATE SET email = excluded.email`, email); err != nil {
+		lock := s.db.dialect.Upsert("staff_login_locks", 1, []string{"email"}, []string{"email"}, []string{"email"})
+		if _, err := tx.Exec(ctx, lock, email); err != nil {
 			return err
 		}
 		var n int

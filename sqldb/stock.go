@@ -155,8 +155,12 @@ func giveBack(ctx context.Context, tx *Tx, back map[stock.Key]int64) error {
 		if err != nil {
 			return fmt.Errorf("release %d of %s/%s: %w", back[k], k.ProductID, k.WarehouseID, err)
 		}
-		if n, err := res.RowsAffected(); err != nil || n != 1 {
-			return fmt.Errorf("release %d of %s/%s: %d stock rows (%v)", back[k], k.ProductID, k.WarehouseID, n, err)
+		n, err := res.RowsAffected()
+		if err != nil {
+			return fmt.Errorf("release %d of %s/%s: %w", back[k], k.ProductID, k.WarehouseID, err)
+		}
+		if n != 1 {
+			return fmt.Errorf("release %d of %s/%s: %d stock rows", back[k], k.ProductID, k.WarehouseID, n)
 		}
 	}
 	return nil

@@ -122,7 +122,7 @@ func TestStockHelperProcess(t *testing.T) {
 	if url == "" {
 		t.Skip("helper process of TestStockNoOversellTwoProcesses; it runs only when that test starts it")
 	}
-	db, err := postgres.Open(context.Background(), url, time.Now)
+	db, err := postgres.OpenWith(context.Background(), url, postgres.Options{Now: time.Now, MaxConns: testdb.MaxConns})
 	if err != nil {
 		t.Fatal(err)
 	}

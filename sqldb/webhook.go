@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/commercekit/commerce"
@@ -226,18 +225,16 @@ func (s *WebhookStore) Follow(ctx context.Context, now time.Time, limit int) (in
 	if err != nil {
 		return 0, err
 	}
-	events, err := s.db.EventsAfter(ctx, cursor, limit)
+	if skipped, err := s.skipIdle(ctx, cursor); err != nil || skipped {
+		return 0, err
+	}
+	events, err := s.db.EventHeadsAfter(ctx, cursor, limit, webhook.Channel)
 	if err != nil || len(events) == 0 {
 		return 0, err
 	}
 	err = s.db.Update(ctx, func(tx *Tx) error {
-		var k, seq int64
-		err := tx.QueryRow(ctx, `SELECT k, seq FROM relay_cursors WHERE name = ?`+tx.ForUpdate(), webhookCursor).Scan(&k, &seq)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		if err := checkCursor(ctx, tx, cursor); err != nil {
 			return err
-		}
-		if (Position{k, seq}) != cursor {
-			return errors.New("webhook follower: the cursor moved (another follower)")
 		}
 		subs, order, err := loadSubscriptions(ctx, tx)
 		if err != nil {
@@ -249,7 +246,7 @@ func (s *WebhookStore) Follow(ctx context.Context, now time.Time, limit int) (in
 			for _, id := range order {
 				sub := subs[id]
 				if sub.active && webhook.Matches(sub.channels, sub.types, e.Channel, e.Type) {
-					rows = append(rows, commerce.NewID(), id, e.ID, webhook.Pending, due)
+					rows = append(rows, commerce.NewOrderedID(), id, e.ID, webhook.Pending, due)
 				}
 			}
 			// A webhook's own change applies to the events after it.
@@ -270,15 +267,72 @@ func (s *WebhookStore) Follow(ctx context.Context, now time.Time, limit int) (in
 				return err
 			}
 		}
-		last := events[len(events)-1].Pos
-		_, err = tx.Exec(ctx, s.db.dialect.Upsert("relay_cursors", []string{"name", "k", "seq"}, []string{"name"}, []string{"k", "seq"}),
-			webhookCursor, last.K, last.Seq)
-		return err
+		return s.setCursor(ctx, tx, events[len(events)-1].Pos)
 	})
 	if err != nil {
 		return 0, err
 	}
 	return len(events), nil
+}
+
+// skipIdle moves the follower's cursor to the end of the log when no
+// webhook is active in its view and no event after the cursor changes a
+// webhook: none of those events gets a delivery, so reading them (VIEWED
+// events by the thousand) would be wasted. It reports whether it did.
+func (s *WebhookStore) skipIdle(ctx context.Context, cursor Position) (bool, error) {
+	var active int
+	if err := s.db.QueryRow(ctx, `SELECT COUNT(*) FROM webhooks WHERE f_active`).Scan(&active); err != nil {
+		return false, s.db.translate(err)
+	}
+	if active > 0 {
+		return false, nil
+	}
+	if err := s.db.dialect.AwaitEvents(ctx, s.db.read, s.db.EventWait()); err != nil {
+		return false, s.db.translate(fmt.Errorf("await events: %w", err))
+	}
+	// One statement, so one snapshot: the last event below the horizon,
+	// and the webhook changes after the cursor below it.
+	h := s.db.horizon()
+	last := `FROM events WHERE 1 = 1` + h + ` ORDER BY k DESC, seq DESC LIMIT 1`
+	var end Position
+	var changes int
+	err := s.db.QueryRow(ctx, `SELECT COALESCE((SELECT k `+last+`), -1), COALESCE((SELECT seq `+last+`), -1),
+		(SELECT COUNT(*) FROM events WHERE channel = ? AND ((k = ? AND seq > ?) OR k > ?)`+h+`)`,
+		webhook.Channel, cursor.K, cursor.Seq, cursor.K).Scan(&end.K, &end.Seq, &changes)
+	if err != nil {
+		return false, s.db.translate(err)
+	}
+	if changes > 0 || end.K < cursor.K || (end.K == cursor.K && end.Seq <= cursor.Seq) {
+		return false, nil
+	}
+	err = s.db.Update(ctx, func(tx *Tx) error {
+		if err := checkCursor(ctx, tx, cursor); err != nil {
+			return err
+		}
+		return s.setCursor(ctx, tx, end)
+	})
+	return err == nil, err
+}
+
+// checkCursor locks the follower's cursor and checks it is still at
+// cursor (no other follower moved it).
+func checkCursor(ctx context.Context, tx *Tx, cursor Position) error {
+	var k, seq int64
+	err := tx.QueryRow(ctx, `SELECT k, seq FROM relay_cursors WHERE name = ?`+tx.ForUpdate(), webhookCursor).Scan(&k, &seq)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	if (Position{k, seq}) != cursor {
+		return errors.New("webhook follower: the cursor moved (another follower)")
+	}
+	return nil
+}
+
+// setCursor stores the follower's cursor.
+func (s *WebhookStore) setCursor(ctx context.Context, tx *Tx, p Position) error {
+	_, err := tx.Exec(ctx, s.db.dialect.Upsert("relay_cursors", 1, []string{"name", "k", "seq"}, []string{"name"}, []string{"k", "seq"}),
+		webhookCursor, p.K, p.Seq)
+	return err
 }
 
 func loadSubscriptions(ctx context.Context, tx *Tx) (map[string]*subscription, []string, error) {
@@ -334,16 +388,9 @@ func insertDeliveries(ctx context.Context, tx *Tx, vals []any) error {
 	const per, chunk = 5, 64
 	for len(vals) > 0 {
 		n := min(len(vals)/per, chunk)
-		var b strings.Builder
-		b.WriteString(`INSERT INTO webhook_deliveries (id, webhook_id, event_id, status, next_attempt_at) VALUES `)
-		for i := range n {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString("(?, ?, ?, ?, ?)")
-		}
-		b.WriteString(` ON CONFLICT (webhook_id, event_id) DO NOTHING`)
-		if _, err := tx.Exec(ctx, b.String(), vals[:n*per]...); err != nil {
+		q := tx.db.dialect.Upsert("webhook_deliveries", n, []string{"id", "webhook_id", "event_id", "status", "next_attempt_at"},
+			[]string{"webhook_id", "event_id"}, nil)
+		if _, err := tx.Exec(ctx, q, vals[:n*per]...); err != nil {
 			return fmt.Errorf("insert deliveries: %w", err)
 		}
 		vals = vals[n*per:]

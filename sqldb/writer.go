@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/event"
 )
 
 // Group commit, for a database with a single writer (SQLite).
@@ -18,8 +19,9 @@ import (
 // while the previous commit was running, as one batch: one BEGIN
 // IMMEDIATE, each function in its own SAVEPOINT (rolled back to it, and
 // answered with its error, when it fails; a batch of one function needs
-// none), one COMMIT, so one fsync for the
-// whole batch (BEGIN IMMEDIATE is the dialect's BeginWrite). A caller is
+// none), the events of the functions that succeeded in one insert, one
+// COMMIT, so one fsync for the whole batch (BEGIN IMMEDIATE is the
+// dialect's BeginWrite). A caller is
 // answered only once the COMMIT that holds its change succeeded. When the
 // batch's transaction fails as a whole (its COMMIT, or an error after
 // which SQLite rolls all of it back), the functions that had succeeded are
@@ -278,7 +280,11 @@ func (w *writer) transaction(reqs []*writeReq) {
 		return
 	}
 	var done []*writeReq // ran to the end of their function
-	events := false
+	// The events of the functions that succeed are written together,
+	// in order, in one statement (or a few) before the COMMIT: one
+	// insert per function cost an eighth of the writer's time. Each
+	// keeps the actor of its own request.
+	var events []event.Event
 	// A lone function needs no SAVEPOINT: its failure rolls back the
 	// whole transaction. (A savepoint's subjournal keeps the original of
 	// every page it changes: a batch of VIEWED events paid for it.)
@@ -293,9 +299,6 @@ func (w *writer) transaction(reqs []*writeReq) {
 		}
 		tx := &Tx{tx: q, db: w.db, detached: true}
 		p, err := w.call(r, tx)
-		if err == nil && p == nil && len(tx.events) > 0 {
-			err = w.db.insertEvents(r.ctx, tx, tx.events)
-		}
 		if (err != nil || p != nil) && solo {
 			w.abort(conn)
 			answer(r, err, p)
@@ -324,13 +327,28 @@ func (w *writer) transaction(reqs []*writeReq) {
 			}
 		}
 		done = append(done, r)
-		events = events || len(tx.events) > 0
+		if len(tx.events) > 0 {
+			actor := event.ActorFrom(r.ctx)
+			for _, e := range tx.events {
+				if e.Actor == "" {
+					e.Actor = actor
+				}
+				events = append(events, e)
+			}
+		}
 	}
 	if len(done) == 0 {
 		if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
 			w.release()
 		}
 		return
+	}
+	if len(events) > 0 {
+		if err := w.db.insertEvents(ctx, &Tx{tx: q, db: w.db, detached: true}, events); err != nil {
+			w.abort(conn)
+			again(done, err)
+			return
+		}
 	}
 	if _, err := q.ExecContext(ctx, "COMMIT"); err != nil {
 		w.abort(conn)
@@ -339,7 +357,7 @@ func (w *writer) transaction(reqs []*writeReq) {
 	}
 	w.db.transactions.Add(int64(len(done)))
 	w.db.commits.Add(1)
-	if events {
+	if len(events) > 0 {
 		w.db.notify()
 	}
 	for _, r := range done {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
 	"github.com/commercekit/commerce/sqlite"
@@ -235,5 +236,62 @@ func TestCheckpointer(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the database file has %d bytes, was %d: the 2 MB written are still only in the log", size(), before)
 		}
+	}
+}
+
+// TestWriterGroupEvents: the events of a group are written together at
+// its end, those of each write that succeeded in queue order and with the
+// actor of its own request; a write that failed leaves none.
+func TestWriterGroupEvents(t *testing.T) {
+	db := testdb.SQLite(t)
+	var wg sync.WaitGroup
+	release := holdWriter(t, db, &wg)
+	writes := []struct {
+		actor string
+		fail  bool
+	}{{"staff-a", false}, {"staff-b", true}, {"", false}, {"staff-c", false}}
+	errs := make([]error, len(writes))
+	for i, w := range writes {
+		wg.Go(func() {
+			ctx := context.Background()
+			if w.actor != "" {
+				ctx = event.WithActor(ctx, w.actor)
+			}
+			errs[i] = db.Update(ctx, func(tx *sqldb.Tx) error {
+				for j := range 2 {
+					e, err := event.New("FIXTURES", event.Create, time.Now(), map[string]int{"write": i, "n": j})
+					if err != nil {
+						return err
+					}
+					tx.Emit(e)
+				}
+				if w.fail {
+					return errors.New("fixture failure")
+				}
+				return nil
+			})
+		})
+		waitQueued(t, db, int64(i+1))
+	}
+	close(release)
+	wg.Wait()
+	if errs[0] != nil || errs[1] == nil || errs[2] != nil || errs[3] != nil {
+		t.Fatalf("got %v, want the second write alone to fail", errs)
+	}
+	stored, err := db.EventsAfter(context.Background(), sqldb.Position{}, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range stored {
+		got = append(got, fmt.Sprintf("%s %s", e.Actor, e.Payload))
+	}
+	want := []string{
+		`staff-a {"n":0,"write":0}`, `staff-a {"n":1,"write":0}`,
+		` {"n":0,"write":2}`, ` {"n":1,"write":2}`,
+		`staff-c {"n":0,"write":3}`, `staff-c {"n":1,"write":3}`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -33,15 +33,10 @@ func NewService(store Store, now func() time.Time) *Service {
 	return &Service{store: store, now: now, Params: password.Default}
 }
 
-// NormalizeEmail trims and lower-cases an email.
-func NormalizeEmail(email string) string {
-	return strings.ToLower(strings.TrimSpace(commerce.Key(email)))
-}
-
 // Add creates an account. The password must be 10 to 128 characters and
 // not the email. Errors: validation_error, duplicate_key.
 func (s *Service) Add(ctx context.Context, email, pw string) (Staff, error) {
-	email = NormalizeEmail(email)
+	email = commerce.EmailKey(email)
 	var p commerce.Problems
 	if at := strings.IndexByte(email, '@'); at < 1 || at == len(email)-1 || len(email) > 254 || strings.ContainsAny(email, " \t\r\n") {
 		p.Add("email", "must be an email address")
@@ -71,7 +66,7 @@ func (s *Service) Add(ctx context.Context, email, pw string) (Staff, error) {
 // about the same time), too_many_attempts with data {retryAfter} (seconds)
 // after MaxFailures failures within Window, even with the right password.
 func (s *Service) SignIn(ctx context.Context, email, pw string) (string, Staff, error) {
-	email = NormalizeEmail(email)
+	email = commerce.EmailKey(email)
 	now := s.now().UTC()
 	attempt := commerce.NewID()
 	oldest, ok, err := s.store.BeginAttempt(ctx, attempt, email, now, now.Add(-Window), MaxFailures)

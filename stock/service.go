@@ -121,16 +121,12 @@ func (s *Service) Info(ctx context.Context, in InfoInput) (Stock, error) {
 	return s.store.Stock(ctx, k)
 }
 
-// Reserve reserves r.Quantity units of (r.ProductID, r.WarehouseID) for the
-// cart entry (r.CartID, r.ItemID) in the caller's transaction tx, for the
-// service's TTL from now. Reservations past their time are free: when too
-// few units are available, those of the product and warehouse are released
-// (Tx.ReleaseExpired) and the reservation is tried again, so that no unit
-// waits for the sweep. It returns the reservation with its new ID and
-// ExpirationTime (UTC, to the millisecond, as stored).
-// Errors: validation_error (an id missing, quantity not positive),
-// not_enough_stock.
-func (s *Service) Reserve(ctx context.Context, tx Tx, r Reservation) (Reservation, error) {
+// Prepare checks a reservation and completes it for Reserve: a new ID, the
+// warehouse id in its stored form (NFC) and the ExpirationTime (the
+// service's TTL from now, UTC, to the millisecond, as stored). It touches
+// no storage, so a caller can show the reservation before its transaction.
+// Errors: validation_error (an id missing, quantity not positive).
+func (s *Service) Prepare(r Reservation) (Reservation, error) {
 	var p commerce.Problems
 	k := checkKey(&p, r.ProductID, r.WarehouseID)
 	if strings.TrimSpace(r.CartID) == "" {
@@ -145,14 +141,33 @@ func (s *Service) Reserve(ctx context.Context, tx Tx, r Reservation) (Reservatio
 	if err := p.Err(); err != nil {
 		return Reservation{}, err
 	}
-	now := s.now()
-	r.ID = commerce.NewID()
+	r.ID = commerce.NewOrderedID()
 	r.WarehouseID = k.WarehouseID
-	r.ExpirationTime = now.Add(s.ttl).UTC().Truncate(time.Millisecond)
+	r.ExpirationTime = s.now().Add(s.ttl).UTC().Truncate(time.Millisecond)
 	r.Expired = false
+	return r, nil
+}
+
+// Reserve reserves r.Quantity units of (r.ProductID, r.WarehouseID) for the
+// cart entry (r.CartID, r.ItemID) in the caller's transaction tx, until
+// r.ExpirationTime. A reservation without an ID is prepared first
+// (Prepare); one prepared is stored as it is. Reservations past their time
+// are free: when too few units are available, those of the product and
+// warehouse are released (Tx.ReleaseExpired) and the reservation is tried
+// again, so that no unit waits for the sweep. It returns the reservation
+// as stored.
+// Errors: validation_error (an id missing, quantity not positive),
+// not_enough_stock.
+func (s *Service) Reserve(ctx context.Context, tx Tx, r Reservation) (Reservation, error) {
+	if r.ID == "" {
+		var err error
+		if r, err = s.Prepare(r); err != nil {
+			return Reservation{}, err
+		}
+	}
 	err := tx.Reserve(ctx, r)
 	if commerce.ErrorCode(err) == commerce.ENotEnoughStock {
-		released, rerr := tx.ReleaseExpired(ctx, k, now)
+		released, rerr := tx.ReleaseExpired(ctx, Key{ProductID: r.ProductID, WarehouseID: r.WarehouseID}, s.now())
 		if rerr != nil {
 			return Reservation{}, rerr
 		}
@@ -223,12 +238,7 @@ func (s *Service) Run(ctx context.Context, every time.Duration, logger *slog.Log
 
 // emit queues an event on STOCK.
 func (s *Service) emit(tx Tx, typ string, payload any) error {
-	e, err := event.New(event.Stock, typ, s.now(), payload)
-	if err != nil {
-		return err
-	}
-	tx.Emit(e)
-	return nil
+	return event.Emit(tx, event.Stock, typ, s.now(), payload)
 }
 
 // checkKey records what is missing of a key and returns it with the

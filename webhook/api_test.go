@@ -70,12 +70,23 @@ func TestWebhookOperations(t *testing.T) {
 		} {
 			s.Post(t, "/event/v1/webhook.create", s.Admin, body).Expect(t, 400, "validation_error")
 		}
-		s.Post(t, "/event/v1/webhook.info", s.Admin, map[string]any{"id": "nope"}).Expect(t, 404, "webhook_not_found")
-		s.Post(t, "/event/v1/webhook.update", s.Admin, map[string]any{"id": "nope", "active": true}).Expect(t, 404, "webhook_not_found")
-		s.Post(t, "/event/v1/webhook.remove", s.Admin, map[string]any{"id": "nope"}).Expect(t, 404, "webhook_not_found")
-		s.Post(t, "/event/v1/webhook.deliveries", s.Admin, map[string]any{"webhookId": "nope"}).Expect(t, 404, "webhook_not_found")
+		for _, r := range []struct {
+			op   string
+			body map[string]any
+			code string
+		}{
+			{"webhook.info", map[string]any{"id": "nope"}, "webhook_not_found"},
+			{"webhook.update", map[string]any{"id": "nope", "active": true}, "webhook_not_found"},
+			{"webhook.remove", map[string]any{"id": "nope"}, "webhook_not_found"},
+			{"webhook.deliveries", map[string]any{"webhookId": "nope"}, "webhook_not_found"},
+			{"webhook.redeliver", map[string]any{"deliveryId": "nope"}, "delivery_not_found"},
+		} {
+			// Data: the id.
+			if res := s.Post(t, "/event/v1/"+r.op, s.Admin, r.body).Expect(t, 404, r.code); string(res.Data) != `"nope"` {
+				t.Errorf("%s: data %s, want the id", r.op, res.Data)
+			}
+		}
 		s.Post(t, "/event/v1/webhook.deliveries", s.Admin, map[string]any{"status": "DONE"}).Expect(t, 400, "validation_error")
-		s.Post(t, "/event/v1/webhook.redeliver", s.Admin, map[string]any{"deliveryId": "nope"}).Expect(t, 404, "delivery_not_found")
 
 		// Admin only: an api token changes nothing.
 		for _, op := range []string{"create", "info", "list", "update", "remove", "deliveries", "redeliver"} {

@@ -21,16 +21,19 @@ const followBatch = 500
 
 // newClient returns the HTTP client of the attempts: no proxy (a proxy
 // would connect on our behalf, past the address check), no redirects (a
-// 3xx is not delivered), and unless allowPrivate a dialer that refuses
-// forbidden addresses after DNS resolution.
-func newClient(allowPrivate bool, timeout time.Duration) *http.Client {
+// 3xx is not delivered), and unless allowPrivate a dialer that resolves
+// the host with res and refuses forbidden addresses after the resolution
+// (guardedDial, dialControl).
+func newClient(allowPrivate bool, timeout time.Duration, res Resolver) *http.Client {
 	d := &net.Dialer{Timeout: timeout}
+	dial := d.DialContext
 	if !allowPrivate {
 		d.Control = dialControl
+		dial = guardedDial(d, res)
 	}
 	tr := &http.Transport{
 		Proxy:                 nil,
-		DialContext:           d.DialContext,
+		DialContext:           dial,
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          64,
 		MaxIdleConnsPerHost:   8,
@@ -92,11 +95,19 @@ func (s *Service) followLeading(ctx context.Context, wake <-chan struct{}, check
 		select {
 		case <-ctx.Done():
 		case <-wake:
+			// Events come in bursts: follow them every followGap at
+			// most, not after every commit (each round is a read and a
+			// write transaction).
+			sleep(ctx, followGap)
 		case <-poll.C:
 		}
 	}
 	return nil
 }
+
+// followGap is the shortest time between two rounds of the follower
+// woken by new events: what it adds to a delivery's latency.
+const followGap = 20 * time.Millisecond
 
 // dispatch claims due deliveries and attempts them, Workers at a time. It
 // claims only as many as it has idle workers, so that every claimed

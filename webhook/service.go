@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -35,6 +36,9 @@ type Config struct {
 	// Client sends the attempts (a client with the SSRF guard when nil;
 	// tests give their own only to observe it).
 	Client *http.Client
+	// Resolver looks up webhook hosts, at create and update and again at
+	// each attempt (net.DefaultResolver when nil).
+	Resolver Resolver
 }
 
 // Service holds the webhook use cases and the background delivery.
@@ -69,10 +73,13 @@ func NewService(store Store, now func() time.Time, cfg Config) *Service {
 	if cfg.Workers <= 0 {
 		cfg.Workers = 8
 	}
+	if cfg.Resolver == nil {
+		cfg.Resolver = net.DefaultResolver
+	}
 	s := &Service{store: store, now: now, cfg: cfg, wake: make(chan struct{}, 1)}
 	s.client = cfg.Client
 	if s.client == nil {
-		s.client = newClient(cfg.AllowPrivate, cfg.Timeout)
+		s.client = newClient(cfg.AllowPrivate, cfg.Timeout, cfg.Resolver)
 	}
 	return s
 }
@@ -91,7 +98,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (Created, error) {
 	w := Webhook{ID: commerce.NewID(), Active: true, CreatedAt: s.now().UTC().Truncate(time.Millisecond)}
 	if in.URL == nil || strings.TrimSpace(*in.URL) == "" {
 		p.Add("url", "required")
-	} else if msg := checkURL(ctx, *in.URL, s.cfg.AllowPrivate); msg != "" {
+	} else if msg := checkURL(ctx, *in.URL, s.cfg.AllowPrivate, s.cfg.Resolver); msg != "" {
 		p.Add("url", "%s", msg)
 	} else {
 		w.URL = *in.URL
@@ -157,7 +164,7 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (Webhook, error) {
 		p.Add("id", "required")
 	}
 	if in.URL != nil {
-		if msg := checkURL(ctx, *in.URL, s.cfg.AllowPrivate); msg != "" {
+		if msg := checkURL(ctx, *in.URL, s.cfg.AllowPrivate, s.cfg.Resolver); msg != "" {
 			p.Add("url", "%s", msg)
 		}
 	}

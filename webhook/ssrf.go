@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -35,11 +36,17 @@ var (
 	thisNetwork = netip.MustParsePrefix("0.0.0.0/8")
 )
 
+// Resolver looks host names up (*net.Resolver; tests give their own, to
+// answer another address the second time).
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
 // checkURL checks a webhook URL: absolute http or https with a host and
-// no user info; unless allowPrivate, a host that is or resolves to a
-// forbidden address (Forbidden) is refused. It returns the problem for
-// the client, or "".
-func checkURL(ctx context.Context, raw string, allowPrivate bool) string {
+// no user info; unless allowPrivate, a host that is or resolves (with res)
+// to a forbidden address (Forbidden) is refused. It returns the problem
+// for the client, or "".
+func checkURL(ctx context.Context, raw string, allowPrivate bool, res Resolver) string {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Hostname() == "" {
 		return "must be an absolute http or https URL"
@@ -62,7 +69,7 @@ func checkURL(ctx context.Context, raw string, allowPrivate bool) string {
 	}
 	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	addrs, err := net.DefaultResolver.LookupNetIP(rctx, "ip", host)
+	addrs, err := res.LookupNetIP(rctx, "ip", host)
 	if err != nil || len(addrs) == 0 {
 		return "host " + host + " does not resolve"
 	}
@@ -86,4 +93,41 @@ func dialControl(network, address string, _ syscall.RawConn) error {
 		return fmt.Errorf("webhook: refusing to connect to %s: a loopback, private, link-local or unspecified address", ap.Addr())
 	}
 	return nil
+}
+
+// guardedDial returns the DialContext of the attempts: it resolves the
+// host with res at connection time, refuses every Forbidden address it
+// resolves to, and connects to the first other one that answers (the
+// dialer's Control, dialControl, checks the address connected to once
+// more). So a host that resolved to a public address when the webhook was
+// created and re-resolves to 127.0.0.1 at delivery is not called.
+func guardedDial(d *net.Dialer, res Resolver) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		host, port, err := net.SplitHostPort(addr)
+		if err != nil {
+			return nil, err
+		}
+		var ips []netip.Addr
+		if ip, err := netip.ParseAddr(host); err == nil {
+			ips = []netip.Addr{ip}
+		} else if ips, err = res.LookupNetIP(ctx, "ip", host); err != nil {
+			return nil, err
+		}
+		var problems []string
+		for _, ip := range ips {
+			if Forbidden(ip) {
+				problems = append(problems, fmt.Sprintf("webhook: refusing to connect to %s (%s): a loopback, private, link-local or unspecified address", ip, host))
+				continue
+			}
+			c, err := d.DialContext(ctx, network, net.JoinHostPort(ip.Unmap().String(), port))
+			if err == nil {
+				return c, nil
+			}
+			problems = append(problems, err.Error())
+		}
+		if len(problems) == 0 {
+			return nil, fmt.Errorf("webhook: host %s has no address", host)
+		}
+		return nil, errors.New(strings.Join(problems, "; "))
+	}
 }

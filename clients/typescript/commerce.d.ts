@@ -15,7 +15,7 @@ export interface paths {
         put?: never;
         /**
          * auth.login
-         * @description Signs a customer in (adopting an ACTIVE ANON cart when cartId names one): an access token and a refresh token. Any valid token (api or admin scope).
+         * @description Signs a customer in (adopting an ACTIVE ANON cart when cartId names one): an access token and a refresh token. Any valid token (api or admin scope). Required arguments: `email`, `password`.
          */
         post: operations["auth.v1.auth.login"];
         delete?: never;
@@ -35,7 +35,7 @@ export interface paths {
         put?: never;
         /**
          * auth.logout
-         * @description Revokes the refresh tokens of the sign-in the token belongs to. Any valid token (api or admin scope).
+         * @description Revokes the refresh tokens of the sign-in the token belongs to. Any valid token (api or admin scope). Required arguments: `refreshToken`.
          */
         post: operations["auth.v1.auth.logout"];
         delete?: never;
@@ -55,7 +55,7 @@ export interface paths {
         put?: never;
         /**
          * auth.refresh
-         * @description Spends a refresh token for a new pair; a spent one revokes the whole sign-in. Any valid token (api or admin scope).
+         * @description Spends a refresh token for a new pair; a spent one revokes the whole sign-in. Any valid token (api or admin scope). Required arguments: `refreshToken`.
          */
         post: operations["auth.v1.auth.refresh"];
         delete?: never;
@@ -75,7 +75,7 @@ export interface paths {
         put?: never;
         /**
          * auth.requestPasswordReset
-         * @description Emits CUSTOMERS PASSWORD_RESET with a reset token for an existing account; always answers {ok: true}. Any valid token (api or admin scope).
+         * @description Emits CUSTOMERS PASSWORD_RESET with a reset token for an existing account; always answers {ok: true}. Any valid token (api or admin scope). Required arguments: `email`.
          */
         post: operations["auth.v1.auth.requestPasswordReset"];
         delete?: never;
@@ -95,7 +95,7 @@ export interface paths {
         put?: never;
         /**
          * auth.resetPassword
-         * @description Sets a new password with a reset token (single use, 1 hour) and revokes the customer's refresh tokens. Any valid token (api or admin scope).
+         * @description Sets a new password with a reset token (single use, 1 hour) and revokes the customer's refresh tokens. Any valid token (api or admin scope). Required arguments: `token`, `password`.
          */
         post: operations["auth.v1.auth.resetPassword"];
         delete?: never;
@@ -695,7 +695,7 @@ export interface paths {
         put?: never;
         /**
          * client.create
-         * @description Creates a server-to-server client (OAuth 2.0 client credentials at POST /oauth/token); its secret is shown only here. Needs a token with the admin scope.
+         * @description Creates a server-to-server client (OAuth 2.0 client credentials at POST /oauth/token); its secret is shown only here. Needs a token with the admin scope. Required arguments: `name`, `scope`.
          */
         post: operations["customer.v1.client.create"];
         delete?: never;
@@ -739,7 +739,7 @@ export interface paths {
         put?: never;
         /**
          * client.remove
-         * @description Removes a client. Needs a token with the admin scope.
+         * @description Removes a client. Needs a token with the admin scope. Required arguments: `id`.
          */
         post: operations["customer.v1.client.remove"];
         delete?: never;
@@ -759,7 +759,7 @@ export interface paths {
         put?: never;
         /**
          * customer.addAddress
-         * @description Adds an address (optionally the default) to a customer. Any valid token (api or admin scope).
+         * @description Adds an address (optionally the default) to a customer. Any valid token (api or admin scope). Required arguments: `address`.
          */
         post: operations["customer.v1.customer.addAddress"];
         delete?: never;
@@ -827,7 +827,7 @@ export interface paths {
         put?: never;
         /**
          * customer.register
-         * @description Registers a customer account (email, password, names, phone). Any valid token (api or admin scope).
+         * @description Registers a customer account (email, password, names, phone). Any valid token (api or admin scope). Required arguments: `email`, `password`, `firstName`.
          */
         post: operations["customer.v1.customer.register"];
         delete?: never;
@@ -867,7 +867,7 @@ export interface paths {
         put?: never;
         /**
          * customer.removeAddress
-         * @description Removes an address of a customer. Any valid token (api or admin scope).
+         * @description Removes an address of a customer. Any valid token (api or admin scope). Required arguments: `addressId`.
          */
         post: operations["customer.v1.customer.removeAddress"];
         delete?: never;
@@ -951,7 +951,7 @@ export interface paths {
         put?: never;
         /**
          * webhook.create
-         * @description Creates a webhook for the events of its channels (and types); the answer holds its signing secret, shown only here. Needs a token with the admin scope.
+         * @description Creates a webhook for the events of its channels (and types); the answer holds its signing secret, shown only here. Needs a token with the admin scope. Required arguments: `url`, `channels`.
          */
         post: operations["event.v1.webhook.create"];
         delete?: never;
@@ -993,13 +993,13 @@ export interface paths {
         };
         /**
          * webhook.info
-         * @description A webhook. Needs a token with the admin scope.
+         * @description A webhook. Needs a token with the admin scope. Required arguments: `id`.
          */
         get: operations["event.v1.webhook.info.get"];
         put?: never;
         /**
          * webhook.info
-         * @description A webhook. Needs a token with the admin scope.
+         * @description A webhook. Needs a token with the admin scope. Required arguments: `id`.
          */
         post: operations["event.v1.webhook.info"];
         delete?: never;
@@ -1043,7 +1043,7 @@ export interface paths {
         put?: never;
         /**
          * webhook.redeliver
-         * @description Puts a delivery back to PENDING for one more attempt. Needs a token with the admin scope.
+         * @description Puts a delivery back to PENDING for one more attempt. Needs a token with the admin scope. Required arguments: `deliveryId`.
          */
         post: operations["event.v1.webhook.redeliver"];
         delete?: never;
@@ -1063,7 +1063,7 @@ export interface paths {
         put?: never;
         /**
          * webhook.remove
-         * @description Removes a webhook, answering it as it was. Needs a token with the admin scope.
+         * @description Removes a webhook, answering it as it was. Needs a token with the admin scope. Required arguments: `id`.
          */
         post: operations["event.v1.webhook.remove"];
         delete?: never;
@@ -1083,7 +1083,7 @@ export interface paths {
         put?: never;
         /**
          * webhook.update
-         * @description Changes the fields given of a webhook. Needs a token with the admin scope.
+         * @description Changes the fields given of a webhook. Needs a token with the admin scope. Required arguments: `id`.
          */
         post: operations["event.v1.webhook.update"];
         delete?: never;
@@ -1143,7 +1143,7 @@ export interface paths {
         put?: never;
         /**
          * OAuth 2.0 client credentials
-         * @description RFC 6749 section 4.4: a server-to-server client (client.create) exchanges its id and secret, as HTTP Basic credentials or as the form fields client_id and client_secret, for an access token with the client's scope. Every answer carries Cache-Control: no-store.
+         * @description RFC 6749 section 4.4: a server-to-server client (client.create) exchanges its id and secret, as HTTP Basic credentials or as the form fields client_id and client_secret, for an access token with the client's scope. Every answer carries Cache-Control: no-store; another method is 405.
          */
         post: operations["oauthToken"];
         delete?: never;
@@ -1183,7 +1183,7 @@ export interface paths {
         put?: never;
         /**
          * order.cancel
-         * @description Cancels an order nothing of which is shipped: restocks it, voids or refunds the payment, gives coupon uses back. Any valid token (api or admin scope).
+         * @description Cancels an order nothing of which is shipped: restocks it, voids or refunds the payment, gives coupon uses back. Any valid token (api or admin scope). Required arguments: `id`.
          */
         post: operations["order.v1.order.cancel"];
         delete?: never;
@@ -1203,7 +1203,7 @@ export interface paths {
         put?: never;
         /**
          * order.capture
-         * @description Captures the whole authorised amount; paymentStatus becomes PAID. Needs a token with the admin scope.
+         * @description Captures the whole authorised amount; paymentStatus becomes PAID. Needs a token with the admin scope. Required arguments: `id`.
          */
         post: operations["order.v1.order.capture"];
         delete?: never;
@@ -1223,7 +1223,7 @@ export interface paths {
         put?: never;
         /**
          * order.deliver
-         * @description Marks a fulfillment DELIVERED. Needs a token with the admin scope.
+         * @description Marks a fulfillment DELIVERED. Needs a token with the admin scope. Required arguments: `id`, `fulfillmentId`.
          */
         post: operations["order.v1.order.deliver"];
         delete?: never;
@@ -1243,7 +1243,7 @@ export interface paths {
         put?: never;
         /**
          * order.fulfill
-         * @description Ships items of the order (by default every unit not yet shipped), adding a SHIPPED fulfillment. Needs a token with the admin scope.
+         * @description Ships items of the order (by default every unit not yet shipped), adding a SHIPPED fulfillment. Needs a token with the admin scope. Required arguments: `id`.
          */
         post: operations["order.v1.order.fulfill"];
         delete?: never;
@@ -1261,13 +1261,13 @@ export interface paths {
         };
         /**
          * order.info
-         * @description An order: any to an admin token, the customer's own to a customer token, an ANON order by its id to other tokens. Any valid token (api or admin scope).
+         * @description An order: any to an admin token, the customer's own to a customer token, an ANON order by its id to other tokens. Any valid token (api or admin scope). Required arguments: `id`.
          */
         get: operations["order.v1.order.info.get"];
         put?: never;
         /**
          * order.info
-         * @description An order: any to an admin token, the customer's own to a customer token, an ANON order by its id to other tokens. Any valid token (api or admin scope).
+         * @description An order: any to an admin token, the customer's own to a customer token, an ANON order by its id to other tokens. Any valid token (api or admin scope). Required arguments: `id`.
          */
         post: operations["order.v1.order.info"];
         delete?: never;
@@ -1311,7 +1311,7 @@ export interface paths {
         put?: never;
         /**
          * order.refund
-         * @description Refunds an amount of the captured payment (optionally restocking the items named); never more than was captured. Needs a token with the admin scope.
+         * @description Refunds an amount of the captured payment (optionally restocking the items named); never more than was captured. Needs a token with the admin scope. Required arguments: `id`, `amount`.
          */
         post: operations["order.v1.order.refund"];
         delete?: never;
@@ -1355,7 +1355,7 @@ export interface paths {
         put?: never;
         /**
          * promotion.create
-         * @description Creates a promotion: a rule (if) and its effects (then) in the JSON rule language. Needs a token with the admin scope. Served under v1 and v2 alike.
+         * @description Creates a promotion: a rule (if) and its effects (then) in the JSON rule language. Needs a token with the admin scope. Served under v1 and v2 alike. Required arguments: `title`, `class`, `active`, `priority`, `if`, `then`.
          */
         post: operations["promotion.v1.promotion.create"];
         delete?: never;
@@ -1467,7 +1467,7 @@ export interface paths {
         put?: never;
         /**
          * promotion.create
-         * @description Creates a promotion: a rule (if) and its effects (then) in the JSON rule language. Needs a token with the admin scope. Served under v1 and v2 alike.
+         * @description Creates a promotion: a rule (if) and its effects (then) in the JSON rule language. Needs a token with the admin scope. Served under v1 and v2 alike. Required arguments: `title`, `class`, `active`, `priority`, `if`, `then`.
          */
         post: operations["promotion.v2.promotion.create"];
         delete?: never;
@@ -1703,7 +1703,7 @@ export interface paths {
         put?: never;
         /**
          * Stripe events
-         * @description Stripe's event notifications, authenticated by the Stripe-Signature header (t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>"> keyed with --stripe-webhook-secret; 5 minutes tolerance). Applies payment_intent.succeeded, payment_intent.canceled, payment_intent.payment_failed and charge.refunded to the matching order's payment; an event id seen before changes nothing and gets the same answer.
+         * @description Served when the service has a Stripe webhook secret (--stripe-webhook-secret; else 404). Stripe's event notifications, authenticated by the Stripe-Signature header (t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>"> keyed with --stripe-webhook-secret; 5 minutes tolerance). Applies payment_intent.succeeded, payment_intent.canceled, payment_intent.payment_failed and charge.refunded to the matching order's payment; an event id seen before changes nothing and gets the same answer.
          */
         post: operations["stripeWebhook"];
         delete?: never;
@@ -2224,12 +2224,14 @@ export interface components {
             createdAt: string;
             id: string;
             name: string;
-            scope: string;
+            /** @enum {string} */
+            scope: "api" | "admin";
         };
         /** @description ClientCreateInput is the argument of client.create. */
         "customer.ClientCreateInput": {
             name?: string | null;
-            scope?: string | null;
+            /** @enum {string|null} */
+            scope?: "api" | "admin" | null;
         };
         /** @description ClientListInput is the argument of client.list. */
         "customer.ClientListInput": {
@@ -2341,8 +2343,8 @@ export interface components {
         "engine.RulePartial": unknown;
         /** @description The error address_not_found (HTTP 404). */
         "error.address_not_found": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            /** @description The id as given. */
+            data?: string;
             /** @constant */
             error: "address_not_found";
             /** @constant */
@@ -2350,8 +2352,8 @@ export interface components {
         };
         /** @description The error base_product_not_found (HTTP 404). */
         "error.base_product_not_found": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            /** @description The product's id. */
+            data?: string;
             /** @constant */
             error: "base_product_not_found";
             /** @constant */
@@ -2359,8 +2361,8 @@ export interface components {
         };
         /** @description The error cart_not_active (HTTP 400). */
         "error.cart_not_active": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            /** @description The cart's status. */
+            data?: string;
             /** @constant */
             error: "cart_not_active";
             /** @constant */
@@ -2368,6 +2370,7 @@ export interface components {
         };
         /** @description The error cart_not_found (HTTP 404). */
         "error.cart_not_found": {
+            /** @description The id as given. */
             data?: string;
             /** @constant */
             error: "cart_not_found";
@@ -2376,8 +2379,8 @@ export interface components {
         };
         /** @description The error category_not_empty (HTTP 400). */
         "error.category_not_empty": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            /** @description The category's id. */
+            data?: string;
             /** @constant */
             error: "category_not_empty";
             /** @constant */
@@ -2394,8 +2397,8 @@ export interface components {
         };
         /** @description The error classification_value_not_a_boolean (HTTP 400). */
         "error.classification_value_not_a_boolean": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            /** @description The classification's id. */
+            data?: string;
             /** @constant */
             error: "classification_value_not_a_boolean";
             /** @constant */
@@ -2403,8 +2406,8 @@ export interface components {
         };
         /** @description The error classification_value_not_a_number (HTTP 400). */
         "error.classification_value_not_a_number": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            /** @description The classification's id. */
+            data?: string;
             /** @constant */
             error: "classification_value_not_a_number";
             /** @constant */
@@ -2412,8 +2415,8 @@ export interface components {
         };
         /** @description The error client_not_found (HTTP 404). */
         "error.client_not_found": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            /** @description The id as given. */
+            data?: string;
             /** @constant */
             error: "client_not_found";
             /** @constant */
@@ -2430,8 +2433,8 @@ export interface components {
         };
         /** @description The error coupon_not_found (HTTP 404). */
         "error.coupon_not_found": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            /** @description The coupon's code. */
+            data?: string;
             /** @constant */
             error: "coupon_not_found";
             /** @constant */
@@ -2439,8 +2442,8 @@ export interface components {
         };
         /** @description The error coupon_usage_limit_reached (HTTP 400). */
         "error.coupon_usage_limit_reached": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            /** @description The coupon's code. */
+            data?: string;
             /** @constant */
             error: "coupon_usage_limit_reached";
             /** @constant */
@@ -2448,8 +2451,8 @@ export interface components {
         };
         /** @description The error customer_not_found (HTTP 404). */
         "error.customer_not_found": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            /** @description The id as given. */
+            data?: string;
             /** @constant */
             error: "customer_not_found";
             /** @constant */
@@ -2457,8 +2460,8 @@ export interface components {
         };
         /** @description The error delivery_not_found (HTTP 404). */
         "error.delivery_not_found": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            /** @description The id as given. */
+            data?: string;
             /** @constant */
             error: "delivery_not_found";
             /** @constant */
@@ -2466,8 +2469,10 @@ export interface components {
         };
         /** @description The error duplicate_key (HTTP 409). */
         "error.duplicate_key": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            data?: {
+                /** @description The unique index: the other properties are its values. */
+                index: string;
+            };
             /** @constant */
             error: "duplicate_key";
             /** @constant */
@@ -2475,8 +2480,8 @@ export interface components {
         };
         /** @description The error empty_classification_value (HTTP 400). */
         "error.empty_classification_value": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            /** @description The classification's id. */
+            data?: string;
             /** @constant */
             error: "empty_classification_value";
             /** @constant */
@@ -2492,8 +2497,10 @@ export interface components {
         };
         /** @description The error fulfillment_exceeds_quantity (HTTP 400). */
         "error.fulfillment_exceeds_quantity": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            data?: {
+                itemId: string;
+                remaining: number;
+            };
             /** @constant */
             error: "fulfillment_exceeds_quantity";
             /** @constant */
@@ -2501,10 +2508,28 @@ export interface components {
         };
         /** @description The error fulfillment_not_found (HTTP 404). */
         "error.fulfillment_not_found": {
+            /** @description The id as given. */
+            data?: string;
+            /** @constant */
+            error: "fulfillment_not_found";
+            /** @constant */
+            ok: false;
+        };
+        /** @description The error idempotency_key_in_use (HTTP 409). */
+        "error.idempotency_key_in_use": {
             /** @description The code's data, when it has one (CONTRACT.md section 2). */
             data?: unknown;
             /** @constant */
-            error: "fulfillment_not_found";
+            error: "idempotency_key_in_use";
+            /** @constant */
+            ok: false;
+        };
+        /** @description The error idempotency_key_reused (HTTP 422). */
+        "error.idempotency_key_reused": {
+            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            data?: unknown;
+            /** @constant */
+            error: "idempotency_key_reused";
             /** @constant */
             ok: false;
         };
@@ -2564,8 +2589,7 @@ export interface components {
         };
         /** @description The error invalid_order_state (HTTP 400). */
         "error.invalid_order_state": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            data?: components["schemas"]["order.StateData"];
             /** @constant */
             error: "invalid_order_state";
             /** @constant */
@@ -2591,8 +2615,8 @@ export interface components {
         };
         /** @description The error invalid_state (HTTP 400). */
         "error.invalid_state": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            /** @description The state as given. */
+            data?: string;
             /** @constant */
             error: "invalid_state";
             /** @constant */
@@ -2617,6 +2641,7 @@ export interface components {
         };
         /** @description The error max_categories_per_product_reached (HTTP 400). */
         "error.max_categories_per_product_reached": {
+            /** @description The most categories a product may have. */
             data?: number;
             /** @constant */
             error: "max_categories_per_product_reached";
@@ -2625,8 +2650,10 @@ export interface components {
         };
         /** @description The error max_number_of_entries_exceeded (HTTP 400). */
         "error.max_number_of_entries_exceeded": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            data?: {
+                maxEntriesAllowed: number;
+                requestedEntries: number;
+            };
             /** @constant */
             error: "max_number_of_entries_exceeded";
             /** @constant */
@@ -2634,8 +2661,11 @@ export interface components {
         };
         /** @description The error max_quantity_per_product_exceeded (HTTP 400). */
         "error.max_quantity_per_product_exceeded": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            data?: {
+                maxQuantityAllowed: number;
+                productId: string;
+                requestedQuantity: number;
+            };
             /** @constant */
             error: "max_quantity_per_product_exceeded";
             /** @constant */
@@ -2643,8 +2673,8 @@ export interface components {
         };
         /** @description The error missing_classification (HTTP 400). */
         "error.missing_classification": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            /** @description The classification's id. */
+            data?: string;
             /** @constant */
             error: "missing_classification";
             /** @constant */
@@ -2661,8 +2691,8 @@ export interface components {
         };
         /** @description The error no_suitable_price (HTTP 400). */
         "error.no_suitable_price": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            /** @description The product's id. */
+            data?: string;
             /** @constant */
             error: "no_suitable_price";
             /** @constant */
@@ -2670,17 +2700,25 @@ export interface components {
         };
         /** @description The error not_enough_stock (HTTP 400). */
         "error.not_enough_stock": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            data?: components["schemas"]["stock.Shortage"];
             /** @constant */
             error: "not_enough_stock";
             /** @constant */
             ok: false;
         };
-        /** @description The error order_not_found (HTTP 404). */
-        "error.order_not_found": {
+        /** @description The error operation_not_found (HTTP 404). */
+        "error.operation_not_found": {
             /** @description The code's data, when it has one (CONTRACT.md section 2). */
             data?: unknown;
+            /** @constant */
+            error: "operation_not_found";
+            /** @constant */
+            ok: false;
+        };
+        /** @description The error order_not_found (HTTP 404). */
+        "error.order_not_found": {
+            /** @description The id as given. */
+            data?: string;
             /** @constant */
             error: "order_not_found";
             /** @constant */
@@ -2688,8 +2726,8 @@ export interface components {
         };
         /** @description The error parent_category_not_found (HTTP 404). */
         "error.parent_category_not_found": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            /** @description The category's id. */
+            data?: string;
             /** @constant */
             error: "parent_category_not_found";
             /** @constant */
@@ -2697,11 +2735,7 @@ export interface components {
         };
         /** @description The error payment_failed (HTTP 402). */
         "error.payment_failed": {
-            data?: {
-                code?: string;
-                message?: string;
-                provider?: string;
-            };
+            data?: components["schemas"]["payment.Failure"];
             /** @constant */
             error: "payment_failed";
             /** @constant */
@@ -2709,8 +2743,8 @@ export interface components {
         };
         /** @description The error price_country_invalid (HTTP 400). */
         "error.price_country_invalid": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            /** @description The country as given. */
+            data?: string;
             /** @constant */
             error: "price_country_invalid";
             /** @constant */
@@ -2718,8 +2752,8 @@ export interface components {
         };
         /** @description The error price_currency_invalid (HTTP 400). */
         "error.price_currency_invalid": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            /** @description The currency as given. */
+            data?: string;
             /** @constant */
             error: "price_currency_invalid";
             /** @constant */
@@ -2727,8 +2761,8 @@ export interface components {
         };
         /** @description The error price_invalid (HTTP 400). */
         "error.price_invalid": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            /** @description The price as given. */
+            data?: Record<string, never>;
             /** @constant */
             error: "price_invalid";
             /** @constant */
@@ -2736,8 +2770,10 @@ export interface components {
         };
         /** @description The error price_valid_dates (HTTP 400). */
         "error.price_valid_dates": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            data?: {
+                validFrom?: unknown;
+                validUntil?: unknown;
+            };
             /** @constant */
             error: "price_valid_dates";
             /** @constant */
@@ -2745,8 +2781,8 @@ export interface components {
         };
         /** @description The error product_discontinued (HTTP 400). */
         "error.product_discontinued": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            /** @description The product's id. */
+            data?: string;
             /** @constant */
             error: "product_discontinued";
             /** @constant */
@@ -2772,6 +2808,7 @@ export interface components {
         };
         /** @description The error promotion_not_found (HTTP 404). */
         "error.promotion_not_found": {
+            /** @description The id as given. */
             data?: string;
             /** @constant */
             error: "promotion_not_found";
@@ -2780,8 +2817,9 @@ export interface components {
         };
         /** @description The error refund_exceeds_captured (HTTP 400). */
         "error.refund_exceeds_captured": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            data?: {
+                available: components["schemas"]["money.Money"];
+            };
             /** @constant */
             error: "refund_exceeds_captured";
             /** @constant */
@@ -2816,6 +2854,7 @@ export interface components {
         };
         /** @description The error shipping_not_found (HTTP 404). */
         "error.shipping_not_found": {
+            /** @description The id as given. */
             data?: string;
             /** @constant */
             error: "shipping_not_found";
@@ -2824,8 +2863,7 @@ export interface components {
         };
         /** @description The error stock_not_found (HTTP 404). */
         "error.stock_not_found": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            data?: components["schemas"]["stock.Key"];
             /** @constant */
             error: "stock_not_found";
             /** @constant */
@@ -2833,6 +2871,7 @@ export interface components {
         };
         /** @description The error tax_not_found (HTTP 404). */
         "error.tax_not_found": {
+            /** @description The id as given. */
             data?: string;
             /** @constant */
             error: "tax_not_found";
@@ -2841,8 +2880,10 @@ export interface components {
         };
         /** @description The error too_many_attempts (HTTP 429). */
         "error.too_many_attempts": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            data?: {
+                /** @description Seconds until a new try. */
+                retryAfter: number;
+            };
             /** @constant */
             error: "too_many_attempts";
             /** @constant */
@@ -2850,6 +2891,7 @@ export interface components {
         };
         /** @description The error unavailable (HTTP 503). */
         "error.unavailable": {
+            /** @description Never sent: details go to the log. */
             data?: unknown;
             /** @constant */
             error: "unavailable";
@@ -2867,8 +2909,8 @@ export interface components {
         };
         /** @description The error variant_not_found (HTTP 404). */
         "error.variant_not_found": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            /** @description The product's id. */
+            data?: string;
             /** @constant */
             error: "variant_not_found";
             /** @constant */
@@ -2876,8 +2918,8 @@ export interface components {
         };
         /** @description The error variation_data_not_found (HTTP 400). */
         "error.variation_data_not_found": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            /** @description The modifier's name. */
+            data?: string;
             /** @constant */
             error: "variation_data_not_found";
             /** @constant */
@@ -2885,8 +2927,8 @@ export interface components {
         };
         /** @description The error webhook_not_found (HTTP 404). */
         "error.webhook_not_found": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
-            data?: unknown;
+            /** @description The id as given. */
+            data?: string;
             /** @constant */
             error: "webhook_not_found";
             /** @constant */
@@ -2950,7 +2992,8 @@ export interface components {
             items: components["schemas"]["order.Quantity"][] | null;
             /** Format: date-time */
             shippedAt: string;
-            status: string;
+            /** @enum {string} */
+            status: "SHIPPED" | "DELIVERED";
             trackingNumber?: string;
         };
         /** @description InfoInput is the argument of order.info. */
@@ -2977,21 +3020,26 @@ export interface components {
         };
         /** @description ItemQuantity is an {itemId, quantity} argument. */
         "order.ItemQuantityInput": {
-            itemId?: string;
+            itemId: string;
             /** Format: int64 */
-            quantity?: number;
+            quantity: number;
         };
         /** @description ListInput is the argument of order.list; every filter is optional. createdFrom and createdTo are RFC 3339 times (inclusive). */
         "order.ListInput": {
+            /** Format: date-time */
             createdFrom?: string | null;
+            /** Format: date-time */
             createdTo?: string | null;
             customerId?: components["schemas"]["commerce.StringListInput"];
-            fulfillmentStatus?: components["schemas"]["commerce.StringListInput"];
+            /** @description One of NOT_SHIPPED, PARTIALLY_SHIPPED, SHIPPED, DELIVERED, or a list of them (a list, or one comma-separated string). */
+            fulfillmentStatus?: ("NOT_SHIPPED" | "PARTIALLY_SHIPPED" | "SHIPPED" | "DELIVERED")[] | string | null;
             limit?: number | null;
             number?: components["schemas"]["commerce.StringListInput"];
-            paymentStatus?: components["schemas"]["commerce.StringListInput"];
+            /** @description One of AUTHORIZED, PAID, PARTIALLY_REFUNDED, REFUNDED, VOIDED, or a list of them (a list, or one comma-separated string). */
+            paymentStatus?: ("AUTHORIZED" | "PAID" | "PARTIALLY_REFUNDED" | "REFUNDED" | "VOIDED")[] | string | null;
             skip?: number | null;
-            status?: components["schemas"]["commerce.StringListInput"];
+            /** @description One of PLACED, COMPLETED, CANCELLED, or a list of them (a list, or one comma-separated string). */
+            status?: ("PLACED" | "COMPLETED" | "CANCELLED")[] | string | null;
         };
         /** @description Order is an order as clients see it (its JSON form) and as stored. Pending and the items' Allocations are kept by the store beside the document, never shown. */
         "order.Order": {
@@ -3005,17 +3053,20 @@ export interface components {
             currency: string;
             customerId: string;
             email?: string;
-            fulfillmentStatus: string;
+            /** @enum {string} */
+            fulfillmentStatus: "NOT_SHIPPED" | "PARTIALLY_SHIPPED" | "SHIPPED" | "DELIVERED";
             fulfillments: (components["schemas"]["order.Fulfillment"] | null)[] | null;
             id: string;
             items: (components["schemas"]["order.Item"] | null)[] | null;
             number: string;
-            paymentStatus: string;
+            /** @enum {string} */
+            paymentStatus: "AUTHORIZED" | "PAID" | "PARTIALLY_REFUNDED" | "REFUNDED" | "VOIDED";
             payments: (components["schemas"]["order.Payment"] | null)[] | null;
             refunds: (components["schemas"]["order.Refund"] | null)[] | null;
             shippingAddress?: unknown;
             shippingMethod?: components["schemas"]["order.ShippingMethod"] | null;
-            status: string;
+            /** @enum {string} */
+            status: "PLACED" | "COMPLETED" | "CANCELLED";
             totals: components["schemas"]["order.Totals"];
             /** Format: date-time */
             updatedAt: string;
@@ -3030,7 +3081,8 @@ export interface components {
             provider: string;
             reference: string;
             refunded: components["schemas"]["money.Money"];
-            status: string;
+            /** @enum {string} */
+            status: "AUTHORIZED" | "CAPTURED" | "VOIDED" | "REFUNDED" | "PARTIALLY_REFUNDED" | "FAILED";
         };
         /** @description Quantity is a quantity of an item. */
         "order.Quantity": {
@@ -3061,6 +3113,15 @@ export interface components {
             rate: components["schemas"]["money.Money"];
             title: string;
         };
+        /** @description StateData is the data of invalid_order_state. */
+        "order.StateData": {
+            /** @enum {string} */
+            fulfillmentStatus: "NOT_SHIPPED" | "PARTIALLY_SHIPPED" | "SHIPPED" | "DELIVERED";
+            /** @enum {string} */
+            paymentStatus: "AUTHORIZED" | "PAID" | "PARTIALLY_REFUNDED" | "REFUNDED" | "VOIDED";
+            /** @enum {string} */
+            status: "PLACED" | "COMPLETED" | "CANCELLED";
+        };
         /** @description Totals are the order's totals (CONTRACT.md section 13). */
         "order.Totals": {
             discount: components["schemas"]["money.Money"];
@@ -3068,6 +3129,12 @@ export interface components {
             shipping: components["schemas"]["money.Money"];
             tax: components["schemas"]["money.Money"];
             total: components["schemas"]["money.Money"];
+        };
+        /** @description Failure is the data of a payment_failed error: the provider's id, the provider's reason code and its message. */
+        "payment.Failure": {
+            code: string;
+            message: string;
+            provider: string;
         };
         /**
          * @description CartInput is the argument of promotion.cartPromotions.
@@ -3100,11 +3167,14 @@ export interface components {
         /** @description CreateInput is the argument of promotion.create: every field is required (nil, or a JSON null, is absent). If and Then are the rule language as given, which engine.Parse reads and validates; the CREATE event's `data` is the input as given. */
         "promotion.CreateInput": {
             active?: boolean | null;
-            class?: string | null;
+            /** @enum {string|null} */
+            class?: "default" | null;
             code?: string | null;
+            /** Format: date-time */
             endDate?: string | null;
             if?: unknown;
             priority?: number | null;
+            /** Format: date-time */
             startDate?: string | null;
             then?: unknown;
             title?: string | null;
@@ -3179,10 +3249,12 @@ export interface components {
         "promotion.UpdateInput": {
             active?: boolean | null;
             code?: string | null;
+            /** Format: date-time */
             endDate?: string | null;
             id?: string;
             if?: unknown;
             priority?: number | null;
+            /** Format: date-time */
             startDate?: string | null;
             then?: unknown;
             title?: string | null;
@@ -3444,6 +3516,20 @@ export interface components {
             productId?: string;
             warehouseId?: string;
         };
+        /** @description Key names a stock record: a product in a warehouse. */
+        "stock.Key": {
+            productId: string;
+            warehouseId: string;
+        };
+        /** @description Shortage is the data of a not_enough_stock error. */
+        "stock.Shortage": {
+            /** Format: int64 */
+            availableQuantity: number;
+            productId: string;
+            /** Format: int64 */
+            requestedQuantity: number;
+            warehouseId: string;
+        };
         /** @description Stock is the stock of a product in a warehouse. Quantity is what is on hand, Reserved the part of it held by carts' active reservations. Its JSON form also carries "available" (Quantity - Reserved). */
         "stock.Stock": {
             /** @description quantity - reserved */
@@ -3556,6 +3642,7 @@ export interface components {
             channels?: components["schemas"]["commerce.StringListInput"];
             description?: string | null;
             types?: components["schemas"]["commerce.StringListInput"] | null;
+            /** Format: uri */
             url?: string | null;
         };
         /** @description Created is the answer of webhook.create: the webhook and its secret, shown only here. */
@@ -3567,7 +3654,8 @@ export interface components {
         "webhook.DeliveriesInput": {
             limit?: number | null;
             skip?: number | null;
-            status?: string;
+            /** @enum {string} */
+            status?: "PENDING" | "DELIVERED" | "FAILED";
             webhookId?: string;
         };
         /** @description Delivery is one event to send to one webhook. */
@@ -3581,7 +3669,8 @@ export interface components {
             lastStatusCode: number | null;
             /** Format: date-time */
             nextAttemptAt: string | null;
-            status: string;
+            /** @enum {string} */
+            status: "PENDING" | "DELIVERED" | "FAILED";
             webhookId: string;
         };
         /** @description DeliveryList is the answer of webhook.deliveries. */
@@ -3609,6 +3698,7 @@ export interface components {
             description?: string | null;
             id?: string;
             types?: components["schemas"]["commerce.StringListInput"] | null;
+            /** Format: uri */
             url?: string | null;
         };
         /** @description Webhook is a subscription: {id, url, channels, types, description, active, createdAt}. Types nil (null) means every type. The signing secret is not part of it (shown once, at create). */
@@ -3638,7 +3728,10 @@ export interface operations {
                 password?: string;
                 cartId?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3651,6 +3744,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3663,71 +3758,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_credentials`; `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_credentials"] | components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_credentials"] | components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Too Many Requests. Error codes: `too_many_attempts`. */
             429: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.too_many_attempts"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.too_many_attempts"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -3736,12 +3838,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -3750,26 +3847,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -3779,7 +3857,10 @@ export interface operations {
             query?: {
                 refreshToken?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3792,6 +3873,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3804,57 +3887,67 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -3863,12 +3956,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -3877,26 +3965,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -3906,7 +3975,10 @@ export interface operations {
             query?: {
                 refreshToken?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3919,6 +3991,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3931,57 +4005,67 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -3990,12 +4074,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -4004,26 +4083,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -4033,7 +4093,10 @@ export interface operations {
             query?: {
                 email?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4046,6 +4109,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4058,57 +4123,67 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -4117,12 +4192,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -4131,26 +4201,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -4161,7 +4212,10 @@ export interface operations {
                 token?: string;
                 password?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4174,6 +4228,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4186,57 +4242,67 @@ export interface operations {
             /** @description Bad Request. Error codes: `invalid_reset_token`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_reset_token"] | components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_reset_token"] | components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -4245,12 +4311,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -4259,26 +4320,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -4289,7 +4331,10 @@ export interface operations {
                 cartId?: string;
                 items?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4302,6 +4347,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4314,85 +4361,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `cart_not_active`; `max_number_of_entries_exceeded`; `max_quantity_per_product_exceeded`; `no_suitable_price`; `not_enough_stock`; `product_discontinued`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_active"] | components["schemas"]["error.max_number_of_entries_exceeded"] | components["schemas"]["error.max_quantity_per_product_exceeded"] | components["schemas"]["error.no_suitable_price"] | components["schemas"]["error.not_enough_stock"] | components["schemas"]["error.product_discontinued"] | components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.cart_not_active"] | components["schemas"]["error.max_number_of_entries_exceeded"] | components["schemas"]["error.max_quantity_per_product_exceeded"] | components["schemas"]["error.no_suitable_price"] | components["schemas"]["error.not_enough_stock"] | components["schemas"]["error.product_discontinued"] | components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `cart_not_found`; `product_not_found`; `stock_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.product_not_found"] | components["schemas"]["error.stock_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.product_not_found"] | components["schemas"]["error.stock_not_found"];
                 };
             };
-            /** @description Conflict. Error codes: `concurrent_modification`. */
+            /** @description Conflict. Error codes: `concurrent_modification`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
             409: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.concurrent_modification"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.concurrent_modification"] | components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -4401,12 +4441,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -4415,26 +4450,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -4445,7 +4461,10 @@ export interface operations {
                 cartId?: string;
                 code?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4458,6 +4477,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4470,85 +4491,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `cart_not_active`; `coupon_usage_limit_reached`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_active"] | components["schemas"]["error.coupon_usage_limit_reached"] | components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.cart_not_active"] | components["schemas"]["error.coupon_usage_limit_reached"] | components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `cart_not_found`; `coupon_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.coupon_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.coupon_not_found"];
                 };
             };
-            /** @description Conflict. Error codes: `concurrent_modification`. */
+            /** @description Conflict. Error codes: `concurrent_modification`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
             409: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.concurrent_modification"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.concurrent_modification"] | components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -4557,12 +4571,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -4571,26 +4580,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -4624,12 +4614,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
@@ -4638,12 +4623,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
@@ -4652,12 +4632,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `cart_not_found`. */
@@ -4666,12 +4641,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.cart_not_found"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
@@ -4680,12 +4650,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -4694,12 +4659,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -4708,26 +4668,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -4737,7 +4678,10 @@ export interface operations {
             query?: {
                 cartId?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4750,6 +4694,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4762,71 +4708,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `cart_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.cart_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -4835,12 +4788,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -4849,26 +4797,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -4885,7 +4814,10 @@ export interface operations {
                 /** @description Email is the order's email (optional). */
                 email?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4898,6 +4830,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4910,99 +4844,89 @@ export interface operations {
             /** @description Bad Request. Error codes: `cart_not_active`; `coupon_usage_limit_reached`; `invalid_country`; `invalid_shipping_method`; `invalid_state`; `no_suitable_price`; `not_enough_stock`; `product_discontinued`; `shipping_address_notset`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_active"] | components["schemas"]["error.coupon_usage_limit_reached"] | components["schemas"]["error.invalid_country"] | components["schemas"]["error.invalid_shipping_method"] | components["schemas"]["error.invalid_state"] | components["schemas"]["error.no_suitable_price"] | components["schemas"]["error.not_enough_stock"] | components["schemas"]["error.product_discontinued"] | components["schemas"]["error.shipping_address_notset"] | components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.cart_not_active"] | components["schemas"]["error.coupon_usage_limit_reached"] | components["schemas"]["error.invalid_country"] | components["schemas"]["error.invalid_shipping_method"] | components["schemas"]["error.invalid_state"] | components["schemas"]["error.no_suitable_price"] | components["schemas"]["error.not_enough_stock"] | components["schemas"]["error.product_discontinued"] | components["schemas"]["error.shipping_address_notset"] | components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Payment Required. Error codes: `payment_failed`. */
             402: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.payment_failed"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.payment_failed"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `cart_not_found`; `product_not_found`; `shipping_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.product_not_found"] | components["schemas"]["error.shipping_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.product_not_found"] | components["schemas"]["error.shipping_not_found"];
                 };
             };
-            /** @description Conflict. Error codes: `concurrent_modification`. */
+            /** @description Conflict. Error codes: `concurrent_modification`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
             409: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.concurrent_modification"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.concurrent_modification"] | components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -5011,12 +4935,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -5025,26 +4944,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -5059,7 +4959,10 @@ export interface operations {
                 /** @description Channel is WEB, MOBILE or a physical store id (default WEB); it must not be blank. */
                 channel?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5072,6 +4975,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5084,57 +4989,67 @@ export interface operations {
             /** @description Bad Request. Error codes: `invalid_country`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_country"] | components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_country"] | components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -5143,12 +5058,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -5157,26 +5067,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -5211,12 +5102,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
@@ -5225,12 +5111,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
@@ -5239,12 +5120,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `cart_not_found`. */
@@ -5253,12 +5129,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.cart_not_found"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
@@ -5267,12 +5138,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -5281,12 +5147,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -5295,26 +5156,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -5325,7 +5167,10 @@ export interface operations {
                 cartId?: string;
                 id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5338,6 +5183,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5350,71 +5197,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `cart_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.cart_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -5423,12 +5277,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -5437,26 +5286,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -5467,7 +5297,10 @@ export interface operations {
                 cartId?: string;
                 code?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5480,6 +5313,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5492,85 +5327,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `cart_not_active`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_active"] | components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.cart_not_active"] | components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `cart_not_found`; `coupon_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.coupon_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.coupon_not_found"];
                 };
             };
-            /** @description Conflict. Error codes: `concurrent_modification`. */
+            /** @description Conflict. Error codes: `concurrent_modification`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
             409: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.concurrent_modification"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.concurrent_modification"] | components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -5579,12 +5407,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -5593,26 +5416,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -5624,7 +5428,10 @@ export interface operations {
                 itemId?: string;
                 quantity?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5637,6 +5444,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5649,85 +5458,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `cart_not_active`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_active"] | components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.cart_not_active"] | components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `cart_not_found`; `item_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.item_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.item_not_found"];
                 };
             };
-            /** @description Conflict. Error codes: `concurrent_modification`. */
+            /** @description Conflict. Error codes: `concurrent_modification`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
             409: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.concurrent_modification"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.concurrent_modification"] | components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -5736,12 +5538,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -5750,26 +5547,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -5781,7 +5559,10 @@ export interface operations {
                 /** @description BillingAddress is an address object, or the string SAMEASSHIPPING; absent (or null) means SAMEASSHIPPING. */
                 billingAddress?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5794,6 +5575,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5806,85 +5589,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `cart_not_active`; `invalid_country`; `invalid_state`; `shipping_address_not_set`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_active"] | components["schemas"]["error.invalid_country"] | components["schemas"]["error.invalid_state"] | components["schemas"]["error.shipping_address_not_set"] | components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.cart_not_active"] | components["schemas"]["error.invalid_country"] | components["schemas"]["error.invalid_state"] | components["schemas"]["error.shipping_address_not_set"] | components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `cart_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.cart_not_found"];
                 };
             };
-            /** @description Conflict. Error codes: `concurrent_modification`. */
+            /** @description Conflict. Error codes: `concurrent_modification`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
             409: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.concurrent_modification"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.concurrent_modification"] | components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -5893,12 +5669,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -5907,26 +5678,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -5937,7 +5689,10 @@ export interface operations {
                 cartId?: string;
                 shippingAddress?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5950,6 +5705,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5962,85 +5719,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `cart_not_active`; `invalid_country`; `invalid_state`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_active"] | components["schemas"]["error.invalid_country"] | components["schemas"]["error.invalid_state"] | components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.cart_not_active"] | components["schemas"]["error.invalid_country"] | components["schemas"]["error.invalid_state"] | components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `cart_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.cart_not_found"];
                 };
             };
-            /** @description Conflict. Error codes: `concurrent_modification`. */
+            /** @description Conflict. Error codes: `concurrent_modification`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
             409: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.concurrent_modification"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.concurrent_modification"] | components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -6049,12 +5799,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -6063,26 +5808,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -6093,7 +5819,10 @@ export interface operations {
                 cartId?: string;
                 methodId?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6106,6 +5835,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6118,85 +5849,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `cart_not_active`; `invalid_shipping_method`; `shipping_address_notset`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_active"] | components["schemas"]["error.invalid_shipping_method"] | components["schemas"]["error.shipping_address_notset"] | components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.cart_not_active"] | components["schemas"]["error.invalid_shipping_method"] | components["schemas"]["error.shipping_address_notset"] | components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `cart_not_found`; `shipping_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.shipping_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.shipping_not_found"];
                 };
             };
-            /** @description Conflict. Error codes: `concurrent_modification`. */
+            /** @description Conflict. Error codes: `concurrent_modification`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
             409: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.concurrent_modification"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.concurrent_modification"] | components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -6205,12 +5929,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -6219,26 +5938,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -6251,7 +5951,10 @@ export interface operations {
                 taxCode?: string;
                 rates?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6264,6 +5967,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6276,57 +5981,67 @@ export interface operations {
             /** @description Bad Request. Error codes: `invalid_country`; `invalid_state`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_country"] | components["schemas"]["error.invalid_state"] | components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_country"] | components["schemas"]["error.invalid_state"] | components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -6335,12 +6050,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -6349,26 +6059,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -6403,12 +6094,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
@@ -6417,12 +6103,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
@@ -6431,12 +6112,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `shipping_not_found`. */
@@ -6445,12 +6121,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.shipping_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.shipping_not_found"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
@@ -6459,12 +6130,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -6473,12 +6139,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -6487,26 +6148,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -6517,7 +6159,10 @@ export interface operations {
                 id?: string;
                 shippingId?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6530,6 +6175,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6542,71 +6189,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `shipping_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.shipping_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.shipping_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -6615,12 +6269,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -6629,26 +6278,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -6689,12 +6319,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
@@ -6703,12 +6328,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
@@ -6717,12 +6337,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
@@ -6731,12 +6346,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -6745,12 +6355,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -6759,26 +6364,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -6795,7 +6381,10 @@ export interface operations {
                 limit?: number;
                 skip?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6808,6 +6397,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6820,57 +6411,67 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -6879,12 +6480,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -6893,26 +6489,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -6923,7 +6500,10 @@ export interface operations {
                 id?: string;
                 shippingId?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6936,6 +6516,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6948,71 +6530,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `shipping_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.shipping_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.shipping_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -7021,12 +6610,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -7035,26 +6619,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -7068,7 +6633,10 @@ export interface operations {
                 parent?: string;
                 classifications?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7081,6 +6649,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7093,85 +6663,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `parent_category_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.parent_category_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.parent_category_not_found"];
                 };
             };
-            /** @description Conflict. Error codes: `duplicate_key`. */
+            /** @description Conflict. Error codes: `duplicate_key`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
             409: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.duplicate_key"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.duplicate_key"] | components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -7180,12 +6743,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -7194,26 +6752,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -7249,12 +6788,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
@@ -7263,12 +6797,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
@@ -7277,12 +6806,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `category_not_found`. */
@@ -7291,12 +6815,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.category_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.category_not_found"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
@@ -7305,12 +6824,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -7319,12 +6833,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -7333,26 +6842,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -7364,7 +6854,10 @@ export interface operations {
                 withChildren?: boolean;
                 recursive?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7377,6 +6870,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7389,71 +6884,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `category_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.category_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.category_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -7462,12 +6964,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -7476,26 +6973,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -7537,12 +7015,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
@@ -7551,12 +7024,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
@@ -7565,12 +7033,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
@@ -7579,12 +7042,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -7593,12 +7051,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -7607,26 +7060,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -7644,7 +7078,10 @@ export interface operations {
                 limit?: number;
                 skip?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7657,6 +7094,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7669,57 +7108,67 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -7728,12 +7177,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -7742,26 +7186,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -7771,7 +7196,10 @@ export interface operations {
             query?: {
                 id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7784,6 +7212,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7796,71 +7226,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `category_not_empty`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.category_not_empty"] | components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.category_not_empty"] | components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `category_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.category_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.category_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -7869,12 +7306,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -7883,26 +7315,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -7917,7 +7330,10 @@ export interface operations {
                 parent?: string;
                 classifications?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7930,6 +7346,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7942,85 +7360,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `category_not_found`; `parent_category_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.category_not_found"] | components["schemas"]["error.parent_category_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.category_not_found"] | components["schemas"]["error.parent_category_not_found"];
                 };
             };
-            /** @description Conflict. Error codes: `duplicate_key`. */
+            /** @description Conflict. Error codes: `duplicate_key`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
             409: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.duplicate_key"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.duplicate_key"] | components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -8029,12 +7440,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -8043,26 +7449,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -8087,7 +7474,10 @@ export interface operations {
                 variants?: string[];
                 taxCode?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8100,6 +7490,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8112,85 +7504,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `classification_value_not_a_boolean`; `classification_value_not_a_number`; `empty_classification_value`; `inconsistent_base_variants_data`; `inconsistent_base_variations_data`; `max_categories_per_product_reached`; `missing_classification`; `no_modifiers_found`; `price_country_invalid`; `price_currency_invalid`; `price_invalid`; `price_valid_dates`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it; `variation_data_not_found`. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.classification_value_not_a_boolean"] | components["schemas"]["error.classification_value_not_a_number"] | components["schemas"]["error.empty_classification_value"] | components["schemas"]["error.inconsistent_base_variants_data"] | components["schemas"]["error.inconsistent_base_variations_data"] | components["schemas"]["error.max_categories_per_product_reached"] | components["schemas"]["error.missing_classification"] | components["schemas"]["error.no_modifiers_found"] | components["schemas"]["error.price_country_invalid"] | components["schemas"]["error.price_currency_invalid"] | components["schemas"]["error.price_invalid"] | components["schemas"]["error.price_valid_dates"] | components["schemas"]["error.validation_error"] | components["schemas"]["error.variation_data_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.classification_value_not_a_boolean"] | components["schemas"]["error.classification_value_not_a_number"] | components["schemas"]["error.empty_classification_value"] | components["schemas"]["error.inconsistent_base_variants_data"] | components["schemas"]["error.inconsistent_base_variations_data"] | components["schemas"]["error.max_categories_per_product_reached"] | components["schemas"]["error.missing_classification"] | components["schemas"]["error.no_modifiers_found"] | components["schemas"]["error.price_country_invalid"] | components["schemas"]["error.price_currency_invalid"] | components["schemas"]["error.price_invalid"] | components["schemas"]["error.price_valid_dates"] | components["schemas"]["error.validation_error"] | components["schemas"]["error.variation_data_not_found"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `base_product_not_found`; `category_not_found`; `variant_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.base_product_not_found"] | components["schemas"]["error.category_not_found"] | components["schemas"]["error.variant_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.base_product_not_found"] | components["schemas"]["error.category_not_found"] | components["schemas"]["error.variant_not_found"];
                 };
             };
-            /** @description Conflict. Error codes: `duplicate_key`; `product_not_saved`. */
+            /** @description Conflict. Error codes: `duplicate_key`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `product_not_saved`. */
             409: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.duplicate_key"] | components["schemas"]["error.product_not_saved"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.duplicate_key"] | components["schemas"]["error.idempotency_key_in_use"] | components["schemas"]["error.product_not_saved"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -8199,12 +7584,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -8213,26 +7593,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -8267,12 +7628,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
@@ -8281,12 +7637,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
@@ -8295,12 +7646,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `product_not_found`. */
@@ -8309,12 +7655,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.product_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.product_not_found"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
@@ -8323,12 +7664,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -8337,12 +7673,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -8351,26 +7682,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -8381,7 +7693,10 @@ export interface operations {
                 id?: string;
                 fields?: string[];
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8394,6 +7709,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8406,71 +7723,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `product_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.product_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.product_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -8479,12 +7803,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -8493,26 +7812,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -8568,12 +7868,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
@@ -8582,12 +7877,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
@@ -8596,12 +7886,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
@@ -8610,12 +7895,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -8624,12 +7904,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -8638,26 +7913,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -8689,7 +7945,10 @@ export interface operations {
                 limit?: number;
                 skip?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8702,6 +7961,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8714,57 +7975,67 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -8773,12 +8044,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -8787,26 +8053,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -8816,7 +8063,10 @@ export interface operations {
             query?: {
                 id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8829,6 +8079,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8841,71 +8093,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `product_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.product_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.product_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -8914,12 +8173,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -8928,26 +8182,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -8991,12 +8226,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
@@ -9005,12 +8235,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
@@ -9019,12 +8244,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
@@ -9033,12 +8253,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -9047,12 +8262,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -9061,26 +8271,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -9100,7 +8291,10 @@ export interface operations {
                 limit?: number;
                 skip?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9113,6 +8307,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9125,57 +8321,67 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -9184,12 +8390,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -9198,26 +8399,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -9243,7 +8425,10 @@ export interface operations {
                 variants?: string[];
                 taxCode?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9256,6 +8441,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9268,85 +8455,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `classification_value_not_a_boolean`; `classification_value_not_a_number`; `empty_classification_value`; `inconsistent_base_variantions_data`; `inconsistent_base_variants_data`; `max_categories_per_product_reached`; `missing_classification`; `no_modifiers_found`; `price_country_invalid`; `price_currency_invalid`; `price_invalid`; `price_valid_dates`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it; `variation_data_not_found`. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.classification_value_not_a_boolean"] | components["schemas"]["error.classification_value_not_a_number"] | components["schemas"]["error.empty_classification_value"] | components["schemas"]["error.inconsistent_base_variantions_data"] | components["schemas"]["error.inconsistent_base_variants_data"] | components["schemas"]["error.max_categories_per_product_reached"] | components["schemas"]["error.missing_classification"] | components["schemas"]["error.no_modifiers_found"] | components["schemas"]["error.price_country_invalid"] | components["schemas"]["error.price_currency_invalid"] | components["schemas"]["error.price_invalid"] | components["schemas"]["error.price_valid_dates"] | components["schemas"]["error.validation_error"] | components["schemas"]["error.variation_data_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.classification_value_not_a_boolean"] | components["schemas"]["error.classification_value_not_a_number"] | components["schemas"]["error.empty_classification_value"] | components["schemas"]["error.inconsistent_base_variantions_data"] | components["schemas"]["error.inconsistent_base_variants_data"] | components["schemas"]["error.max_categories_per_product_reached"] | components["schemas"]["error.missing_classification"] | components["schemas"]["error.no_modifiers_found"] | components["schemas"]["error.price_country_invalid"] | components["schemas"]["error.price_currency_invalid"] | components["schemas"]["error.price_invalid"] | components["schemas"]["error.price_valid_dates"] | components["schemas"]["error.validation_error"] | components["schemas"]["error.variation_data_not_found"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `base_product_not_found`; `category_not_found`; `product_not_found`; `variant_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.base_product_not_found"] | components["schemas"]["error.category_not_found"] | components["schemas"]["error.product_not_found"] | components["schemas"]["error.variant_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.base_product_not_found"] | components["schemas"]["error.category_not_found"] | components["schemas"]["error.product_not_found"] | components["schemas"]["error.variant_not_found"];
                 };
             };
-            /** @description Conflict. Error codes: `duplicate_key`; `product_not_saved`. */
+            /** @description Conflict. Error codes: `duplicate_key`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `product_not_saved`. */
             409: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.duplicate_key"] | components["schemas"]["error.product_not_saved"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.duplicate_key"] | components["schemas"]["error.idempotency_key_in_use"] | components["schemas"]["error.product_not_saved"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -9355,12 +8535,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -9369,26 +8544,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -9424,12 +8580,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
@@ -9438,12 +8589,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
@@ -9452,12 +8598,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `cart_not_found`; `product_not_found`. */
@@ -9466,12 +8607,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.product_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.product_not_found"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
@@ -9480,12 +8616,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -9494,12 +8625,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -9508,26 +8634,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -9539,7 +8646,10 @@ export interface operations {
                 currency?: string;
                 items?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9552,6 +8662,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9564,71 +8676,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `cart_not_found`; `product_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.product_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.product_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -9637,12 +8756,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -9651,26 +8765,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -9679,9 +8774,12 @@ export interface operations {
         parameters: {
             query?: {
                 name?: string;
-                scope?: string;
+                scope?: "api" | "admin";
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9694,6 +8792,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9706,57 +8806,67 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -9765,12 +8875,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -9779,26 +8884,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -9833,12 +8919,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
@@ -9847,12 +8928,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
@@ -9861,12 +8937,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
@@ -9875,12 +8946,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -9889,12 +8955,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -9903,26 +8964,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -9933,7 +8975,10 @@ export interface operations {
                 limit?: number;
                 skip?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9946,6 +8991,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9958,57 +9005,67 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -10017,12 +9074,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -10031,26 +9083,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -10060,7 +9093,10 @@ export interface operations {
             query?: {
                 id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10073,6 +9109,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10085,71 +9123,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `client_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.client_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.client_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -10158,12 +9203,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -10172,26 +9212,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -10202,7 +9223,10 @@ export interface operations {
                 id?: string;
                 address?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10215,6 +9239,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10227,71 +9253,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `invalid_country`; `invalid_state`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_country"] | components["schemas"]["error.invalid_state"] | components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_country"] | components["schemas"]["error.invalid_state"] | components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `customer_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.customer_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.customer_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -10300,12 +9333,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -10314,26 +9342,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -10367,12 +9376,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
@@ -10381,12 +9385,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
@@ -10395,12 +9394,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `customer_not_found`. */
@@ -10409,12 +9403,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.customer_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.customer_not_found"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
@@ -10423,12 +9412,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -10437,12 +9421,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -10451,26 +9430,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -10480,7 +9440,10 @@ export interface operations {
             query?: {
                 id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10493,6 +9456,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10505,71 +9470,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `customer_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.customer_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.customer_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -10578,12 +9550,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -10592,26 +9559,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -10648,12 +9596,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
@@ -10662,12 +9605,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
@@ -10676,12 +9614,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
@@ -10690,12 +9623,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -10704,12 +9632,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -10718,26 +9641,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -10750,7 +9654,10 @@ export interface operations {
                 limit?: number;
                 skip?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10763,6 +9670,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10775,57 +9684,67 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -10834,12 +9753,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -10848,26 +9762,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -10881,7 +9776,10 @@ export interface operations {
                 lastName?: string;
                 phone?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10894,6 +9792,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10906,71 +9806,67 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
-            /** @description Conflict. Error codes: `duplicate_key`. */
+            /** @description Conflict. Error codes: `duplicate_key`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
             409: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.duplicate_key"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.duplicate_key"] | components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -10979,12 +9875,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -10993,26 +9884,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -11022,7 +9894,10 @@ export interface operations {
             query?: {
                 id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11035,6 +9910,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11047,71 +9924,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `customer_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.customer_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.customer_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -11120,12 +10004,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -11134,26 +10013,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -11164,7 +10024,10 @@ export interface operations {
                 id?: string;
                 addressId?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11177,6 +10040,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11189,71 +10054,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `address_not_found`; `customer_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.address_not_found"] | components["schemas"]["error.customer_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.address_not_found"] | components["schemas"]["error.customer_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -11262,12 +10134,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -11276,26 +10143,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -11311,7 +10159,10 @@ export interface operations {
                 password?: string;
                 currentPassword?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11324,6 +10175,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11336,71 +10189,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_credentials`; `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_credentials"] | components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_credentials"] | components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `customer_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.customer_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.customer_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -11409,12 +10269,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -11423,26 +10278,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -11500,12 +10336,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
@@ -11514,12 +10345,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
@@ -11528,12 +10354,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
@@ -11542,12 +10363,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -11556,12 +10372,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -11570,26 +10381,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -11603,7 +10395,10 @@ export interface operations {
                 limit?: number;
                 skip?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11616,6 +10411,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11628,57 +10425,67 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -11687,12 +10494,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -11701,26 +10503,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -11734,7 +10517,10 @@ export interface operations {
                 description?: string;
                 active?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11747,6 +10533,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11759,57 +10547,67 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -11818,12 +10616,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -11832,26 +10625,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -11860,7 +10634,7 @@ export interface operations {
         parameters: {
             query?: {
                 webhookId?: string;
-                status?: string;
+                status?: "PENDING" | "DELIVERED" | "FAILED";
                 limit?: number;
                 skip?: number;
             };
@@ -11888,12 +10662,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
@@ -11902,12 +10671,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
@@ -11916,12 +10680,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `webhook_not_found`. */
@@ -11930,12 +10689,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.webhook_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.webhook_not_found"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
@@ -11944,12 +10698,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -11958,12 +10707,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -11972,26 +10716,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -12000,11 +10725,14 @@ export interface operations {
         parameters: {
             query?: {
                 webhookId?: string;
-                status?: string;
+                status?: "PENDING" | "DELIVERED" | "FAILED";
                 limit?: number;
                 skip?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12017,6 +10745,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12029,71 +10759,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `webhook_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.webhook_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.webhook_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -12102,12 +10839,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -12116,26 +10848,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -12169,12 +10882,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
@@ -12183,12 +10891,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
@@ -12197,12 +10900,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `webhook_not_found`. */
@@ -12211,12 +10909,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.webhook_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.webhook_not_found"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
@@ -12225,12 +10918,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -12239,12 +10927,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -12253,26 +10936,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -12282,7 +10946,10 @@ export interface operations {
             query?: {
                 id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12295,6 +10962,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12307,71 +10976,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `webhook_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.webhook_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.webhook_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -12380,12 +11056,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -12394,26 +11065,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -12448,12 +11100,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
@@ -12462,12 +11109,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
@@ -12476,12 +11118,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
@@ -12490,12 +11127,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -12504,12 +11136,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -12518,26 +11145,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -12548,7 +11156,10 @@ export interface operations {
                 limit?: number;
                 skip?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12561,6 +11172,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12573,57 +11186,67 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -12632,12 +11255,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -12646,26 +11264,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -12675,7 +11274,10 @@ export interface operations {
             query?: {
                 deliveryId?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12688,6 +11290,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12700,71 +11304,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `delivery_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.delivery_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.delivery_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -12773,12 +11384,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -12787,26 +11393,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -12816,7 +11403,10 @@ export interface operations {
             query?: {
                 id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12829,6 +11419,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12841,71 +11433,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `webhook_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.webhook_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.webhook_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -12914,12 +11513,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -12928,26 +11522,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -12962,7 +11537,10 @@ export interface operations {
                 description?: string;
                 active?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12975,6 +11553,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12987,71 +11567,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `webhook_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.webhook_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.webhook_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -13060,12 +11647,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -13074,26 +11656,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -13163,6 +11726,8 @@ export interface operations {
             /** @description The access token. */
             200: {
                 headers: {
+                    /** @description no-store (RFC 6749 section 5.1). */
+                    "Cache-Control"?: "no-store";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13175,28 +11740,47 @@ export interface operations {
                     };
                 };
             };
-            /** @description RFC 6749 section 5.2: `unsupported_grant_type`, `invalid_request`. */
+            /** @description RFC 6749 section 5.2: `invalid_request` (a missing or repeated parameter, a body that is not a form), `unsupported_grant_type`, `invalid_scope` (a scope other than the client's). */
             400: {
                 headers: {
+                    /** @description no-store (RFC 6749 section 5.1). */
+                    "Cache-Control"?: "no-store";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope";
+                        error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope" | "server_error";
                         error_description?: string;
                     };
                 };
             };
-            /** @description RFC 6749 section 5.2: `invalid_client`. */
+            /** @description RFC 6749 section 5.2: `invalid_client` (with WWW-Authenticate: Basic). */
             401: {
                 headers: {
+                    /** @description no-store (RFC 6749 section 5.1). */
+                    "Cache-Control"?: "no-store";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope";
+                        error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope" | "server_error";
+                        error_description?: string;
+                    };
+                };
+            };
+            /** @description `server_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    /** @description no-store (RFC 6749 section 5.1). */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope" | "server_error";
                         error_description?: string;
                     };
                 };
@@ -13229,7 +11813,10 @@ export interface operations {
                 id?: string;
                 reason?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13242,6 +11829,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13254,99 +11843,89 @@ export interface operations {
             /** @description Bad Request. Error codes: `invalid_order_state`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_order_state"] | components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_order_state"] | components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Payment Required. Error codes: `payment_failed`. */
             402: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.payment_failed"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.payment_failed"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `order_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.order_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.order_not_found"];
                 };
             };
-            /** @description Conflict. Error codes: `concurrent_modification`. */
+            /** @description Conflict. Error codes: `concurrent_modification`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
             409: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.concurrent_modification"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.concurrent_modification"] | components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -13355,12 +11934,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -13369,26 +11943,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -13398,7 +11953,10 @@ export interface operations {
             query?: {
                 id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13411,6 +11969,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13423,99 +11983,89 @@ export interface operations {
             /** @description Bad Request. Error codes: `invalid_order_state`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_order_state"] | components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_order_state"] | components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Payment Required. Error codes: `payment_failed`. */
             402: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.payment_failed"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.payment_failed"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `order_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.order_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.order_not_found"];
                 };
             };
-            /** @description Conflict. Error codes: `concurrent_modification`. */
+            /** @description Conflict. Error codes: `concurrent_modification`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
             409: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.concurrent_modification"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.concurrent_modification"] | components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -13524,12 +12074,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -13538,26 +12083,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -13568,7 +12094,10 @@ export interface operations {
                 id?: string;
                 fulfillmentId?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13581,6 +12110,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13593,85 +12124,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `invalid_order_state`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_order_state"] | components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_order_state"] | components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `fulfillment_not_found`; `order_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.fulfillment_not_found"] | components["schemas"]["error.order_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.fulfillment_not_found"] | components["schemas"]["error.order_not_found"];
                 };
             };
-            /** @description Conflict. Error codes: `concurrent_modification`. */
+            /** @description Conflict. Error codes: `concurrent_modification`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
             409: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.concurrent_modification"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.concurrent_modification"] | components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -13680,12 +12204,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -13694,26 +12213,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -13726,7 +12226,10 @@ export interface operations {
                 carrier?: string;
                 trackingNumber?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13739,6 +12242,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13751,85 +12256,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `fulfillment_exceeds_quantity`; `invalid_order_state`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.fulfillment_exceeds_quantity"] | components["schemas"]["error.invalid_order_state"] | components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.fulfillment_exceeds_quantity"] | components["schemas"]["error.invalid_order_state"] | components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `order_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.order_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.order_not_found"];
                 };
             };
-            /** @description Conflict. Error codes: `concurrent_modification`. */
+            /** @description Conflict. Error codes: `concurrent_modification`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
             409: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.concurrent_modification"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.concurrent_modification"] | components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -13838,12 +12336,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -13852,26 +12345,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -13905,12 +12379,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
@@ -13919,12 +12388,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
@@ -13933,12 +12397,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `order_not_found`. */
@@ -13947,12 +12406,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.order_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.order_not_found"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
@@ -13961,12 +12415,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -13975,12 +12424,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -13989,26 +12433,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -14018,7 +12443,10 @@ export interface operations {
             query?: {
                 id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -14031,6 +12459,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14043,71 +12473,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `order_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.order_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.order_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -14116,12 +12553,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -14130,26 +12562,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -14158,9 +12571,9 @@ export interface operations {
         parameters: {
             query?: {
                 customerId?: string[];
-                status?: string[];
-                paymentStatus?: string[];
-                fulfillmentStatus?: string[];
+                status?: ("PLACED" | "COMPLETED" | "CANCELLED")[];
+                paymentStatus?: ("AUTHORIZED" | "PAID" | "PARTIALLY_REFUNDED" | "REFUNDED" | "VOIDED")[];
+                fulfillmentStatus?: ("NOT_SHIPPED" | "PARTIALLY_SHIPPED" | "SHIPPED" | "DELIVERED")[];
                 number?: string[];
                 createdFrom?: string;
                 createdTo?: string;
@@ -14191,12 +12604,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
@@ -14205,12 +12613,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
@@ -14219,12 +12622,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
@@ -14233,12 +12631,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -14247,12 +12640,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -14261,26 +12649,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -14289,16 +12658,19 @@ export interface operations {
         parameters: {
             query?: {
                 customerId?: string[];
-                status?: string[];
-                paymentStatus?: string[];
-                fulfillmentStatus?: string[];
+                status?: ("PLACED" | "COMPLETED" | "CANCELLED")[];
+                paymentStatus?: ("AUTHORIZED" | "PAID" | "PARTIALLY_REFUNDED" | "REFUNDED" | "VOIDED")[];
+                fulfillmentStatus?: ("NOT_SHIPPED" | "PARTIALLY_SHIPPED" | "SHIPPED" | "DELIVERED")[];
                 number?: string[];
                 createdFrom?: string;
                 createdTo?: string;
                 limit?: number;
                 skip?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -14311,6 +12683,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14323,57 +12697,67 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -14382,12 +12766,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -14396,26 +12775,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -14429,7 +12789,10 @@ export interface operations {
                 restock?: boolean;
                 reason?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -14442,6 +12805,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14454,99 +12819,89 @@ export interface operations {
             /** @description Bad Request. Error codes: `invalid_order_state`; `refund_exceeds_captured`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_order_state"] | components["schemas"]["error.refund_exceeds_captured"] | components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_order_state"] | components["schemas"]["error.refund_exceeds_captured"] | components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Payment Required. Error codes: `payment_failed`. */
             402: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.payment_failed"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.payment_failed"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `order_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.order_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.order_not_found"];
                 };
             };
-            /** @description Conflict. Error codes: `concurrent_modification`. */
+            /** @description Conflict. Error codes: `concurrent_modification`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
             409: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.concurrent_modification"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.concurrent_modification"] | components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -14555,12 +12910,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -14569,26 +12919,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -14628,12 +12959,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
@@ -14642,12 +12968,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
@@ -14656,12 +12977,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `cart_not_found`; `product_not_found`. */
@@ -14670,12 +12986,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.product_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.product_not_found"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
@@ -14684,12 +12995,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -14698,12 +13004,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -14712,26 +13013,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -14747,7 +13029,10 @@ export interface operations {
                 /** @description Coupons are the coupon codes the cart holds (at most MaxCoupons): promotions with a code apply only when it is among them. */
                 coupons?: string[];
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -14760,6 +13045,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14772,71 +13059,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `cart_not_found`; `product_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.product_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.product_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -14845,12 +13139,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -14859,26 +13148,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -14887,7 +13157,7 @@ export interface operations {
         parameters: {
             query?: {
                 title?: string;
-                class?: string;
+                class?: "default";
                 active?: boolean;
                 priority?: number;
                 if?: string;
@@ -14898,7 +13168,10 @@ export interface operations {
                 usageLimit?: number;
                 usageLimitPerCustomer?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -14911,6 +13184,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14923,71 +13198,67 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
-            /** @description Conflict. Error codes: `duplicate_key`. */
+            /** @description Conflict. Error codes: `duplicate_key`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
             409: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.duplicate_key"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.duplicate_key"] | components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -14996,12 +13267,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -15010,26 +13276,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -15063,12 +13310,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
@@ -15077,12 +13319,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
@@ -15091,12 +13328,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `promotion_not_found`. */
@@ -15105,12 +13337,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.promotion_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.promotion_not_found"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
@@ -15119,12 +13346,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -15133,12 +13355,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -15147,26 +13364,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -15176,7 +13374,10 @@ export interface operations {
             query?: {
                 id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -15189,6 +13390,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -15201,71 +13404,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `promotion_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.promotion_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.promotion_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -15274,12 +13484,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -15288,26 +13493,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -15348,12 +13534,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
@@ -15362,12 +13543,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
@@ -15376,12 +13552,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
@@ -15390,12 +13561,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -15404,12 +13570,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -15418,26 +13579,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -15454,7 +13596,10 @@ export interface operations {
                 limit?: number;
                 skip?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -15467,6 +13612,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -15479,57 +13626,67 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -15538,12 +13695,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -15552,26 +13704,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -15591,7 +13724,10 @@ export interface operations {
                 usageLimit?: number;
                 usageLimitPerCustomer?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -15604,6 +13740,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -15616,85 +13754,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `promotion_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.promotion_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.promotion_not_found"];
                 };
             };
-            /** @description Conflict. Error codes: `duplicate_key`. */
+            /** @description Conflict. Error codes: `duplicate_key`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
             409: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.duplicate_key"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.duplicate_key"] | components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -15703,12 +13834,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -15717,26 +13843,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -15776,12 +13883,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
@@ -15790,12 +13892,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
@@ -15804,12 +13901,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `cart_not_found`; `product_not_found`. */
@@ -15818,12 +13910,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.product_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.product_not_found"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
@@ -15832,12 +13919,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -15846,12 +13928,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -15860,26 +13937,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -15895,7 +13953,10 @@ export interface operations {
                 /** @description Coupons are the coupon codes the cart holds (at most MaxCoupons): promotions with a code apply only when it is among them. */
                 coupons?: string[];
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -15908,6 +13969,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -15920,71 +13983,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `cart_not_found`; `product_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.product_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.product_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -15993,12 +14063,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -16007,26 +14072,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -16035,7 +14081,7 @@ export interface operations {
         parameters: {
             query?: {
                 title?: string;
-                class?: string;
+                class?: "default";
                 active?: boolean;
                 priority?: number;
                 if?: string;
@@ -16046,7 +14092,10 @@ export interface operations {
                 usageLimit?: number;
                 usageLimitPerCustomer?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -16059,6 +14108,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -16071,71 +14122,67 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
-            /** @description Conflict. Error codes: `duplicate_key`. */
+            /** @description Conflict. Error codes: `duplicate_key`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
             409: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.duplicate_key"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.duplicate_key"] | components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -16144,12 +14191,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -16158,26 +14200,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -16221,7 +14244,10 @@ export interface operations {
                 warehouseId?: string;
                 quantity?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -16234,6 +14260,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -16246,85 +14274,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `product_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.product_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.product_not_found"];
                 };
             };
-            /** @description Conflict. Error codes: `duplicate_key`. */
+            /** @description Conflict. Error codes: `duplicate_key`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
             409: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.duplicate_key"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.duplicate_key"] | components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -16333,12 +14354,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -16347,26 +14363,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -16401,12 +14398,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
@@ -16415,12 +14407,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
@@ -16429,12 +14416,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `stock_not_found`. */
@@ -16443,12 +14425,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.stock_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.stock_not_found"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
@@ -16457,12 +14434,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -16471,12 +14443,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -16485,26 +14452,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -16515,7 +14463,10 @@ export interface operations {
                 productId?: string;
                 warehouseId?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -16528,6 +14479,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -16540,71 +14493,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `stock_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.stock_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.stock_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -16613,12 +14573,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -16627,26 +14582,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -16658,7 +14594,10 @@ export interface operations {
                 warehouseId?: string;
                 quantity?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -16671,6 +14610,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -16683,71 +14624,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `not_enough_stock`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.not_enough_stock"] | components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.not_enough_stock"] | components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `stock_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.stock_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.stock_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -16756,12 +14704,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -16770,26 +14713,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -16825,12 +14749,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
@@ -16839,12 +14758,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
@@ -16853,12 +14767,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `cart_not_found`; `product_not_found`. */
@@ -16867,12 +14776,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.product_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.product_not_found"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
@@ -16881,12 +14785,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -16895,12 +14794,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -16909,26 +14803,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -16940,7 +14815,10 @@ export interface operations {
                 currency?: string;
                 items?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -16953,6 +14831,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -16965,71 +14845,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `cart_not_found`; `product_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.product_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.product_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -17038,12 +14925,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -17052,26 +14934,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -17086,7 +14949,10 @@ export interface operations {
                 rate?: components["schemas"]["money.NumberInput"];
                 isPercentage?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -17099,6 +14965,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -17111,71 +14979,67 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
-            /** @description Conflict. Error codes: `duplicate_key`. */
+            /** @description Conflict. Error codes: `duplicate_key`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
             409: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.duplicate_key"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.duplicate_key"] | components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -17184,12 +15048,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -17198,26 +15057,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -17251,12 +15091,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
@@ -17265,12 +15100,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
@@ -17279,12 +15109,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `tax_not_found`. */
@@ -17293,12 +15118,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.tax_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.tax_not_found"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
@@ -17307,12 +15127,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -17321,12 +15136,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -17335,26 +15145,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -17364,7 +15155,10 @@ export interface operations {
             query?: {
                 id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -17377,6 +15171,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -17389,71 +15185,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `tax_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.tax_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.tax_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -17462,12 +15265,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -17476,26 +15274,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -17538,12 +15317,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
@@ -17552,12 +15326,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
@@ -17566,12 +15335,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
@@ -17580,12 +15344,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -17594,12 +15353,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -17608,26 +15362,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -17646,7 +15381,10 @@ export interface operations {
                 limit?: number;
                 skip?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -17659,6 +15397,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -17671,57 +15411,67 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -17730,12 +15480,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -17744,26 +15489,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -17773,7 +15499,10 @@ export interface operations {
             query?: {
                 id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -17786,6 +15515,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -17798,71 +15529,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `tax_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.tax_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.tax_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -17871,12 +15609,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -17885,26 +15618,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -17920,7 +15634,10 @@ export interface operations {
                 rate?: components["schemas"]["money.NumberInput"];
                 isPercentage?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -17933,6 +15650,8 @@ export interface operations {
             /** @description ok */
             200: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -17945,85 +15664,78 @@ export interface operations {
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.validation_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
             401: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.invalid_token"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.invalid_token"];
                 };
             };
             /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
             403: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.forbidden"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.forbidden"];
                 };
             };
             /** @description Not Found. Error codes: `tax_not_found`. */
             404: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.tax_not_found"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.tax_not_found"];
                 };
             };
-            /** @description Conflict. Error codes: `duplicate_key`. */
+            /** @description Conflict. Error codes: `duplicate_key`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
             409: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.duplicate_key"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.duplicate_key"] | components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
             413: {
                 headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.request_too_large"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -18032,12 +15744,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.internal_error"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.internal_error"];
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
@@ -18046,26 +15753,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.unavailable"] | {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
-                };
-            };
-            /** @description Another error code (CONTRACT.md section 2 gives its status). */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data?: unknown;
-                        error: string;
-                        /** @constant */
-                        ok: false;
-                    };
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };
@@ -18100,13 +15788,49 @@ export interface operations {
                     };
                 };
             };
-            /** @description A missing, bad or stale signature, or a body that is not an event. */
+            /** @description `validation_error`: a missing, bad or stale signature, or a body that is not an event. */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description `operation_not_found`: the service has no Stripe webhook secret. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.operation_not_found"];
+                };
+            };
+            /** @description `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description `internal_error`: the event could not be applied (Stripe sends it again). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description `unavailable`: the storage is unreachable, or the service takes no payment events (Stripe sends it again). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
                 };
             };
         };

@@ -33,6 +33,8 @@ type config struct {
 	regexTimeout string
 	// sqliteSync is --sqlite-sync: full (default) or normal.
 	sqliteSync string
+	// dbMaxConns is --db-max-conns: PostgreSQL connections per process.
+	dbMaxConns int
 }
 
 // flagEnv names the environment variable of each flag that has one. A
@@ -49,8 +51,13 @@ var flagEnv = map[string]string{
 	"token":           "COMMERCE_TOKEN",
 	"regex-timeout":   "COMMERCE_REGEX_TIMEOUT",
 	"sqlite-sync":     "COMMERCE_SQLITE_SYNC",
+	"db-max-conns":    "COMMERCE_DB_MAX_CONNS",
 	"access-ttl":      "COMMERCE_ACCESS_TTL",
 	"refresh-ttl":     "COMMERCE_REFRESH_TTL",
+
+	"webhook-allow-private": "COMMERCE_WEBHOOK_ALLOW_PRIVATE",
+	"webhook-retry":         "COMMERCE_WEBHOOK_RETRY",
+	"webhook-lease":         "COMMERCE_WEBHOOK_LEASE",
 
 	"stripe-key":            "COMMERCE_STRIPE_KEY",
 	"stripe-url":            "COMMERCE_STRIPE_URL",
@@ -62,6 +69,7 @@ func (c *config) storageFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.db, "db", "sqlite:./data/commerce.db", "storage: sqlite:PATH or a postgres:// URL (env COMMERCE_DB)")
 	fs.StringVar(&c.jwtSecret, "jwt-secret", "", fmt.Sprintf("HS256 key, at least %d bytes (env COMMERCE_JWT_SECRET; default: generated once and kept next to the SQLite file)", auth.MinSecretLen))
 	fs.StringVar(&c.sqliteSync, "sqlite-sync", sqlite.SyncFull, "SQLite durability: full (a write is on disk before it is answered) or normal (faster; a power loss may lose the last answered writes) (env COMMERCE_SQLITE_SYNC)")
+	fs.IntVar(&c.dbMaxConns, "db-max-conns", postgres.DefaultMaxConns, fmt.Sprintf("PostgreSQL: the connections this process opens, at least %d; keep the sum over all processes under the server's max_connections (env COMMERCE_DB_MAX_CONNS)", postgres.MinMaxConns))
 	fs.StringVar(&c.regexTimeout, "regex-timeout", "", "time limit of a list query with regex filters; beyond it the request is a validation_error (env COMMERCE_REGEX_TIMEOUT; default 2s)")
 }
 
@@ -128,7 +136,10 @@ func (c *config) openDB(ctx context.Context, now func() time.Time) (*sqldb.DB, e
 		path, _ := c.sqlitePath()
 		db, err = sqlite.OpenWith(path, sqlite.Options{Now: now, RegexTimeout: regexTimeout, Sync: c.sqliteSync})
 	case strings.HasPrefix(c.db, "postgres://"), strings.HasPrefix(c.db, "postgresql://"):
-		db, err = postgres.OpenWith(ctx, c.db, postgres.Options{Now: now, RegexTimeout: regexTimeout})
+		if c.dbMaxConns < postgres.MinMaxConns {
+			return nil, fmt.Errorf("--db-max-conns (or COMMERCE_DB_MAX_CONNS) %d: want at least %d", c.dbMaxConns, postgres.MinMaxConns)
+		}
+		db, err = postgres.OpenWith(ctx, c.db, postgres.Options{Now: now, RegexTimeout: regexTimeout, MaxConns: c.dbMaxConns})
 	default:
 		return nil, fmt.Errorf("--db %q: want sqlite:PATH or a postgres:// URL", redact(c.db))
 	}

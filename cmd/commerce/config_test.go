@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/auth"
 )
 
 // testSecret is a JWT secret of the required length.
@@ -27,9 +30,17 @@ func TestFlagBeatsEnvironment(t *testing.T) {
 		"COMMERCE_JWT_SECRET":      "short",
 		"COMMERCE_REGEX_TIMEOUT":   "never",
 		"COMMERCE_SQLITE_SYNC":     "off",
+		"COMMERCE_DB_MAX_CONNS":    "many",
+		"COMMERCE_ACCESS_TTL":      "soon",
+		"COMMERCE_REFRESH_TTL":     "a month",
+
+		"COMMERCE_WEBHOOK_ALLOW_PRIVATE": "maybe",
+		"COMMERCE_WEBHOOK_RETRY":         "soon",
+		"COMMERCE_WEBHOOK_LEASE":         "a while",
 	}
-	base, stop := startServe(t, []string{"--cart-ttl", "1h", "--reservation-ttl", "30m",
-		"--db", "sqlite:" + filepath.Join(dir, "c.db"), "--jwt-secret", testSecret, "--regex-timeout", "3s", "--sqlite-sync", "normal"}, env)
+	base, stop := startServe(t, []string{"--cart-ttl", "1h", "--reservation-ttl", "30m", "--access-ttl", "10m", "--refresh-ttl", "240h",
+		"--db", "sqlite:" + filepath.Join(dir, "c.db"), "--jwt-secret", testSecret, "--regex-timeout", "3s", "--sqlite-sync", "normal", "--db-max-conns", "20",
+		"--webhook-allow-private=false", "--webhook-retry", "1s,2s", "--webhook-lease", "30s"}, env)
 	res, err := http.Get(base + "/healthz")
 	if err != nil {
 		t.Fatal(err)
@@ -50,8 +61,12 @@ func TestBadEnvironmentVariable(t *testing.T) {
 		{"COMMERCE_RESERVATION_TTL", "soon"},
 		{"COMMERCE_REGEX_TIMEOUT", "never"},
 		{"COMMERCE_SQLITE_SYNC", "off"},
+		{"COMMERCE_DB_MAX_CONNS", "many"},
 		{"COMMERCE_ACCESS_TTL", "soon"},
 		{"COMMERCE_REFRESH_TTL", "a month"},
+		{"COMMERCE_WEBHOOK_ALLOW_PRIVATE", "maybe"},
+		{"COMMERCE_WEBHOOK_RETRY", "soon"},
+		{"COMMERCE_WEBHOOK_LEASE", "a while"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := map[string]string{tc.name: tc.value, "COMMERCE_JWT_SECRET": testSecret,
@@ -123,5 +138,39 @@ func TestParseRetry(t *testing.T) {
 		if _, err := parseRetry(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+// COMMERCE_WEBHOOK_ALLOW_PRIVATE lets a webhook target a private address,
+// unless --webhook-allow-private=false is given (the flag wins).
+func TestWebhookAllowPrivateEnvironment(t *testing.T) {
+	keys, err := auth.New([]byte(testSecret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, _ := keys.Issue(commerce.Claims{Subject: "ops", Scopes: []string{commerce.ScopeAdmin}}, time.Now(), time.Hour)
+	env := map[string]string{"COMMERCE_WEBHOOK_ALLOW_PRIVATE": "true"}
+	for _, tc := range []struct {
+		name   string
+		flags  []string
+		status int
+	}{
+		{"from the environment", nil, 200},
+		{"the flag wins", []string{"--webhook-allow-private=false"}, 400},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"--db", "sqlite:" + filepath.Join(t.TempDir(), "c.db"), "--jwt-secret", testSecret}, tc.flags...)
+			base, stop := startServe(t, args, env)
+			defer func() {
+				if err := stop(); err != nil {
+					t.Error(err)
+				}
+			}()
+			status, body, err := post(http.DefaultClient, base+"/event/v1/webhook.create", admin,
+				map[string]any{"url": "http://127.0.0.1:9/hook", "channels": "PRODUCTS"})
+			if err != nil || status != tc.status {
+				t.Fatalf("webhook.create of a loopback URL: %d %s %v, want %d", status, body["error"], err, tc.status)
+			}
+		})
 	}
 }

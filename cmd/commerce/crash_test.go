@@ -51,7 +51,10 @@ func startChild(t *testing.T, db string, extra ...string) *child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db, "--jwt-secret", crashSecret}, extra...)
-	cmd.Env = append(os.Environ(), "COMMERCE_TEST_CHILD_ARGS="+strings.Join(args, "\x1f"))
+	// A small connection budget (taken on PostgreSQL only): tests run
+	// several processes on one server at once.
+	cmd.Env = append(os.Environ(), "COMMERCE_TEST_CHILD_ARGS="+strings.Join(args, "\x1f"),
+		fmt.Sprintf("COMMERCE_DB_MAX_CONNS=%d", testdb.MaxConns))
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -8,10 +8,22 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
+// defaultMemoryLimit is the Go runtime's soft memory limit when GOMEMLIMIT
+// is not set: the garbage collector works harder as the process nears it
+// instead of letting the heap grow to twice what is live (under 20,000
+// product reads a second that kept the process near 110 MB instead of 85).
+// It is soft: a process that needs more gets it. GOMEMLIMIT (for example
+// GOMEMLIMIT=512MiB, or off) replaces it.
+const defaultMemoryLimit = 64 << 20
+
 func main() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(defaultMemoryLimit)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {

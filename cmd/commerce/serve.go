@@ -26,9 +26,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	reservationTTL := fs.Duration("reservation-ttl", 24*time.Hour, "a stock reservation holds this long (env COMMERCE_RESERVATION_TTL)")
 	accessTTL := fs.Duration("access-ttl", 15*time.Minute, "lifetime of the access tokens of auth.login, auth.refresh and /oauth/token (env COMMERCE_ACCESS_TTL)")
 	refreshTTL := fs.Duration("refresh-ttl", 30*24*time.Hour, "lifetime of refresh tokens (env COMMERCE_REFRESH_TTL)")
-	webhookAllowPrivate := fs.Bool("webhook-allow-private", false, "let webhooks reach loopback, private, link-local and unspecified addresses (for tests and local receivers)")
-	webhookRetry := fs.String("webhook-retry", "", "webhook retry schedule: comma-separated Go durations, one per retry (default 5s,5m,30m,2h,5h,10h,10h)")
-	webhookLease := fs.Duration("webhook-lease", time.Minute, "how long a webhook delivery being attempted is held by its process before another may take it over (after a crash)")
+	webhookAllowPrivate := fs.Bool("webhook-allow-private", false, "let webhooks reach loopback, private, link-local and unspecified addresses (for tests and local receivers) (env COMMERCE_WEBHOOK_ALLOW_PRIVATE)")
+	webhookRetry := fs.String("webhook-retry", "", "webhook retry schedule: comma-separated Go durations, one per retry (env COMMERCE_WEBHOOK_RETRY; default 5s,5m,30m,2h,5h,10h,10h)")
+	webhookLease := fs.Duration("webhook-lease", time.Minute, "how long a webhook delivery being attempted is held by its process before another may take it over (after a crash) (env COMMERCE_WEBHOOK_LEASE)")
 	stripeKey := fs.String("stripe-key", "", "Stripe secret API key; when set, the payment provider stripe is on (env COMMERCE_STRIPE_KEY, better than the flag, which other users may see)")
 	stripeURL := fs.String("stripe-url", "", "Stripe API address instead of https://api.stripe.com, e.g. stripe-mock's (env COMMERCE_STRIPE_URL)")
 	stripeWebhookSecret := fs.String("stripe-webhook-secret", "", "signing secret (whsec_...) of the Stripe webhook endpoint; when set, POST /webhooks/stripe is served (env COMMERCE_STRIPE_WEBHOOK_SECRET)")
@@ -134,7 +134,7 @@ func parseRetry(s string) ([]time.Duration, error) {
 	for part := range strings.SplitSeq(s, ",") {
 		d, err := time.ParseDuration(strings.TrimSpace(part))
 		if err != nil || d <= 0 {
-			return nil, fmt.Errorf("--webhook-retry %q: want comma-separated positive durations such as 5s,5m,30m", s)
+			return nil, fmt.Errorf("--webhook-retry (or COMMERCE_WEBHOOK_RETRY) %q: want comma-separated positive durations such as 5s,5m,30m", s)
 		}
 		out = append(out, d)
 	}

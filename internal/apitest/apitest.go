@@ -22,7 +22,9 @@ import (
 // Secret is the JWT secret of test servers.
 const Secret = "test-secret-0123456789abcdef0123456789"
 
-// Server is a running service.
+// Server is a running service. Every request that reaches URL, from Do or
+// from any other client, and its response must match /openapi.json: a
+// mismatch fails the test that started the server.
 type Server struct {
 	URL  string
 	DB   *sqldb.DB
@@ -58,7 +60,8 @@ func Start(t testing.TB, db *sqldb.DB, opts ...func(*app.Options)) (*Server, fun
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(a.Handler())
+	// Every exchange with the server is checked against /openapi.json.
+	hs := httptest.NewServer(checking(t, a.Handler()))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { a.Run(ctx); close(done) }()
@@ -94,7 +97,8 @@ type Response struct {
 
 // Do sends method to path (with query) with the token and a body (nil, a
 // []byte or string sent as is, or a value marshaled to JSON). The request
-// and the response must match /openapi.json (see BadInput).
+// and the response must match /openapi.json (the server's middleware
+// checks them; see BadInput).
 func (s *Server) Do(t testing.TB, method, path, token string, body any) Response {
 	t.Helper()
 	var payload []byte
@@ -123,6 +127,9 @@ func (s *Server) Do(t testing.TB, method, path, token string, body any) Response
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
+	if s.badInput {
+		req.Header.Set(badInputHeader, "1")
+	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +139,6 @@ func (s *Server) Do(t testing.TB, method, path, token string, body any) Response
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.checkExchange(t, method, path, token, payload, res.StatusCode, res.Header, raw)
 	r := Response{Status: res.StatusCode, Raw: raw}
 	if err := json.Unmarshal(raw, &r); err != nil {
 		t.Fatalf("%s %s: body is not JSON (status %d): %s", method, path, res.StatusCode, raw)

@@ -3,13 +3,18 @@ package apitest_test
 import (
 	"bytes"
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/internal/apitest"
 	"github.com/commercekit/commerce/internal/testdb"
 )
@@ -115,5 +120,52 @@ func TestDocumentGolden(t *testing.T) {
 	}
 	if !bytes.Equal(raw, want) {
 		t.Fatalf("%s is not the document the service publishes: run `make openapi`", path)
+	}
+}
+
+// TestEveryErrorCodeDocumented: every error code of the service (the
+// constants of error.go) is listed by at least one operation of the
+// document, with its status, except the two that answer paths and methods
+// the document does not list.
+func TestEveryErrorCodeDocumented(t *testing.T) {
+	s := apitest.New(t, testdb.SQLite(t))
+	raw, _ := s.Document(t)
+	var d struct {
+		Components struct {
+			Schemas map[string]json.RawMessage `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join("..", "..", "error.go"), nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, decl := range f.Decls {
+		g, ok := decl.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range g.Specs {
+			for i, name := range spec.(*ast.ValueSpec).Names {
+				lit, ok := spec.(*ast.ValueSpec).Values[i].(*ast.BasicLit)
+				if !ok || !strings.HasPrefix(name.Name, "E") {
+					continue
+				}
+				code, _ := strconv.Unquote(lit.Value)
+				n++
+				if code == commerce.EOperationNotFound || code == commerce.EMethodNotAllowed {
+					continue
+				}
+				if _, ok := d.Components.Schemas["error."+code]; !ok {
+					t.Errorf("%s (%s): no operation of /openapi.json lists it", code, name.Name)
+				}
+			}
+		}
+	}
+	if n < 50 {
+		t.Fatalf("only %d error codes found in error.go", n)
 	}
 }

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -22,9 +23,122 @@ func Customer(t *testing.T, open Opener) {
 	t.Run("customers", func(t *testing.T) { customerCRUD(t, open(t)) })
 	t.Run("rolled back with its events", func(t *testing.T) { customerRollback(t, open(t)) })
 	t.Run("list filters and paging", func(t *testing.T) { customerList(t, open(t)) })
+	t.Run("list pattern past the time limit", func(t *testing.T) { customerPatterns(t, open(t)) })
 	t.Run("login failures", func(t *testing.T) { customerFailures(t, open(t)) })
 	t.Run("refresh and reset tokens", func(t *testing.T) { customerTokens(t, open(t)) })
 	t.Run("clients", func(t *testing.T) { customerClients(t, open(t)) })
+	t.Run("carts of a customer", func(t *testing.T) { customerCarts(t, open(t)) })
+	t.Run("sweep", func(t *testing.T) { customerSweep(t, open(t)) })
+}
+
+// customerSweep: Sweep deletes the refresh and reset tokens expired at
+// now (spent or not) and the failures of emails whose newest failure is
+// before the cut, over more rows than one batch, and keeps the rest.
+func customerSweep(t *testing.T, db *sqldb.DB) {
+	ctx := context.Background()
+	s := sqldb.NewCustomerStore(db)
+	c := fixtureCustomer("ada@example.com", "B2C")
+	insertCustomers(t, s, c)
+	now := customerT0.Add(48 * time.Hour)
+	cut := now.Add(-15 * time.Minute)
+	const stale = 1234 // more than a batch
+	err := s.Update(ctx, func(tx customer.Tx) error {
+		for _, r := range []customer.RefreshToken{{Hash: "old", Family: "A", ExpiresAt: now.Add(-time.Second)},
+			{Hash: "spent-old", Family: "A", ExpiresAt: now, Spent: true}, {Hash: "live", Family: "A", ExpiresAt: now.Add(time.Second)}} {
+			r.CustomerID = c.ID
+			if err := tx.InsertRefresh(ctx, r); err != nil {
+				return err
+			}
+		}
+		for _, r := range []customer.ResetToken{{Hash: "old", ExpiresAt: now}, {Hash: "live", ExpiresAt: now.Add(time.Minute)}} {
+			r.CustomerID = c.ID
+			if err := tx.InsertReset(ctx, r); err != nil {
+				return err
+			}
+		}
+		for i := range stale {
+			if err := tx.SetFailures(ctx, fmt.Sprintf("ghost%04d@example.com", i), []time.Time{cut.Add(-time.Hour), cut.Add(-time.Millisecond)}); err != nil {
+				return err
+			}
+		}
+		// An email with an old failure and a recent one is kept whole.
+		if err := tx.SetFailures(ctx, "ghost0500x@example.com", []time.Time{cut.Add(-time.Hour), cut}); err != nil {
+			return err
+		}
+		return tx.SetFailures(ctx, "zed@example.com", []time.Time{now})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.Sweep(ctx, now, cut)
+	if err != nil || n != 2+1+stale {
+		t.Fatalf("Sweep: %d %v, want %d rows", n, err, 2+1+stale)
+	}
+	for q, want := range map[string]int{
+		`SELECT COUNT(*) FROM refresh_tokens WHERE hash = 'live'`:                                          1,
+		`SELECT COUNT(*) FROM refresh_tokens`:                                                              1,
+		`SELECT COUNT(*) FROM password_resets WHERE hash = 'live'`:                                         1,
+		`SELECT COUNT(*) FROM password_resets`:                                                             1,
+		`SELECT COUNT(*) FROM login_failures`:                                                              2,
+		`SELECT COUNT(*) FROM login_failures WHERE email IN ('ghost0500x@example.com', 'zed@example.com')`: 2,
+	} {
+		if got := count(t, db, q); got != want {
+			t.Errorf("%s: %d, want %d", q, got, want)
+		}
+	}
+	if n, err := s.Sweep(ctx, now, cut); n != 0 || err != nil {
+		t.Errorf("a second sweep: %d %v", n, err)
+	}
+}
+
+// customerCarts: CartIDs lists the customer's carts in any status, and
+// no one else's.
+func customerCarts(t *testing.T, db *sqldb.DB) {
+	ctx := context.Background()
+	s := sqldb.NewCustomerStore(db)
+	newCart := func(customerID, status string) *cart.Cart {
+		return &cart.Cart{ID: commerce.NewID(), CustomerID: customerID, Status: status, Currency: "USD", Country: "US",
+			Channel: "web", ExpirationTime: customerT0.Add(time.Hour), CreatedAt: customerT0, UpdatedAt: customerT0, Items: []*cart.Entry{}}
+	}
+	mine := []*cart.Cart{newCart("c1", cart.StatusActive), newCart("c1", cart.StatusCheckedOut), newCart("c1", cart.StatusExpired)}
+	others := []*cart.Cart{newCart("c2", cart.StatusActive), newCart(cart.Anonymous, cart.StatusActive)}
+	err := s.Update(ctx, func(tx customer.Tx) error {
+		for _, c := range append(append([]*cart.Cart{}, mine...), others...) {
+			if err := tx.Cart().Insert(ctx, c); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	err = s.Update(ctx, func(tx customer.Tx) error {
+		var err error
+		got, err = tx.CartIDs(ctx, "c1")
+		return err
+	})
+	want := map[string]bool{}
+	for _, c := range mine {
+		want[c.ID] = true
+	}
+	if err != nil || len(got) != len(mine) {
+		t.Fatalf("CartIDs: %v %v, want %d carts", got, err, len(mine))
+	}
+	for _, id := range got {
+		if !want[id] {
+			t.Errorf("CartIDs gave %s, not the customer's", id)
+		}
+	}
+	err = s.Update(ctx, func(tx customer.Tx) error {
+		var err error
+		got, err = tx.CartIDs(ctx, "nobody")
+		return err
+	})
+	if err != nil || len(got) != 0 {
+		t.Errorf("CartIDs of a customer without carts: %v %v", got, err)
+	}
 }
 
 var customerT0 = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
@@ -174,6 +288,24 @@ func customerList(t *testing.T, db *sqldb.DB) {
 			wantList(t, got, err, vals, tc.want)
 		})
 	}
+}
+
+// customerPatterns: the email filter has the time limit of every regex
+// filter (issue 9 defect 1).
+func customerPatterns(t *testing.T, db *sqldb.DB) {
+	ctx := context.Background()
+	s := sqldb.NewCustomerStore(db)
+	fill := func(n int) {
+		cs := make([]*customer.Customer, n)
+		for i := range cs {
+			cs[i] = fixtureCustomer(fmt.Sprint(i, slowTitle, "@example.com"), "B2C")
+		}
+		insertCustomers(t, s, cs...)
+	}
+	wantPatternTimeout(t, db, fill, func(p *commerce.Pattern) error {
+		_, err := s.Customers(ctx, customer.Filter{Email: p, Limit: 10})
+		return err
+	}, "email")
 }
 
 func customerFailures(t *testing.T, db *sqldb.DB) {

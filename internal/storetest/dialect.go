@@ -128,8 +128,8 @@ func dialectUpsert(t *testing.T, db *sqldb.DB) {
 	ctx := context.Background()
 	exec(t, db, `CREATE TABLE fixture_up (k TEXT PRIMARY KEY, v INTEGER NOT NULL, w INTEGER NOT NULL)`)
 	d := db.Dialect()
-	upd := d.Upsert("fixture_up", []string{"k", "v", "w"}, []string{"k"}, []string{"v"})
-	keep := d.Upsert("fixture_up", []string{"k", "v", "w"}, []string{"k"}, nil)
+	upd := d.Upsert("fixture_up", 1, []string{"k", "v", "w"}, []string{"k"}, []string{"v"})
+	keep := d.Upsert("fixture_up", 1, []string{"k", "v", "w"}, []string{"k"}, nil)
 	for _, step := range []struct {
 		q       string
 		v, w    int
@@ -156,11 +156,24 @@ func dialectUpsert(t *testing.T, db *sqldb.DB) {
 			t.Errorf("%s: got v=%d w=%d, want v=%d w=%d", step.comment, v, w, step.wantV, step.wantW)
 		}
 	}
+	// Several rows at once, with a conflict among them: the new rows go
+	// in, the existing one is left as it is.
+	many := d.Upsert("fixture_up", 3, []string{"k", "v", "w"}, []string{"k"}, nil)
+	err := db.Update(ctx, func(tx *sqldb.Tx) error {
+		_, err := tx.Exec(ctx, many, "a", 10, 10, "k", 9, 9, "b", 11, 11)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("three rows: %v", err)
+	}
+	if n, v := count(t, db, `SELECT COUNT(*) FROM fixture_up`), count(t, db, `SELECT v FROM fixture_up WHERE k = 'k'`); n != 3 || v != 2 {
+		t.Errorf("three rows: got %d rows and v=%d for k, want 3 rows and k kept (v=2)", n, v)
+	}
 	if !d.Returning() {
 		return
 	}
 	var k string
-	err := db.Update(ctx, func(tx *sqldb.Tx) error {
+	err = db.Update(ctx, func(tx *sqldb.Tx) error {
 		return tx.QueryRow(ctx, `UPDATE fixture_up SET w = w + 1 WHERE k = ? RETURNING k`, "k").Scan(&k)
 	})
 	if err != nil || k != "k" {

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -27,6 +28,32 @@ func Promotion(t *testing.T, open Opener) {
 	t.Run("list filters and paging", func(t *testing.T) { promotionList(t, open(t)) })
 	t.Run("list patterns past the time limit", func(t *testing.T) { promotionPatterns(t, open(t)) })
 	t.Run("concurrent updates are serialised", func(t *testing.T) { promotionConcurrent(t, open(t)) })
+	t.Run("a damaged stored rule keeps its cause", func(t *testing.T) { promotionDamaged(t, open(t)) })
+}
+
+// promotionDamaged: a stored rule that no longer reads is an internal
+// error whose chain holds the decoder's error (errors.As sees it).
+func promotionDamaged(t *testing.T, db *sqldb.DB) {
+	ctx := context.Background()
+	s := sqldb.NewPromotionStore(db)
+	ps := createPromotions(t, s, fixturePromotion(t, "if", true, 0, "p"), fixturePromotion(t, "then", true, 0, "p"))
+	err := db.Update(ctx, func(tx *sqldb.Tx) error {
+		if _, err := tx.Exec(ctx, `UPDATE promotions SET if_rule = '{' WHERE id = ?`, ps[0].ID); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `UPDATE promotions SET then_rule = '[1' WHERE id = ?`, ps[1].ID)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps {
+		_, err := s.Promotion(ctx, p.ID)
+		var syntax *json.SyntaxError
+		if commerce.ErrorCode(err) != commerce.EInternal || !errors.As(err, &syntax) {
+			t.Errorf("%s: got %v, want an internal error with the *json.SyntaxError in its chain", p.Title, err)
+		}
+	}
 }
 
 // fixturePromotion returns a promotion with a new id, taking 1 off a unit

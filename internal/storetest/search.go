@@ -467,6 +467,10 @@ func searchConcurrent(t *testing.T, db *sqldb.DB) {
 	store := sqldb.NewCatalogStore(db)
 	searches := sqldb.NewSearchStore(db)
 	done := make(chan struct{})
+	// The readers start once a product is committed, however slow the
+	// machine, so that they search a catalog that changes.
+	first := make(chan struct{})
+	var firstOnce sync.Once
 	var writers sync.WaitGroup
 	for w := range 2 {
 		writers.Go(func() {
@@ -488,11 +492,14 @@ func searchConcurrent(t *testing.T, db *sqldb.DB) {
 				})
 				if err != nil {
 					t.Error(err)
+					firstOnce.Do(func() { close(first) })
 					return
 				}
+				firstOnce.Do(func() { close(first) })
 			}
 		})
 	}
+	<-first
 	q, _, err := search.SearchInput{Q: str("frigorifico concu"), Facets: []string{"brand", "price"}, PageArgs: page(1000, 0)}.Query()
 	if err != nil {
 		t.Fatal(err)

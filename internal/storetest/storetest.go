@@ -41,6 +41,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("search", func(t *testing.T) { Search(t, open) })
 	t.Run("customer", func(t *testing.T) { Customer(t, open) })
 	t.Run("coupon", func(t *testing.T) { Coupon(t, open) })
+	t.Run("staff", func(t *testing.T) { Staff(t, open) })
 }
 
 // exec runs statements in one write transaction, failing the test on an

@@ -18,6 +18,7 @@ import (
 // only under the lease that took it.
 func Webhook(t *testing.T, open Opener) {
 	t.Run("follow the log", func(t *testing.T) { webhookFollow(t, open(t)) })
+	t.Run("no active webhook: the log is skipped, not read", func(t *testing.T) { webhookSkipIdle(t, open(t)) })
 	t.Run("claim, lease, record", func(t *testing.T) { webhookClaim(t, open(t)) })
 	t.Run("concurrent claims are disjoint", func(t *testing.T) { webhookClaimConcurrent(t, open(t)) })
 }
@@ -90,6 +91,66 @@ func webhookFollow(t *testing.T, db *sqldb.DB) {
 	}
 	if n := count(t, db, `SELECT COUNT(*) FROM webhook_deliveries`); n != 3 {
 		t.Fatalf("%d deliveries in all, want 3", n)
+	}
+}
+
+// webhookSkipIdle: with no active webhook the follower moves its cursor
+// to the end of the log at once, whatever its length, and creates no
+// delivery; a webhook created after is served from its creation on, even
+// when events come between its creation and the follower's next round.
+func webhookSkipIdle(t *testing.T, db *sqldb.DB) {
+	ctx := context.Background()
+	st := sqldb.NewWebhookStore(db)
+	cursor := func() sqldb.Position {
+		t.Helper()
+		p, err := db.Cursor(ctx, "webhook")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	appendEvents(t, db, 250, "PRODUCTS")
+	webhookSetup(t, st, false) // an inactive one does not count
+	appendEvents(t, db, 250, "PRODUCTS")
+	all, err := db.EventsAfter(ctx, sqldb.Position{}, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The inactive webhook's CREATE is after the cursor: the first round
+	// reads (a webhook changes), up to 100 events.
+	for range 10 {
+		if _, err := st.Follow(ctx, time.Now(), 100); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := cursor(), all[len(all)-1].Pos; got != want {
+		t.Fatalf("cursor at %+v after the rounds, want the last event %+v", got, want)
+	}
+	// Now nothing changes a webhook: one round skips 5,000 events.
+	appendEvents(t, db, 5000, "PRODUCTS")
+	if n, err := st.Follow(ctx, time.Now(), 100); n != 0 || err != nil {
+		t.Fatalf("round over an idle log: %d, %v", n, err)
+	}
+	all, err = db.EventsAfter(ctx, cursor(), 10)
+	if err != nil || len(all) != 0 {
+		t.Fatalf("%d events after the cursor, %v; want none (skipped to the end)", len(all), err)
+	}
+	if n := count(t, db, `SELECT COUNT(*) FROM webhook_deliveries`); n != 0 {
+		t.Fatalf("%d deliveries without an active webhook", n)
+	}
+	on := webhookSetup(t, st, true)
+	appendEvents(t, db, 3, "PRODUCTS")
+	for {
+		n, err := st.Follow(ctx, time.Now(), 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	if ds, _ := st.Deliveries(ctx, on.ID, "", 100, 0); len(ds) != 3 {
+		t.Fatalf("the webhook created after the skip: %d deliveries, want 3", len(ds))
 	}
 }
 

@@ -105,12 +105,18 @@ func Postgres(t testing.TB) *sqldb.DB {
 	return PostgresAt(t, PostgresURL(t))
 }
 
+// MaxConns is the connection budget of each store a test opens on
+// PostgreSQL: small, so that the test packages that run at once, some with
+// two or three stores on one database, stay under the server's default
+// max_connections (100).
+const MaxConns = 12
+
 // PostgresAt opens and migrates one more connection pool on the
 // PostgreSQL database at url (what another service process would have),
 // closed at the end of the test.
 func PostgresAt(t testing.TB, url string) *sqldb.DB {
 	t.Helper()
-	db, err := postgres.Open(context.Background(), url, time.Now)
+	db, err := postgres.OpenWith(context.Background(), url, postgres.Options{Now: time.Now, MaxConns: MaxConns})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,6 @@
 package stripe
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -106,8 +105,7 @@ var paymentMethodID = regexp.MustCompile(`^pm_[A-Za-z0-9_]{1,250}$`)
 // parseData checks the client's paymentData.
 func parseData(raw json.RawMessage) (Data, error) {
 	const path = "paymentData.paymentMethod"
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+	if commerce.IsNull(raw) {
 		return Data{}, commerce.Invalid(path + ": required (the id of a Stripe PaymentMethod, pm_...)")
 	}
 	var fields map[string]json.RawMessage
@@ -122,7 +120,7 @@ func parseData(raw json.RawMessage) (Data, error) {
 	}
 	var d Data
 	switch v, ok := fields["paymentMethod"]; {
-	case !ok || bytes.Equal(bytes.TrimSpace(v), []byte("null")):
+	case !ok || commerce.IsNull(v):
 		p.Add(path, "required (the id of a Stripe PaymentMethod, pm_...)")
 	case json.Unmarshal(v, &d.PaymentMethod) != nil:
 		p.Add(path, "must be a string")

@@ -1,7 +1,6 @@
 package stripe
 
 import (
-	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -270,8 +269,7 @@ func parseEvent(body []byte) (payment.Notification, bool, error) {
 
 // idOf reads a reference Stripe gives as an id or an expanded object.
 func idOf(raw json.RawMessage) (string, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+	if commerce.IsNull(raw) {
 		return "", nil
 	}
 	var id string

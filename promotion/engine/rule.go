@@ -158,7 +158,7 @@ func (p *parser) add(path, msg string) { p.problems.Add(path, "%s", msg) }
 
 // rule parses a rule object standing in an `if` or a `then` rule (at).
 func (p *parser) rule(path string, raw json.RawMessage, at place, depth int) Rule {
-	if isNull(raw) {
+	if commerce.IsNull(raw) {
 		p.add(path, "required")
 		return Rule{}
 	}
@@ -337,7 +337,7 @@ func (p *parser) object(path string, raw json.RawMessage) (map[string]json.RawMe
 		return nil, false
 	}
 	for k, v := range m {
-		if isNull(v) {
+		if commerce.IsNull(v) {
 			delete(m, k)
 		}
 	}
@@ -353,11 +353,6 @@ func (p *parser) boolean(path string, raw json.RawMessage) bool {
 	}
 	p.add(path, "must be a boolean")
 	return false
-}
-
-func isNull(raw json.RawMessage) bool {
-	t := bytes.TrimSpace(raw)
-	return len(t) == 0 || string(t) == "null"
 }
 
 // isNumber tells a JSON number from a string holding one, which the
