@@ -10,7 +10,7 @@ import (
 var _ sqldb.TextSearch = Dialect{}
 
 // SearchMatch implements sqldb.TextSearch over the table product_search
-// (migrations 0015_search.sql and 0019_search_faster.sql). The query's
+// (migrations 0015_search.sql and 0020_search_faster.sql). The query's
 // text is folded by the database as the indexed text is
 // (product_search_query: unaccent, lower case, split at what is not a
 // letter or a digit), so that a word typed as a product has it is found

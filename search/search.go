@@ -166,7 +166,7 @@ func PriceBuckets(precision int) []int64 {
 // dropped). Other scripts keep their marks, as the tokenizer does: Greek
 // ά, Cyrillic й, Korean syllables stay as they are. PostgreSQL folds the
 // query text itself, the way it folds the indexed text (unaccent, then
-// split: migration 0019_search_faster.sql), so each store matches a word
+// split: migration 0020_search_faster.sql), so each store matches a word
 // typed as the product has it; the two differ where their folding does
 // (PostgreSQL's unaccent spells ß, æ, œ out and strips Greek accents,
 // unicode61 keeps them), and only there.

@@ -10,7 +10,7 @@ import (
 var _ sqldb.TextSearch = (*Dialect)(nil)
 
 // SearchMatch implements sqldb.TextSearch over the FTS5 table
-// product_search (migrations 0015_search.sql, 0019_search_faster.sql):
+// product_search (migrations 0015_search.sql, 0020_search_faster.sql):
 // every word quoted (a phrase of one token: no FTS5 syntax gets through),
 // the last one a prefix, all of them required; the products whose title
 // holds them all first, then by bm25 with the title weighing most. The
