@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strconv"
@@ -17,6 +18,8 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/app"
+	"github.com/commercekit/commerce/auth"
 	"github.com/commercekit/commerce/catalog"
 	"github.com/commercekit/commerce/internal/apitest"
 	"github.com/commercekit/commerce/internal/testdb"
@@ -228,13 +231,13 @@ func BenchmarkSearch(b *testing.B) {
 				}
 			}
 			// Through the HTTP API: the request as a client sends it.
-			srv := apitest.New(b, db)
+			url, admin := serve(b, db)
 			client := &http.Client{}
 			api := func() {
 				raw, _ := json.Marshal(body())
-				req, _ := http.NewRequest(http.MethodPost, srv.URL+"/catalog/v1/product.create", bytes.NewReader(raw))
+				req, _ := http.NewRequest(http.MethodPost, url+"/catalog/v1/product.create", bytes.NewReader(raw))
 				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("Authorization", "Bearer "+srv.Admin)
+				req.Header.Set("Authorization", "Bearer "+admin)
 				res, err := client.Do(req)
 				if err != nil {
 					b.Fatal(err)
@@ -286,6 +289,31 @@ func BenchmarkSearch(b *testing.B) {
 			b.Run("product.create (HTTP)", measure(api))
 		})
 	}
+}
+
+// serve starts the service over db as the commerce binary runs it (not
+// apitest's server, which checks every exchange against the API document)
+// and returns its URL and an admin token, both valid until the benchmark
+// ends.
+func serve(b *testing.B, db *sqldb.DB) (url, admin string) {
+	keys, err := auth.New([]byte(apitest.Secret))
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, err := app.New(app.Options{DB: db, Keys: keys})
+	if err != nil {
+		b.Fatal(err)
+	}
+	hs := httptest.NewServer(a.Handler())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { a.Run(ctx); close(done) }()
+	b.Cleanup(func() { hs.Close(); cancel(); <-done })
+	admin, err = keys.Issue(commerce.Claims{Subject: "bench", Scopes: []string{commerce.ScopeAdmin}}, time.Now(), time.Hour)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return hs.URL, admin
 }
 
 // settle brings a freshly seeded PostgreSQL database to the state of one
