@@ -41,6 +41,9 @@ func (Dialect) Upsert(table string, rows int, cols, key, update []string) string
 // Returning implements sqldb.Dialect: PostgreSQL has RETURNING.
 func (Dialect) Returning() bool { return true }
 
+// WritableCTE implements sqldb.Dialect.
+func (Dialect) WritableCTE() bool { return true }
+
 // Regex implements sqldb.Dialect: the pattern translated to PostgreSQL's
 // own regex syntax (TranslateRegex), matched with ~*.
 func (Dialect) Regex(col, pattern string) (string, any, error) {

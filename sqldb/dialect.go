@@ -40,6 +40,12 @@ type Dialect interface {
 	// without it needs those statements written another way.
 	Returning() bool
 
+	// WritableCTE reports whether a WITH clause may hold a data-modifying
+	// statement whose RETURNING rows feed the main statement (WITH s AS
+	// (UPDATE ... RETURNING ...) INSERT ... SELECT ... FROM s): two
+	// changes in one round trip, where a round trip costs.
+	WritableCTE() bool
+
 	// Regex returns the condition that matches the text expression col
 	// against the Go RE2 pattern as regexp.Compile("(?i)"+pattern) would
 	// (case-insensitively, anywhere), with one ? placeholder, and the

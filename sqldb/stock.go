@@ -178,10 +178,28 @@ func sortedKeys[V any](m map[stock.Key]V) []stock.Key {
 }
 
 // Reserve implements stock.Tx.
+//
+// The units are taken by a conditional UPDATE of the stock row (it holds
+// the row to the commit, so no two reservations take the same units),
+// then the reservation is inserted; where the dialect allows it, both in
+// one statement (WritableCTE), which inserts nothing when the UPDATE
+// matched no row.
 func (t stockTx) Reserve(ctx context.Context, r stock.Reservation) error {
-	res, err := t.tx.Exec(ctx, `UPDATE stock SET reserved = reserved + ?
-		WHERE product_id = ? AND warehouse_id = ? AND quantity - reserved >= ?`,
-		r.Quantity, r.ProductID, r.WarehouseID, r.Quantity)
+	const take = `UPDATE stock SET reserved = reserved + ?
+		WHERE product_id = ? AND warehouse_id = ? AND quantity - reserved >= ?`
+	const insert = `INSERT INTO stock_reservations (id, cart_id, item_id, product_id, warehouse_id, quantity, expires_at, expired)`
+	var (
+		res sql.Result
+		err error
+	)
+	if t.tx.db.dialect.WritableCTE() {
+		res, err = t.tx.Exec(ctx, `WITH taken AS (`+take+` RETURNING 1) `+insert+`
+			SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS BIGINT), false FROM taken`,
+			r.Quantity, r.ProductID, r.WarehouseID, r.Quantity,
+			r.ID, r.CartID, r.ItemID, r.ProductID, r.WarehouseID, r.Quantity, r.ExpirationTime.UnixMilli())
+	} else {
+		res, err = t.tx.Exec(ctx, take, r.Quantity, r.ProductID, r.WarehouseID, r.Quantity)
+	}
 	if err != nil {
 		return fmt.Errorf("reserve: %w", err)
 	}
@@ -196,8 +214,10 @@ func (t stockTx) Reserve(ctx context.Context, r stock.Reservation) error {
 		}
 		return stock.NotEnoughStock(r.ProductID, r.WarehouseID, r.Quantity, avail)
 	}
-	_, err = t.tx.Exec(ctx, `INSERT INTO stock_reservations (id, cart_id, item_id, product_id, warehouse_id, quantity, expires_at, expired)
-		VALUES (?, ?, ?, ?, ?, ?, ?, false)`,
+	if t.tx.db.dialect.WritableCTE() {
+		return nil
+	}
+	_, err = t.tx.Exec(ctx, insert+` VALUES (?, ?, ?, ?, ?, ?, ?, false)`,
 		r.ID, r.CartID, r.ItemID, r.ProductID, r.WarehouseID, r.Quantity, r.ExpirationTime.UnixMilli())
 	if err != nil {
 		return fmt.Errorf("reserve: %w", err)

@@ -40,6 +40,9 @@ func (*Dialect) Upsert(table string, rows int, cols, key, update []string) strin
 // Returning implements sqldb.Dialect: SQLite has RETURNING (3.35).
 func (*Dialect) Returning() bool { return true }
 
+// WritableCTE implements sqldb.Dialect.
+func (*Dialect) WritableCTE() bool { return false }
+
 // Regex implements sqldb.Dialect: REGEXP runs Go's regexp itself (the
 // regexp function this package registers), so the pattern only gets the
 // case-insensitive flag.
