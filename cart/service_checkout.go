@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/commercekit/commerce"
@@ -40,7 +41,9 @@ const voidTimeout = 30 * time.Second
 //     per checkout attempt. With Deps.Orders the attempt is recorded first,
 //     with the order's number (which the provider gets), so that the
 //     orders' recovery job voids it if the process dies before step 3
-//     or 4 ends. A refusal is payment_failed (402, data
+//     or 4 ends (a local provider, manual, holds nothing anywhere: no
+//     attempt, and step 3 allocates the number). A refusal is
+//     payment_failed (402, data
 //     {provider, code, message}) and changes nothing: the cart stays
 //     ACTIVE, the stock untouched.
 //  3. One transaction locks the cart, checks that it is still the version
@@ -50,7 +53,8 @@ const voidTimeout = 30 * time.Second
 //     CHECKOUT on CARTS with {operation, data (the arguments without
 //     paymentData), new, payment (the record without paymentData)}; with
 //     Deps.Orders it also places the order (ORDERS CREATE), sets the
-//     cart's orderId and deletes the checkout attempt. A
+//     cart's orderId and deletes the checkout attempt (or allocates the
+//     order's number, for a local provider). A
 //     retried transaction (a serialization failure) runs this step again,
 //     never step 2.
 //  4. When that transaction fails, the authorisation is voided (key
@@ -72,7 +76,8 @@ func (s *Service) Checkout(ctx context.Context, in CheckoutInput) (*Cart, error)
 // CheckoutOrder is Checkout, also returning the order it placed (nil
 // without Deps.Orders). The order is placed in the checkout's
 // transaction (step 3), with a number allocated before the authorisation
-// (step 2) so that the provider can record it.
+// (step 2) so that the provider can record it, or, with a local provider
+// (manual), in that transaction.
 func (s *Service) CheckoutOrder(ctx context.Context, in CheckoutInput) (*Cart, *order.Order, error) {
 	var p commerce.Problems
 	if in.CartID == "" {
@@ -147,10 +152,17 @@ func (s *Service) CheckoutOrder(ctx context.Context, in CheckoutInput) (*Cart, *
 			if s.deps.Orders == nil {
 				return nil
 			}
-			if err := tx.Orders().EndCheckout(ctx, key); err != nil {
+			n := number
+			if n == "" { // a local provider: no attempt was recorded
+				num, err := tx.Orders().NextNumber(ctx)
+				if err != nil {
+					return err
+				}
+				n = strconv.FormatInt(num, 10)
+			} else if err := tx.Orders().EndCheckout(ctx, key); err != nil {
 				return err
 			}
-			o, err := snapshot(c, number, email, products)
+			o, err := snapshot(c, n, email, products)
 			if err != nil {
 				return err
 			}
@@ -227,11 +239,13 @@ func (s *Service) checkSalable(ctx context.Context, c *Cart) (map[string]*catalo
 // authorize has the provider id authorise the computed cart's total once,
 // under a new idempotency key (step 2 of Checkout), and returns the
 // payment record, the order's number and the key, and the function that
-// voids the authorisation. With Deps.Orders, the attempt is recorded
-// first, with the order's number (Orders.BeginCheckout): the checkout's
-// transaction deletes it with the order it places, the void once it
-// succeeded; one left behind by a process that died in between is voided
-// by the orders' recovery job.
+// voids the authorisation. With Deps.Orders and a provider that is not
+// local (payment.Local), the attempt is recorded first, with the order's
+// number (Orders.BeginCheckout): the checkout's transaction deletes it
+// with the order it places, the void once it succeeded; one left behind
+// by a process that died in between is voided by the orders' recovery
+// job. With a local provider the number is "": the checkout's
+// transaction allocates it.
 func (s *Service) authorize(ctx context.Context, provider payment.Provider, id string, c *Cart, data json.RawMessage) (payment.Record, string, string, func(), error) {
 	prec, err := money.Precision(c.Currency)
 	if err != nil {
@@ -242,7 +256,9 @@ func (s *Service) authorize(ctx context.Context, provider payment.Provider, id s
 		IdempotencyKey: key, CartID: c.ID, CustomerID: c.CustomerID,
 		Amount: c.BeforeTax + c.Tax, Currency: c.Currency, Precision: prec, Data: data,
 	}
-	if s.deps.Orders != nil {
+	// A local provider's authorisation holds nothing anywhere: no attempt
+	// to record, and the number is allocated with the order (commit).
+	if s.deps.Orders != nil && !payment.IsLocal(provider) {
 		if r, err = s.deps.Orders.BeginCheckout(ctx, id, r); err != nil {
 			return payment.Record{}, "", "", nil, err
 		}

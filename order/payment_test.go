@@ -2,6 +2,7 @@ package order_test
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"sync"
 	"testing"
@@ -37,6 +38,10 @@ func (r *recorder) Capture(ctx context.Context, q payment.CaptureRequest) (payme
 	}
 	return r.Provider.Capture(ctx, q)
 }
+
+// Local: a recorder stands for a remote provider (manual's Local is not
+// inherited), whose checkouts record their attempt first.
+func (r *recorder) Local() bool { return false }
 
 // Authorize declines while declineAuth is set.
 func (r *recorder) Authorize(ctx context.Context, q payment.AuthorizeRequest) (payment.Authorization, error) {
@@ -302,6 +307,69 @@ func TestCheckoutRecovery(t *testing.T) {
 		}
 		if n := attempts(); n != 0 {
 			t.Errorf("%d attempts left after recovery", n)
+		}
+	})
+}
+
+// attemptCounter is a provider that counts, when it is asked to
+// authorise, the checkout attempts recorded.
+type attemptCounter struct {
+	manual.Provider
+	db     *sqldb.DB
+	local  bool
+	mu     sync.Mutex
+	counts []int
+}
+
+func (a *attemptCounter) Local() bool { return a.local }
+
+func (a *attemptCounter) Authorize(ctx context.Context, q payment.AuthorizeRequest) (payment.Authorization, error) {
+	var n int
+	if err := a.db.QueryRow(ctx, `SELECT COUNT(*) FROM checkout_attempts`).Scan(&n); err != nil {
+		return payment.Authorization{}, err
+	}
+	a.mu.Lock()
+	a.counts = append(a.counts, n)
+	a.mu.Unlock()
+	return a.Provider.Authorize(ctx, q)
+}
+
+// TestLocalProviderRecordsNoAttempt: a checkout with a remote provider
+// records its attempt (and the order's number, which the provider gets)
+// before it authorises; with a local one (manual) it records none, and
+// the order's number is allocated in the checkout's transaction, still
+// after the numbers given before.
+func TestLocalProviderRecordsNoAttempt(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		remote, local := &attemptCounter{db: db}, &attemptCounter{db: db, local: true}
+		s := newShop(t, db, func(o *app.Options) {
+			o.PaymentProviders = map[string]payment.Provider{"remote": remote, "local": local}
+		})
+		p := s.product("L", "10.00", 10)
+		var numbers []int
+		for _, id := range []string{"remote", "local", "remote", "local"} {
+			body := checkoutBody(s.cart(s.API, p, 1))
+			body["paymentId"] = id
+			var o order.Order
+			s.Post(t, "/cart/v1/cart.checkout", s.API, body).Must(t).Decode(t, "order", &o)
+			n, err := strconv.Atoi(o.Number)
+			if err != nil {
+				t.Fatal(err)
+			}
+			numbers = append(numbers, n)
+		}
+		if fmt.Sprint(remote.counts) != "[1 1]" || fmt.Sprint(local.counts) != "[0 0]" {
+			t.Errorf("attempts recorded when authorising: remote %v, local %v; want [1 1] and [0 0]", remote.counts, local.counts)
+		}
+		for i, n := range numbers {
+			if (i == 0 && n != 1001) || (i > 0 && n <= numbers[i-1]) {
+				t.Errorf("order numbers %v, want strictly increasing from 1001", numbers)
+				break
+			}
+		}
+		var left int
+		if err := db.QueryRow(context.Background(), `SELECT COUNT(*) FROM checkout_attempts`).Scan(&left); err != nil || left != 0 {
+			t.Errorf("%d attempts left, %v", left, err)
 		}
 	})
 }

@@ -88,6 +88,9 @@ type Tx interface {
 	// EndCheckout deletes the checkout attempt with the key (the order
 	// placed, in the checkout's transaction).
 	EndCheckout(ctx context.Context, key string) error
+	// NextNumber allocates an order number in this transaction (a
+	// checkout with a local provider, which records no attempt).
+	NextNumber(ctx context.Context) (int64, error)
 	// CustomerOrders returns the customer's orders, locked (their
 	// personal data is erased when the customer is removed).
 	CustomerOrders(ctx context.Context, customerID string) ([]*Order, error)

@@ -53,6 +53,23 @@ type Provider interface {
 	Refund(ctx context.Context, r RefundRequest) (Receipt, error)
 }
 
+// Local is implemented by a provider whose authorisations change nothing
+// outside this service (manual): a process that dies after one leaves no
+// hold on anyone's card, so checkout records no attempt before it
+// authorises and allocates the order's number in its own transaction.
+type Local interface {
+	Local() bool
+}
+
+// IsLocal reports whether p is a Local provider.
+func IsLocal(p Provider) bool {
+	if n, ok := p.(named); ok {
+		p = n.p
+	}
+	l, ok := p.(Local)
+	return ok && l.Local()
+}
+
 // AuthorizeRequest asks for the authorisation of Amount for a cart's
 // checkout.
 type AuthorizeRequest struct {

@@ -117,3 +117,20 @@ func TestProviders(t *testing.T) {
 		}
 	}
 }
+
+// TestIsLocal: manual is local, as the set hands it out too; another
+// provider is not.
+func TestIsLocal(t *testing.T) {
+	ps, err := payment.NewProviders(map[string]payment.Provider{manual.ID: manual.New(), "down": failing{errors.New("down")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := ps.Provider(manual.ID)
+	d, _ := ps.Provider("down")
+	if !payment.IsLocal(manual.New()) || !payment.IsLocal(m) {
+		t.Error("manual is not local")
+	}
+	if payment.IsLocal(d) || payment.IsLocal(failing{}) {
+		t.Error("a provider without Local is local")
+	}
+}

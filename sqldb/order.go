@@ -117,27 +117,18 @@ func (s *OrderStore) Orders(ctx context.Context, f order.Filter) ([]*order.Order
 // NextNumber implements order.Store.
 func (s *OrderStore) NextNumber(ctx context.Context) (int64, error) {
 	var n int64
-	err := s.db.Update(ctx, func(tx *Tx) error {
-		if err := tx.QueryRow(ctx, `INSERT INTO order_numbers DEFAULT VALUES RETURNING n`).Scan(&n); err != nil {
-			return tx.Translate(err)
-		}
-		_, err := tx.Exec(ctx, `DELETE FROM order_numbers WHERE n = ?`, n)
+	err := s.db.Update(ctx, func(tx *Tx) (err error) {
+		n, err = OrderTx(tx).NextNumber(ctx)
 		return err
 	})
-	if err != nil {
-		return 0, fmt.Errorf("allocate an order number: %w", err)
-	}
-	return n, nil
+	return n, err
 }
 
 // BeginCheckout implements order.Store.
 func (s *OrderStore) BeginCheckout(ctx context.Context, a *order.Attempt) (int64, error) {
 	var n int64
-	err := s.db.Update(ctx, func(tx *Tx) error {
-		if err := tx.QueryRow(ctx, `INSERT INTO order_numbers DEFAULT VALUES RETURNING n`).Scan(&n); err != nil {
-			return tx.Translate(err)
-		}
-		if _, err := tx.Exec(ctx, `DELETE FROM order_numbers WHERE n = ?`, n); err != nil {
+	err := s.db.Update(ctx, func(tx *Tx) (err error) {
+		if n, err = OrderTx(tx).NextNumber(ctx); err != nil {
 			return err
 		}
 		rec := *a
@@ -284,6 +275,21 @@ func (t orderTx) Save(ctx context.Context, o *order.Order) error {
 		return fmt.Errorf("save order %s: %w", o.ID, order.NotFound(o.ID))
 	}
 	return nil
+}
+
+// NextNumber implements order.Tx: a row of order_numbers is inserted, its
+// generated key taken, and deleted again. The key only grows, so no two
+// committed transactions get one number (a rolled back one's may or may
+// not be given again).
+func (t orderTx) NextNumber(ctx context.Context) (int64, error) {
+	var n int64
+	if err := t.tx.QueryRow(ctx, `INSERT INTO order_numbers DEFAULT VALUES RETURNING n`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("allocate an order number: %w", t.tx.Translate(err))
+	}
+	if _, err := t.tx.Exec(ctx, `DELETE FROM order_numbers WHERE n = ?`, n); err != nil {
+		return 0, fmt.Errorf("allocate an order number: %w", err)
+	}
+	return n, nil
 }
 
 // EndCheckout implements order.Tx.

@@ -25,6 +25,9 @@ type Provider struct{}
 // New returns the manual provider.
 func New() Provider { return Provider{} }
 
+// Local implements payment.Local: recording is all manual does.
+func (Provider) Local() bool { return true }
+
 var _ payment.Provider = Provider{}
 
 // Authorize always authorises the amount; the reference is
