@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/stock"
 )
@@ -94,18 +95,5 @@ func (s *Service) Run(ctx context.Context, every time.Duration, logger *slog.Log
 	if every <= 0 {
 		every = DefaultSweep
 	}
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		if n, err := s.Sweep(ctx); err != nil && ctx.Err() == nil {
-			logger.Error("cart sweep failed", "err", err)
-		} else if n > 0 {
-			logger.Info("carts expired", "count", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	commerce.Sweep(ctx, every, logger, "cart", s.Sweep)
 }

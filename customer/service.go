@@ -451,20 +451,7 @@ func (s *Service) Run(ctx context.Context, every time.Duration, logger *slog.Log
 	if every <= 0 {
 		every = DefaultSweep
 	}
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		if n, err := s.Sweep(ctx); err != nil && ctx.Err() == nil {
-			logger.Error("customer sweep failed", "err", err)
-		} else if n > 0 {
-			logger.Info("expired tokens and login failures swept", "rows", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	commerce.Sweep(ctx, every, logger, "customer", s.Sweep)
 }
 
 func deref(s *string) string {

@@ -220,20 +220,7 @@ func (s *Service) Run(ctx context.Context, every time.Duration, logger *slog.Log
 	if every <= 0 {
 		every = SweepInterval(s.ttl)
 	}
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		if n, err := s.Sweep(ctx); err != nil && ctx.Err() == nil {
-			logger.Error("stock sweep failed", "err", err)
-		} else if n > 0 {
-			logger.Info("stock reservations expired", "count", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	commerce.Sweep(ctx, every, logger, "stock", s.Sweep)
 }
 
 // emit queues an event on STOCK.
