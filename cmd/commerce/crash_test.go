@@ -81,6 +81,26 @@ func startChild(t *testing.T, db string, extra ...string) *child {
 	}
 }
 
+// startPair starts two `serve` processes on the database at url, stopped
+// at the end of the test, and returns them with an admin token and an api
+// token (subject "shopper") they accept.
+func startPair(t *testing.T, url string) (servers []*child, admin, api string) {
+	t.Helper()
+	servers = []*child{startChild(t, url), startChild(t, url)}
+	t.Cleanup(func() {
+		for _, c := range servers {
+			c.stop(t)
+		}
+	})
+	keys, err := auth.New([]byte(crashSecret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, _ = keys.Issue(commerce.Claims{Subject: "admin", Scopes: []string{"admin"}}, time.Now(), time.Hour)
+	api, _ = keys.Issue(commerce.Claims{Subject: "shopper", Scopes: []string{"api"}}, time.Now(), time.Hour)
+	return servers, admin, api
+}
+
 func (c *child) kill() {
 	c.cmd.Process.Signal(syscall.SIGKILL)
 	c.cmd.Wait()

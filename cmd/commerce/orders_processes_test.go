@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/commercekit/commerce"
-	"github.com/commercekit/commerce/auth"
 	"github.com/commercekit/commerce/internal/testdb"
 )
 
@@ -27,15 +25,7 @@ import (
 //     wins, and a cancel returns the stock once.
 func TestOrdersTwoServeProcesses(t *testing.T) {
 	url := testdb.PostgresURL(t)
-	servers := []*child{startChild(t, url), startChild(t, url)}
-	defer func() {
-		for _, c := range servers {
-			c.stop(t)
-		}
-	}()
-	keys, _ := auth.New([]byte(crashSecret))
-	admin, _ := keys.Issue(commerce.Claims{Subject: "admin", Scopes: []string{"admin"}}, time.Now(), time.Hour)
-	api, _ := keys.Issue(commerce.Claims{Subject: "shopper", Scopes: []string{"api"}}, time.Now(), time.Hour)
+	servers, admin, api := startPair(t, url)
 	client := &http.Client{Timeout: 60 * time.Second}
 	call := func(i int, op, token string, body any) (int, map[string]json.RawMessage) {
 		t.Helper()
