@@ -34,7 +34,7 @@ func webhooks(a *App) error {
 	})
 	rpc.RegisterWebhooks(a.srv, a.Webhook)
 	a.idem = sqldb.NewIdempotencyStore(a.db)
-	a.srv.SetIdempotency(a.idem)
+	a.srv.SetIdempotency(a.idem, a.now)
 	return nil
 }
 

@@ -50,8 +50,14 @@ const (
 const idempotentRunLimit = time.Minute
 
 // SetIdempotency makes POST operations honour Idempotency-Key with the
-// store. Without it the header is ignored.
-func (s *Server) SetIdempotency(store IdempotencyStore) { s.idem = store }
+// store, on the clock now (time.Now when nil): the service's clock, which
+// its sweep of old keys uses too. Without it the header is ignored.
+func (s *Server) SetIdempotency(store IdempotencyStore, now func() time.Time) {
+	if now == nil {
+		now = time.Now
+	}
+	s.idem, s.idemNow = store, now
+}
 
 // idempotencyKey returns the request's key: exactly one header value of 1
 // to 255 printable ASCII characters, else validation_error.
@@ -220,7 +226,7 @@ func (s *Server) beginIdempotent(w http.ResponseWriter, r *http.Request, op Op, 
 		return nil, true, s.writeError(w, r, op.Name, err)
 	}
 	seal := newIdemSeal(sub, key)
-	st, stored, err := s.idem.Begin(r.Context(), sub, seal.id, seal.fingerprint(fingerprint(op, r.URL.Query(), body)), time.Now())
+	st, stored, err := s.idem.Begin(r.Context(), sub, seal.id, seal.fingerprint(fingerprint(op, r.URL.Query(), body)), s.idemNow())
 	if err != nil {
 		return nil, true, s.writeError(w, r, op.Name, err)
 	}

@@ -308,7 +308,7 @@ func TestIdempotencyServerErrorsNotStored(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := rpc.NewServer(keys, slog.New(slog.DiscardHandler), func(context.Context) error { return nil })
-		s.SetIdempotency(sqldb.NewIdempotencyStore(db))
+		s.SetIdempotency(sqldb.NewIdempotencyStore(db), nil)
 		var runs atomic.Int32
 		rpc.Handle(s, rpc.Op{Service: "test", Name: "flaky.create"},
 			func(ctx context.Context, a *failArgs) (any, error) {
@@ -380,6 +380,34 @@ func TestIdempotencySweep(t *testing.T) {
 		other := strings.Replace(idemShipping, "Post", "Parcel", 1)
 		if a := idemPost(t, srv, "/cart/v1/shipping.create", srv.Admin, key, other); a.status != 200 || a.replayed != "" {
 			t.Fatalf("the key after the sweep: %d %q %s, want a new run", a.status, a.replayed, a.raw)
+		}
+	})
+}
+
+// TestIdempotencyServiceClock: keys are dated by the service's clock, the
+// one its sweep of keys older than 24 hours uses: with the clock a day
+// ahead of the wall clock, a key just used is dated then and survives the
+// sweeps (dated by the wall clock, the sweep would take it at once).
+func TestIdempotencyServiceClock(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		now := time.Now().Add(25 * time.Hour).Truncate(time.Millisecond)
+		clock := func() time.Time { return now }
+		srv := apitest.New(t, db, func(o *app.Options) { o.Now = clock; o.IdempotencySweep = 20 * time.Millisecond })
+		key := ptr("service-clock")
+		first := idemPost(t, srv, "/cart/v1/shipping.create", srv.Admin, key, idemShipping)
+		if first.status != 200 {
+			t.Fatalf("first: %d %s", first.status, first.raw)
+		}
+		var created int64
+		if err := db.QueryRow(context.Background(), `SELECT created_at FROM idempotency_keys`).Scan(&created); err != nil {
+			t.Fatal(err)
+		}
+		if created != now.UnixMilli() {
+			t.Fatalf("key created at %s, want the service's clock %s", time.UnixMilli(created).UTC(), now.UTC())
+		}
+		time.Sleep(100 * time.Millisecond) // several sweeps
+		if a := idemPost(t, srv, "/cart/v1/shipping.create", srv.Admin, key, idemShipping); a.replayed != "true" || string(a.raw) != string(first.raw) {
+			t.Fatalf("replay after the sweeps: %d %q %s", a.status, a.replayed, a.raw)
 		}
 	})
 }

@@ -72,6 +72,8 @@ type Server struct {
 	routes map[string]*route // "service/version/name"
 	paths  map[string]http.Handler
 	idem   IdempotencyStore // nil: Idempotency-Key is ignored
+	// idemNow is the clock of idempotency keys (SetIdempotency).
+	idemNow func() time.Time
 
 	docOnce sync.Once
 	doc     []byte // the OpenAPI document, built by Document
