@@ -109,13 +109,18 @@ func queryValue(v string, t reflect.Type) json.RawMessage {
 	}
 }
 
-// decodeArgs merges the query parameters and the JSON body (the body wins)
-// and decodes them into dst, rejecting unknown body fields. Unknown query
-// parameters are ignored.
-func decodeArgs(dst any, fields argFields, query url.Values, body []byte) error {
+// mergeArgs returns the argument object of a request as the operation
+// decodes it: the JSON body (trimmed) with each query parameter that names
+// a field of the argument type added, converted to the field's type
+// (queryValue), where the body does not have it (the body wins). Unknown
+// query parameters are left out. shaped reports whether an added value has
+// a shape to check (hasShape). The body, when given, must be a JSON object
+// (else validation_error). The idempotency fingerprint hashes this object,
+// so that `?limit=10` and `{"limit": 10}` are the same arguments.
+func mergeArgs(fields argFields, query url.Values, body []byte) (merged []byte, shaped bool, err error) {
 	body = bytes.TrimSpace(body)
 	if len(body) > 0 && body[0] != '{' {
-		return commerce.Invalid("body: must be a JSON object")
+		return nil, false, commerce.Invalid("body: must be a JSON object")
 	}
 	hasQuery := false
 	for k := range query {
@@ -124,36 +129,48 @@ func decodeArgs(dst any, fields argFields, query url.Values, body []byte) error 
 			break
 		}
 	}
+	if !hasQuery {
+		return body, false, nil
+	}
+	m := map[string]json.RawMessage{}
+	if len(body) > 0 {
+		if err := json.Unmarshal(body, &m); err != nil {
+			return nil, false, decodeError(err, body)
+		}
+	}
+	for k, vs := range query {
+		t, ok := fields[k]
+		if !ok || len(vs) == 0 {
+			continue
+		}
+		if _, inBody := m[k]; inBody {
+			continue
+		}
+		m[k] = queryValue(vs[len(vs)-1], t)
+		if hasShape(t) {
+			shaped = true
+		}
+	}
+	if merged, err = json.Marshal(m); err != nil {
+		return nil, false, fmt.Errorf("merge arguments: %w", err)
+	}
+	return merged, shaped, nil
+}
+
+// decodeArgs merges the query parameters and the JSON body (the body wins;
+// mergeArgs) and decodes them into dst, rejecting unknown body fields.
+// Unknown query parameters are ignored.
+func decodeArgs(dst any, fields argFields, query url.Values, body []byte) error {
 	// Arguments from the query string alone have only known, exactly
 	// named fields (merged from fields): unless one is a list (whose
 	// length is checked) or holds a NUL byte, their shape needs no check
 	// (a query's GET, product.info, is the hottest read).
-	plain := len(body) == 0
-	if hasQuery {
-		merged := map[string]json.RawMessage{}
-		if len(body) > 0 {
-			if err := json.Unmarshal(body, &merged); err != nil {
-				return decodeError(err, body)
-			}
-		}
-		for k, vs := range query {
-			t, ok := fields[k]
-			if !ok || len(vs) == 0 {
-				continue
-			}
-			if _, inBody := merged[k]; inBody {
-				continue
-			}
-			merged[k] = queryValue(vs[len(vs)-1], t)
-			if hasShape(t) {
-				plain = false
-			}
-		}
-		var err error
-		if body, err = json.Marshal(merged); err != nil {
-			return fmt.Errorf("merge arguments: %w", err)
-		}
+	plain := len(bytes.TrimSpace(body)) == 0
+	body, shaped, err := mergeArgs(fields, query, body)
+	if err != nil {
+		return err
 	}
+	plain = plain && !shaped
 	if len(body) == 0 {
 		return checkValues(dst)
 	}

@@ -11,7 +11,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"maps"
 	"net/http"
 	"net/url"
 	"time"
@@ -77,41 +76,46 @@ func idempotencyKey(values []string) (string, error) {
 	return k, nil
 }
 
-// fingerprint identifies an operation and its arguments: the query
-// parameters and the body's fields merged (a body field wins), as JSON
-// with sorted keys, so that key order and the path prefix do not matter.
-// A body that is not a JSON object takes part as it is.
-func fingerprint(op Op, query url.Values, body []byte) string {
-	args := map[string]any{}
-	for k, vs := range query {
-		if len(vs) == 1 {
-			args[k] = vs[0]
-		} else {
-			args[k] = vs
-		}
+// fingerprint identifies an operation and its arguments as the operation
+// gets them: the body's fields with the query parameters of its argument
+// type (fields) merged in, converted to their types, by mergeArgs (a body
+// field wins; unknown query parameters are left out), as JSON with sorted
+// keys, so that key order, the path prefix and `?limit=10` against
+// {"limit": 10} do not matter. Arguments that cannot be merged (a body
+// that is not a JSON object: the request is answered validation_error)
+// take part as they are. It hashes the merged JSON rather than the
+// decoded argument value: marshaling a decoded value does not tell all
+// arguments apart (types that decode into unexported fields, such as
+// promotion.Price, marshal alike).
+func fingerprint(op Op, fields argFields, query url.Values, body []byte) string {
+	canon, ok := []byte(nil), false
+	if merged, _, err := mergeArgs(fields, query, body); err == nil {
+		canon, ok = canonicalJSON(merged)
 	}
-	if b := bytes.TrimSpace(body); len(b) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.UseNumber()
-		var v any
-		if err := dec.Decode(&v); err == nil && !dec.More() {
-			if obj, ok := v.(map[string]any); ok {
-				maps.Copy(args, obj)
-			} else {
-				args["\x00body"] = v
-			}
-		} else {
-			args["\x00raw"] = string(b)
-		}
-	}
-	canon, err := json.Marshal(args)
-	if err != nil {
-		canon = body
+	if !ok {
+		canon = append([]byte("\x00raw\x00"+query.Encode()+"\x00"), bytes.TrimSpace(body)...)
 	}
 	h := sha256.New()
 	h.Write([]byte(op.Service + "\x00" + op.Name + "\x00"))
 	h.Write(canon)
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// canonicalJSON returns one JSON value (empty: an empty object) with the
+// keys of every object sorted and no white space; numbers keep their
+// literal form.
+func canonicalJSON(b []byte) ([]byte, bool) {
+	if len(b) == 0 {
+		return []byte("{}"), true
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil || dec.More() {
+		return nil, false
+	}
+	out, err := json.Marshal(v)
+	return out, err == nil
 }
 
 // idemSeal keeps what is stored under a key unreadable without the key:
@@ -216,7 +220,8 @@ func (r *recorder) Write(b []byte) (int, error) {
 // beginIdempotent handles the key of a POST request: it answers a replay
 // or an error itself (handled true, with the status), or returns the run
 // to finish once the operation has answered (nil when there is no key).
-func (s *Server) beginIdempotent(w http.ResponseWriter, r *http.Request, op Op, sub string, body []byte) (run *idemRun, handled bool, status int) {
+func (s *Server) beginIdempotent(w http.ResponseWriter, r *http.Request, rt *route, sub string, body []byte) (run *idemRun, handled bool, status int) {
+	op := rt.op
 	values, ok := r.Header[IdempotencyHeader]
 	if !ok || s.idem == nil || r.Method != http.MethodPost {
 		return nil, false, 0
@@ -226,7 +231,7 @@ func (s *Server) beginIdempotent(w http.ResponseWriter, r *http.Request, op Op, 
 		return nil, true, s.writeError(w, r, op.Name, err)
 	}
 	seal := newIdemSeal(sub, key)
-	st, stored, err := s.idem.Begin(r.Context(), sub, seal.id, seal.fingerprint(fingerprint(op, r.URL.Query(), body)), s.idemNow())
+	st, stored, err := s.idem.Begin(r.Context(), sub, seal.id, seal.fingerprint(fingerprint(op, rt.fields, r.URL.Query(), body)), s.idemNow())
 	if err != nil {
 		return nil, true, s.writeError(w, r, op.Name, err)
 	}

@@ -2,8 +2,11 @@ package rpc
 
 import (
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/commercekit/commerce"
 )
 
 func TestIdempotencyKeyValues(t *testing.T) {
@@ -32,25 +35,51 @@ func TestIdempotencyKeyValues(t *testing.T) {
 	}
 }
 
+// fingerprintArgs is an argument type for TestFingerprint.
+type fingerprintArgs struct {
+	CartID string              `json:"cartId"`
+	A      map[string]any      `json:"a"`
+	B      int                 `json:"b"`
+	Active *bool               `json:"active"`
+	Tags   commerce.StringList `json:"tags"`
+}
+
 func TestFingerprint(t *testing.T) {
 	op := Op{Service: "cart", Name: "cart.checkout"}
-	a := fingerprint(op, url.Values{"cartId": {"c1"}}, []byte(`{"b": 1, "a": {"y": 2, "x": 1.50}}`))
-	b := fingerprint(op, nil, []byte(` {"a": {"x": 1.50, "y": 2}, "cartId": "c1", "b": 1}`))
-	if a != b {
-		t.Fatal("same merged arguments, different fingerprints")
+	f := fieldsOf(reflect.TypeFor[fingerprintArgs]())
+	fp := func(q url.Values, body string) string { return fingerprint(op, f, q, []byte(body)) }
+	a := fp(url.Values{"cartId": {"c1"}}, `{"b": 1, "a": {"y": 2, "x": 1.50}}`)
+	for name, same := range map[string]string{
+		"keys in another order, cartId in the body": fp(nil, ` {"a": {"x": 1.50, "y": 2}, "cartId": "c1", "b": 1}`),
+		"b in the query string, typed as a number":  fp(url.Values{"cartId": {"c1"}, "b": {"1"}}, `{"a": {"y": 2, "x": 1.50}}`),
+		"an unknown query parameter":                fp(url.Values{"cartId": {"c1"}, "utm_source": {"x"}}, `{"b": 1, "a": {"y": 2, "x": 1.50}}`),
+		"a query parameter the body overrides":      fp(url.Values{"cartId": {"c9"}}, `{"b": 1, "a": {"y": 2, "x": 1.50}, "cartId": "c1"}`),
+	} {
+		if same != a {
+			t.Errorf("%s: another fingerprint", name)
+		}
 	}
 	for name, other := range map[string]string{
-		"another value":     fingerprint(op, nil, []byte(`{"a": {"x": 1.5, "y": 2}, "cartId": "c1", "b": 2}`)),
-		"another operation": fingerprint(Op{Service: "cart", Name: "cart.create"}, url.Values{"cartId": {"c1"}}, []byte(`{"b": 1, "a": {"y": 2, "x": 1.50}}`)),
-		"not an object":     fingerprint(op, nil, []byte(`[1]`)),
-		"not JSON":          fingerprint(op, nil, []byte(`{`)),
+		"another value":           fp(nil, `{"a": {"x": 1.5, "y": 2}, "cartId": "c1", "b": 2}`),
+		"another value, in query": fp(url.Values{"cartId": {"c1"}, "b": {"2"}}, `{"a": {"y": 2, "x": 1.50}}`),
+		"a string, not a number":  fp(url.Values{"cartId": {"c1"}}, `{"b": "1", "a": {"y": 2, "x": 1.50}}`),
+		"another operation":       fingerprint(Op{Service: "cart", Name: "cart.create"}, f, url.Values{"cartId": {"c1"}}, []byte(`{"b": 1, "a": {"y": 2, "x": 1.50}}`)),
+		"not an object":           fp(nil, `[1]`),
+		"not JSON":                fp(nil, `{`),
 	} {
 		if other == a {
 			t.Errorf("%s: same fingerprint", name)
 		}
 	}
-	// A body field wins over a query parameter of the same name.
-	if fingerprint(op, url.Values{"b": {"9"}}, []byte(`{"b": 1}`)) != fingerprint(op, nil, []byte(`{"b": 1}`)) {
-		t.Error("body field did not win over the query parameter")
+	// Booleans and lists in the query string are typed too.
+	if fp(url.Values{"active": {"true"}, "tags": {"x,y"}}, "") != fp(nil, `{"active": true, "tags": ["x", "y"]}`) {
+		t.Error("?active=true&tags=x,y: another fingerprint than the same in the body")
+	}
+	if fp(nil, "") != fp(url.Values{"unknown": {"1"}}, " {} ") {
+		t.Error("no arguments: the empty body and {} differ")
+	}
+	// Two bodies that cannot be merged differ by their text.
+	if fp(nil, `[1]`) == fp(nil, `[2]`) {
+		t.Error("bodies that are not objects: same fingerprint")
 	}
 }

@@ -384,6 +384,43 @@ func TestIdempotencySweep(t *testing.T) {
 	})
 }
 
+// TestIdempotencyMergedArguments: the fingerprint is of the arguments as
+// the operation gets them (query string and body merged, query values
+// converted to their fields' types): `?limit=10` and {"limit": 10} are the
+// same arguments, a query parameter the operation ignores changes nothing,
+// and the body wins over the query string; another value is 422.
+func TestIdempotencyMergedArguments(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		srv := apitest.New(t, db)
+		key := ptr("list-10")
+		first := idemPost(t, srv, "/cart/v1/shipping.list?limit=10&utm_source=mail", srv.Admin, key, "")
+		if first.status != 200 || first.replayed != "" {
+			t.Fatalf("first: %d %q %s", first.status, first.replayed, first.raw)
+		}
+		for _, c := range []struct{ path, body string }{
+			{"/cart/v1/shipping.list", `{"limit": 10}`},
+			{"/cart/v1/shipping.list?limit=10", ``},
+			{"/services/cart/v1/shipping.list?limit=10&utm_source=other", `{}`},
+			{"/cart/v1/shipping.list?limit=99", ` {"limit": 10} `},
+		} {
+			a := idemPost(t, srv, c.path, srv.Admin, key, c.body)
+			if a.status != 200 || a.replayed != "true" || string(a.raw) != string(first.raw) {
+				t.Errorf("%s %s: %d %q %s, want the replay of %s", c.path, c.body, a.status, a.replayed, a.raw, first.raw)
+			}
+		}
+		for _, c := range []struct{ path, body string }{
+			{"/cart/v1/shipping.list", `{"limit": 11}`},
+			{"/cart/v1/shipping.list?limit=11", ``},
+			{"/cart/v1/shipping.list?limit=10&skip=1", ``},
+			{"/cart/v1/shipping.list", `{"limit": "10"}`},
+		} {
+			if a := idemPost(t, srv, c.path, srv.Admin, key, c.body); a.status != 422 || a.code != commerce.EIdempotencyKeyReused {
+				t.Errorf("%s %s: %d %s, want 422 %s", c.path, c.body, a.status, a.raw, commerce.EIdempotencyKeyReused)
+			}
+		}
+	})
+}
+
 // TestIdempotencyServiceClock: keys are dated by the service's clock, the
 // one its sweep of keys older than 24 hours uses: with the clock a day
 // ahead of the wall clock, a key just used is dated then and survives the

@@ -240,7 +240,7 @@ func (s *Server) serveOp(w http.ResponseWriter, r *http.Request) {
 		status = s.writeError(w, r, opName, err)
 		return
 	}
-	run, handled, st := s.beginIdempotent(w, r, rt.op, claims.Subject, body)
+	run, handled, st := s.beginIdempotent(w, r, rt, claims.Subject, body)
 	if handled {
 		status = st
 		return
