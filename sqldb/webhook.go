@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/commercekit/commerce"
@@ -468,6 +469,11 @@ func (s *WebhookStore) Claim(ctx context.Context, claim string, now time.Time, l
 	return out, err
 }
 
+// redelivered marks the claim of a delivery redelivered during its
+// attempt (webhookTx.Redeliver): the attempt's record then counts the
+// attempt but leaves the schedule as the redelivery set it.
+const redelivered = "/redelivered"
+
 // Record implements webhook.Store.
 func (s *WebhookStore) Record(ctx context.Context, claim string, r webhook.Result) (bool, error) {
 	var code any
@@ -483,6 +489,21 @@ func (s *WebhookStore) Record(ctx context.Context, claim string, r webhook.Resul
 		res, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET attempts = attempts + 1, status = ?, last_status_code = ?, last_error = ?,
 			next_attempt_at = ?, delivered_at = ?, last_try = ?, claim = NULL, claimed_until = NULL WHERE id = ? AND claim = ?`,
 			r.Status, code, lastErr, msPtr(r.NextAttempt), msPtr(r.DeliveredAt), false, r.DeliveryID, claim)
+		if err != nil {
+			return err
+		}
+		if n, err = res.RowsAffected(); err != nil || n == 1 {
+			return err
+		}
+		// Redelivered during the attempt: the redelivery wins. The
+		// attempt counts and its outcome is kept; the delivery stays
+		// PENDING, due when the redelivery said, and the attempt it gives
+		// is the last when this one ended the delivery (as a redelivery
+		// after the record would have made it).
+		res, err = tx.Exec(ctx, `UPDATE webhook_deliveries SET attempts = attempts + 1, last_status_code = ?, last_error = ?,
+			delivered_at = COALESCE(?, delivered_at), last_try = (last_try OR ?), claim = NULL, claimed_until = NULL
+			WHERE id = ? AND claim = ?`,
+			code, lastErr, msPtr(r.DeliveredAt), r.Status != webhook.Pending, r.DeliveryID, claim+redelivered)
 		if err != nil {
 			return err
 		}
@@ -530,19 +551,28 @@ func (t webhookTx) RemoveWebhook(ctx context.Context, id string) error {
 	return err
 }
 
-// Redeliver implements webhook.Tx.
+// Redeliver implements webhook.Tx. On a delivery being attempted (its
+// claim set) it also marks the claim (redelivered), so that the
+// attempt's record does not undo the redelivery; the lease stays, so the
+// delivery is attempted again once that attempt is recorded (or its lease
+// ends), never twice at once.
 func (t webhookTx) Redeliver(ctx context.Context, id string, now time.Time) (webhook.Delivery, error) {
 	var lastTry bool
-	d, err := scanDelivery(t.tx.QueryRow(ctx, `SELECT `+deliveryCols+`, d.last_try FROM webhook_deliveries d WHERE d.id = ?`+t.tx.ForUpdate(), id), &lastTry)
+	var claim sql.NullString
+	d, err := scanDelivery(t.tx.QueryRow(ctx, `SELECT `+deliveryCols+`, d.last_try, d.claim FROM webhook_deliveries d WHERE d.id = ?`+t.tx.ForUpdate(), id),
+		&lastTry, &claim)
 	if err != nil {
 		return d, t.tx.db.NotFound(err, webhook.DeliveryNotFound(id))
 	}
 	// A delivery still in its schedule becomes due now; one that ended
 	// (DELIVERED or FAILED) gets one more attempt.
 	lastTry = lastTry || d.Status != webhook.Pending
+	if claim.Valid && !strings.HasSuffix(claim.String, redelivered) {
+		claim.String += redelivered
+	}
 	n := now.UTC().Truncate(time.Millisecond)
-	if _, err := t.tx.Exec(ctx, `UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, last_try = ? WHERE id = ?`,
-		webhook.Pending, ms(n), lastTry, id); err != nil {
+	if _, err := t.tx.Exec(ctx, `UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, last_try = ?, claim = ? WHERE id = ?`,
+		webhook.Pending, ms(n), lastTry, claim, id); err != nil {
 		return d, err
 	}
 	d.Status, d.NextAttemptAt = webhook.Pending, &n

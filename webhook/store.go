@@ -39,7 +39,10 @@ type Store interface {
 	Claim(ctx context.Context, claim string, now time.Time, lease time.Duration, limit int) ([]Claimed, error)
 	// Record stores the outcome of an attempt of a delivery leased with
 	// claim, and ends the lease. It reports false when the lease was no
-	// longer held (nothing recorded).
+	// longer held (nothing recorded). When the delivery was redelivered
+	// during the attempt, the attempt is counted and its status code and
+	// error kept, but the delivery stays PENDING as the redelivery left it
+	// (the redelivery wins).
 	Record(ctx context.Context, claim string, r Result) (bool, error)
 	// Lead tries to become the one follower of the log among the
 	// processes sharing the database; release gives the lead up, check
@@ -59,7 +62,9 @@ type Tx interface {
 	// RemoveWebhook deletes the webhook and its deliveries.
 	RemoveWebhook(ctx context.Context, id string) error
 	// Redeliver puts the delivery back to PENDING, due at now, for one
-	// more attempt, and returns it. Errors: delivery_not_found.
+	// more attempt, and returns it; an attempt in flight keeps its lease,
+	// and its record does not undo this (Store.Record). Errors:
+	// delivery_not_found.
 	Redeliver(ctx context.Context, id string, now time.Time) (Delivery, error)
 }
 

@@ -21,6 +21,7 @@ func Webhook(t *testing.T, open Opener) {
 	t.Run("no active webhook: the log is skipped, not read", func(t *testing.T) { webhookSkipIdle(t, open(t)) })
 	t.Run("claim, lease, record", func(t *testing.T) { webhookClaim(t, open(t)) })
 	t.Run("concurrent claims are disjoint", func(t *testing.T) { webhookClaimConcurrent(t, open(t)) })
+	t.Run("a redelivery during an attempt wins over its record", func(t *testing.T) { webhookRedeliverInFlight(t, open(t)) })
 }
 
 // webhookSetup creates a webhook subscribed to PRODUCTS, with its CREATE
@@ -271,3 +272,88 @@ func webhookClaimConcurrent(t *testing.T, db *sqldb.DB) {
 		t.Fatalf("%d deliveries claimed, want 200", len(seen))
 	}
 }
+
+// webhookRedeliverInFlight: webhook.redeliver on a delivery being
+// attempted (claimed) is not undone by that attempt's record: the attempt
+// is counted and its outcome kept, but the delivery stays PENDING, due
+// when the redelivery said, for one more attempt. While the attempt's
+// lease holds, no one else claims the delivery.
+func webhookRedeliverInFlight(t *testing.T, db *sqldb.DB) {
+	ctx := context.Background()
+	st := sqldb.NewWebhookStore(db)
+	w := webhookSetup(t, st, true)
+	appendEvents(t, db, 2, "PRODUCTS")
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	if _, err := st.Follow(ctx, now, 100); err != nil {
+		t.Fatal(err)
+	}
+	redeliver := func(id string, at time.Time) {
+		t.Helper()
+		if err := st.Update(ctx, func(tx webhook.Tx) error { _, err := tx.Redeliver(ctx, id, at); return err }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	delivery := func(id string) webhook.Delivery {
+		t.Helper()
+		ds, err := st.Deliveries(ctx, w.ID, "", 10, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range ds {
+			if d.ID == id {
+				return d
+			}
+		}
+		t.Fatalf("no delivery %s", id)
+		return webhook.Delivery{}
+	}
+	claimed, err := st.Claim(ctx, "A", now, time.Minute, 2)
+	if err != nil || len(claimed) != 2 {
+		t.Fatalf("claim: %d %v", len(claimed), err)
+	}
+	failing, delivered := claimed[0].ID, claimed[1].ID
+
+	// An attempt in its schedule that fails: its record would set the
+	// next attempt an hour later; the redelivery made it due at once.
+	at := now.Add(time.Second)
+	redeliver(failing, at)
+	redeliver(failing, at) // twice: still one redelivery
+	if c, _ := st.Claim(ctx, "B", at, time.Minute, 10); len(c) != 0 {
+		t.Fatalf("claimed during the attempt's lease: %+v", c)
+	}
+	code, msg, later := 500, "HTTP 500", now.Add(time.Hour)
+	ok, err := st.Record(ctx, "A", webhook.Result{DeliveryID: failing, Status: webhook.Pending, StatusCode: &code, Error: &msg, NextAttempt: &later})
+	if !ok || err != nil {
+		t.Fatalf("record of the attempt: %v %v, want it counted", ok, err)
+	}
+	if d := delivery(failing); d.Status != webhook.Pending || d.Attempts != 1 || d.LastStatusCode == nil || *d.LastStatusCode != 500 ||
+		d.NextAttemptAt == nil || !d.NextAttemptAt.Equal(at) {
+		t.Fatalf("after the record: %+v, want PENDING, 1 attempt, due at the redelivery %s", d, at)
+	}
+
+	// An attempt that succeeds: the redelivery still gives one more
+	// attempt, the last (as for a redelivered DELIVERED delivery).
+	redeliver(delivered, at)
+	code200 := 200
+	ok, err = st.Record(ctx, "A", webhook.Result{DeliveryID: delivered, Status: webhook.Delivered, StatusCode: &code200, DeliveredAt: &at})
+	if !ok || err != nil {
+		t.Fatalf("record of the delivered attempt: %v %v", ok, err)
+	}
+	if d := delivery(delivered); d.Status != webhook.Pending || d.Attempts != 1 || d.DeliveredAt == nil || !d.NextAttemptAt.Equal(at) {
+		t.Fatalf("after the delivered record: %+v, want PENDING, due at %s, deliveredAt kept", d, at)
+	}
+	c, err := st.Claim(ctx, "C", at, time.Minute, 10)
+	if err != nil || len(c) != 2 {
+		t.Fatalf("claim the redeliveries: %+v %v", c, err)
+	}
+	for _, d := range c {
+		if want := d.ID == delivered; d.LastTry != want {
+			t.Errorf("delivery %s: last try %v, want %v", d.ID, d.LastTry, want)
+		}
+	}
+	// A stale record, under a lease that was taken over, changes nothing.
+	if ok, _ := st.Record(ctx, "A", webhook.Result{DeliveryID: failing, Status: webhook.Failed, StatusCode: &code}); ok {
+		t.Fatal("record under a lost lease")
+	}
+}
+
