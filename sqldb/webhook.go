@@ -443,7 +443,7 @@ func (s *WebhookStore) Claim(ctx context.Context, claim string, now time.Time, l
 		if _, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET claim = ?, claimed_until = ? WHERE id IN (`+in+`)`, args...); err != nil {
 			return err
 		}
-		rows, err = tx.Query(ctx, `SELECT `+deliveryCols+`, d.last_try, w.url, w.secret, e.channel, e.type, e.date, e.payload
+		rows, err = tx.Query(ctx, `SELECT `+deliveryCols+`, d.last_try, w.url, w.secret, e.channel, e.type, e.date, e.payload, e.actor
 			FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN events e ON e.id = d.event_id
 			WHERE d.id IN (`+in+`) ORDER BY d.next_attempt_at, d.seq`, ids...)
 		if err != nil {
@@ -453,7 +453,7 @@ func (s *WebhookStore) Claim(ctx context.Context, claim string, now time.Time, l
 		for rows.Next() {
 			var c webhook.Claimed
 			var date, payload string
-			c.Delivery, err = scanDelivery(rows, &c.LastTry, &c.URL, &c.Secret, &c.Event.Channel, &c.Event.Type, &date, &payload)
+			c.Delivery, err = scanDelivery(rows, &c.LastTry, &c.URL, &c.Secret, &c.Event.Channel, &c.Event.Type, &date, &payload, &c.Event.Actor)
 			if err != nil {
 				return err
 			}

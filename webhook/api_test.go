@@ -268,3 +268,31 @@ func TestWebhookUnknownRoute(t *testing.T) {
 	s, _ := start(t, testdb.SQLite(t), options("1h", time.Second))
 	s.Do(t, http.MethodDelete, "/event/v1/webhook.create", s.Admin, nil).Expect(t, 405, "method_not_allowed")
 }
+
+// TestWebhookBodyIsTheEventJSON: the body of an attempt is the event's
+// JSON exactly as event.list shows it, actor included for a change made
+// through the admin app.
+func TestWebhookBodyIsTheEventJSON(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		s, _ := start(t, db, options("1h", 2*time.Second))
+		r := newReceiver(t)
+		createWebhook(t, s, r, map[string]any{"channels": "PRODUCTS"})
+		e, err := event.New("PRODUCTS", event.Update, time.Now(), map[string]any{"id": "p1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Actor = "staff:s1"
+		if err := db.Append(context.Background(), []event.Event{e}); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 20*time.Second, "the attempt", func() bool { return len(r.snapshot()) == 1 })
+		var listed []json.RawMessage
+		s.Post(t, "/event/v1/event.list", s.Admin, map[string]any{"channel": "PRODUCTS"}).Must(t).Decode(t, "data", &listed)
+		if len(listed) != 1 || !strings.Contains(string(listed[0]), `"actor":"staff:s1"`) {
+			t.Fatalf("event.list: %s", listed)
+		}
+		if h := r.snapshot()[0]; string(h.body) != string(listed[0]) || !h.valid {
+			t.Fatalf("body %s (valid %v), want the event as event.list shows it: %s", h.body, h.valid, listed[0])
+		}
+	})
+}

@@ -22,6 +22,7 @@ func Webhook(t *testing.T, open Opener) {
 	t.Run("claim, lease, record", func(t *testing.T) { webhookClaim(t, open(t)) })
 	t.Run("concurrent claims are disjoint", func(t *testing.T) { webhookClaimConcurrent(t, open(t)) })
 	t.Run("a redelivery during an attempt wins over its record", func(t *testing.T) { webhookRedeliverInFlight(t, open(t)) })
+	t.Run("a claimed delivery carries its event's actor", func(t *testing.T) { webhookClaimActor(t, open(t)) })
 }
 
 // webhookSetup creates a webhook subscribed to PRODUCTS, with its CREATE
@@ -357,3 +358,40 @@ func webhookRedeliverInFlight(t *testing.T, db *sqldb.DB) {
 	}
 }
 
+// webhookClaimActor: the event of a claimed delivery is the event as the
+// log holds it, actor included (event.list shows it: a webhook body is the
+// same JSON).
+func webhookClaimActor(t *testing.T, db *sqldb.DB) {
+	ctx := context.Background()
+	st := sqldb.NewWebhookStore(db)
+	webhookSetup(t, st, true)
+	e, err := event.New("PRODUCTS", event.Update, time.Now(), map[string]int{"n": 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Actor = "staff:s1"
+	if err := db.Append(ctx, []event.Event{e}); err != nil {
+		t.Fatal(err)
+	}
+	appendEvents(t, db, 1, "PRODUCTS") // no actor (an API call)
+	now := time.Now()
+	if _, err := st.Follow(ctx, now, 100); err != nil {
+		t.Fatal(err)
+	}
+	c, err := st.Claim(ctx, "A", now, time.Minute, 10)
+	if err != nil || len(c) != 2 {
+		t.Fatalf("claim: %d %v", len(c), err)
+	}
+	listed, err := db.List(ctx, event.Filter{Channel: "PRODUCTS", Limit: 10})
+	if err != nil || len(listed) != 2 {
+		t.Fatalf("list: %d %v", len(listed), err)
+	}
+	for i, l := range listed {
+		if c[i].Event.ID != l.ID || c[i].Event.Actor != l.Actor {
+			t.Errorf("claimed event %+v, want %+v", c[i].Event, l)
+		}
+	}
+	if c[0].Event.Actor != "staff:s1" || c[1].Event.Actor != "" {
+		t.Fatalf("actors %q %q, want staff:s1 and none", c[0].Event.Actor, c[1].Event.Actor)
+	}
+}
