@@ -111,9 +111,11 @@ const followGap = 20 * time.Millisecond
 
 // dispatch claims due deliveries and attempts them, Workers at a time. It
 // claims only as many as it has idle workers, so that every claimed
-// delivery is attempted at once, well within its lease.
+// delivery is attempted at once, well within its lease. Each claim has a
+// token of its own: when a lease runs out while its attempt is still
+// being recorded and this dispatcher claims the delivery again, the late
+// record is refused (Store.Record), as another process's would be.
 func (s *Service) dispatch(ctx context.Context, logger *slog.Logger) {
-	claim := commerce.NewID() // this dispatcher's lease token
 	idle := make(chan struct{}, s.cfg.Workers)
 	for range s.cfg.Workers {
 		idle <- struct{}{}
@@ -139,6 +141,7 @@ func (s *Service) dispatch(ctx context.Context, logger *slog.Logger) {
 				break more
 			}
 		}
+		claim := commerce.NewID() // this lease's token
 		batch, err := s.store.Claim(ctx, claim, s.now(), s.cfg.Lease, n)
 		for range n - len(batch) {
 			idle <- struct{}{}

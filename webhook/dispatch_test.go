@@ -1,11 +1,14 @@
 package webhook_test
 
 import (
+	"context"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/commercekit/commerce/app"
 	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/sqldb"
 	"github.com/commercekit/commerce/webhook"
 )
 
@@ -58,4 +61,106 @@ func TestTwoDispatchers(t *testing.T) {
 			t.Fatalf("delivery %s", mustJSON(d))
 		}
 	}
+}
+
+// gatedStore holds back the records of attempts: the first waits until
+// release is closed, every later one until the first has run. results are
+// what each returned, in the order they ran.
+type gatedStore struct {
+	*sqldb.WebhookStore
+	release   chan struct{}
+	once      sync.Once
+	recording chan struct{} // closed when the first record is called
+	firstDone chan struct{}
+	mu        sync.Mutex
+	calls     int
+	results   []bool
+}
+
+func (g *gatedStore) Record(ctx context.Context, claim string, r webhook.Result) (bool, error) {
+	g.mu.Lock()
+	g.calls++
+	n := g.calls
+	g.mu.Unlock()
+	if n == 1 {
+		close(g.recording)
+		<-g.release
+		defer close(g.firstDone)
+	} else {
+		<-g.firstDone
+	}
+	ok, err := g.WebhookStore.Record(ctx, claim, r)
+	g.mu.Lock()
+	g.results = append(g.results, ok)
+	g.mu.Unlock()
+	return ok, err
+}
+
+// open lets the first record run.
+func (g *gatedStore) open() { g.once.Do(func() { close(g.release) }) }
+
+func (g *gatedStore) state() (calls int, results []bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.calls, append([]bool(nil), g.results...)
+}
+
+// TestStaleRecordAfterLease: an attempt whose record is still on its way
+// when its lease runs out loses the delivery, even to its own process:
+// the process claims it again (a new lease, its own token) and attempts
+// it; the first attempt's late record is refused, and the delivery shows
+// the second attempt's outcome, counted once.
+func TestStaleRecordAfterLease(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		ctx, cancel := context.WithCancel(context.Background())
+		var mu sync.Mutex
+		now := time.Now().UTC().Truncate(time.Millisecond)
+		clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+		sealer, err := webhook.NewSealer(testKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := &gatedStore{WebhookStore: sqldb.NewWebhookStore(db), release: make(chan struct{}),
+			recording: make(chan struct{}), firstDone: make(chan struct{})}
+		svc := webhook.NewService(g, clock, webhook.Config{Sealer: sealer, AllowPrivate: true,
+			Retry: []time.Duration{time.Hour}, Timeout: time.Second, Lease: time.Minute, Poll: 20 * time.Millisecond, Workers: 2})
+		var wg sync.WaitGroup
+		wg.Go(func() { svc.Run(ctx, nil, nil) })
+		defer wg.Wait()
+		defer g.open() // a failed test must not leave the dispatcher waiting
+		defer cancel()
+		r := newReceiver(t, 500) // then 200
+		url := r.URL + "/hook"
+		created, err := svc.Create(ctx, webhook.CreateInput{URL: &url, Channels: []string{"PRODUCTS"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.setSecret(created.Secret)
+		appendEvent(t, db, "PRODUCTS", "CREATE")
+		select {
+		case <-g.recording:
+		case <-time.After(20 * time.Second):
+			t.Fatal("no attempt recorded")
+		}
+		// The first attempt (500) is recording; its lease runs out.
+		mu.Lock()
+		now = now.Add(2 * time.Minute)
+		mu.Unlock()
+		waitFor(t, 20*time.Second, "the second attempt's record", func() bool { calls, _ := g.state(); return calls == 2 })
+		g.open()
+		waitFor(t, 20*time.Second, "both records", func() bool { _, res := g.state(); return len(res) == 2 })
+		if _, res := g.state(); res[0] || !res[1] {
+			t.Fatalf("records returned %v, want the stale first refused and the second stored", res)
+		}
+		ds, err := g.Deliveries(ctx, created.Webhook.ID, "", 10, 0)
+		if err != nil || len(ds) != 1 {
+			t.Fatalf("deliveries %v %v", ds, err)
+		}
+		if d := ds[0]; d.Status != webhook.Delivered || d.Attempts != 1 || d.LastStatusCode == nil || *d.LastStatusCode != 200 {
+			t.Fatalf("delivery %s, want DELIVERED by the second attempt, counted once", mustJSON(d))
+		}
+		if hits := r.snapshot(); len(hits) != 2 || !hits[0].valid || !hits[1].valid {
+			t.Fatalf("%d requests, want 2 validly signed", len(hits))
+		}
+	})
 }
