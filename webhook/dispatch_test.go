@@ -6,22 +6,26 @@ import (
 	"testing"
 	"time"
 
-	"github.com/commercekit/commerce/app"
 	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
 	"github.com/commercekit/commerce/webhook"
 )
 
-// TestTwoDispatchers: two service processes on one PostgreSQL database
-// dispatch the same backlog: every delivery is delivered, each attempted
-// once, and never two attempts of one delivery at the same time.
+// TestTwoDispatchers: two services on one PostgreSQL database, each with
+// its own connections (as two processes), dispatch the same backlog: both
+// send attempts (each marks its own: senderClient), every delivery is
+// delivered, each attempted once, and never two attempts of one delivery
+// at the same time.
 func TestTwoDispatchers(t *testing.T) {
 	url := testdb.PostgresURL(t)
 	db1, db2 := testdb.PostgresAt(t, url), testdb.PostgresAt(t, url)
-	long := func(o *app.Options) { o.WebhookLease = time.Minute }
 	r := newReceiver(t)
 	r.delay = 3 * time.Millisecond
-	s, stop := start(t, db1, options("100ms", 2*time.Second), long)
+	// The first requests wait until both dispatchers have sent one (less
+	// than the attempts' timeout): the one that leads the follower cannot
+	// take the whole backlog before the other's first poll.
+	r.holdFor, r.holdMax = []string{"A", "B"}, 1500*time.Millisecond
+	s, stop := start(t, db1, options("100ms", 2*time.Second))
 	id := createWebhook(t, s, r, map[string]any{"channels": "PRODUCTS"})
 	stop()
 	const n = 300
@@ -29,12 +33,26 @@ func TestTwoDispatchers(t *testing.T) {
 	for range n {
 		want[appendEvent(t, db1, "PRODUCTS", "CREATE").ID] = true
 	}
-	s1, _ := start(t, db1, options("100ms", 2*time.Second), long)
-	start(t, db2, options("100ms", 2*time.Second), long)
+	sealer, err := webhook.NewSealer(testKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	for name, db := range map[string]*sqldb.DB{"A": db1, "B": db2} {
+		svc := webhook.NewService(sqldb.NewWebhookStore(db), nil, webhook.Config{Sealer: sealer, AllowPrivate: true,
+			Retry: []time.Duration{100 * time.Millisecond}, Timeout: 2 * time.Second, Lease: time.Minute,
+			Poll: 50 * time.Millisecond, Client: senderClient(name, 2*time.Second)})
+		wg.Go(func() { svc.Run(ctx, db.Notify(), nil) })
+	}
+	st := sqldb.NewWebhookStore(db1)
 	waitFor(t, 120*time.Second, "every delivery delivered", func() bool {
-		res := s1.Post(t, "/event/v1/webhook.deliveries", s1.Admin, map[string]any{"webhookId": id, "status": "DELIVERED", "limit": 1000}).Must(t)
-		var ds []webhook.Delivery
-		res.Decode(t, "data", &ds)
+		ds, err := st.Deliveries(ctx, id, webhook.Delivered, 1000, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
 		return len(ds) == n
 	})
 	hits := r.snapshot()
@@ -42,7 +60,7 @@ func TestTwoDispatchers(t *testing.T) {
 	for _, h := range hits {
 		seen[h.id]++
 		if !h.valid {
-			t.Fatalf("bad signature on %s", h.id)
+			t.Fatalf("bad signature or timestamp on %s", h.id)
 		}
 	}
 	for id := range want {
@@ -56,7 +74,16 @@ func TestTwoDispatchers(t *testing.T) {
 	if overlap != 0 || len(hits) != n {
 		t.Fatalf("%d concurrent duplicate attempts, %d requests for %d events", overlap, len(hits), n)
 	}
-	for _, d := range deliveries(t, s1, id) {
+	by := r.sentBy()
+	if by["A"] == 0 || by["B"] == 0 || by["A"]+by["B"] != n {
+		t.Fatalf("attempts by dispatcher %v, want both > 0 and %d in all", by, n)
+	}
+	t.Logf("attempts by dispatcher: %v", by)
+	ds, err := st.Deliveries(ctx, id, "", 1000, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range ds {
 		if d.Attempts != 1 || d.Status != webhook.Delivered {
 			t.Fatalf("delivery %s", mustJSON(d))
 		}
@@ -130,6 +157,7 @@ func TestStaleRecordAfterLease(t *testing.T) {
 		defer g.open() // a failed test must not leave the dispatcher waiting
 		defer cancel()
 		r := newReceiver(t, 500) // then 200
+		r.setClock(clock)
 		url := r.URL + "/hook"
 		created, err := svc.Create(ctx, webhook.CreateInput{URL: &url, Channels: []string{"PRODUCTS"}})
 		if err != nil {

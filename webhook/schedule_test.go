@@ -30,6 +30,7 @@ func TestWebhookDefaultSchedule(t *testing.T) {
 			o.Now = clock
 		})
 		r := newReceiver(t, 500, 500, 500, 500, 500, 500, 500, 500, 500)
+		r.setClock(clock) // the service signs with its clock
 		id := createWebhook(t, s, r, map[string]any{"channels": "PRODUCTS"})
 		appendEvent(t, db, "PRODUCTS", "CREATE")
 		attempt := func(n int) webhook.Delivery {
@@ -65,8 +66,14 @@ func TestWebhookDefaultSchedule(t *testing.T) {
 			t.Fatalf("after 8 attempts: %s, want FAILED", mustJSON(d))
 		}
 		time.Sleep(300 * time.Millisecond)
-		if n := len(r.snapshot()); n != 8 {
-			t.Fatalf("%d requests, want 8", n)
+		hits := r.snapshot()
+		if len(hits) != 8 {
+			t.Fatalf("%d requests, want 8", len(hits))
+		}
+		for i, h := range hits {
+			if !h.valid {
+				t.Errorf("attempt %d: signature or timestamp %s does not verify", i+1, h.ts)
+			}
 		}
 	})
 }
