@@ -1,16 +1,12 @@
 package main
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -22,7 +18,8 @@ import (
 )
 
 // crashReceiver counts the webhook requests of each run of the service
-// and checks their Standard Webhooks signatures independently.
+// and checks their Standard Webhooks signatures and timestamps
+// independently (standardWebhookProblem).
 type crashReceiver struct {
 	mu     sync.Mutex
 	secret string
@@ -36,12 +33,8 @@ func (r *crashReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	id, ts, sig := req.Header.Get("webhook-id"), req.Header.Get("webhook-timestamp"), req.Header.Get("webhook-signature")
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	key, _ := base64.StdEncoding.DecodeString(strings.TrimPrefix(r.secret, "whsec_"))
-	mac := hmac.New(sha256.New, key)
-	mac.Write([]byte(id + "." + ts + "." + string(body)))
-	want := "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
 	var e struct{ ID string }
-	if !hmac.Equal([]byte(sig), []byte(want)) || json.Unmarshal(body, &e) != nil || e.ID != id {
+	if standardWebhookProblem(r.secret, id, ts, sig, body, time.Now()) != "" || json.Unmarshal(body, &e) != nil || e.ID != id {
 		r.bad++
 	}
 	if r.got[r.run] == nil {
@@ -188,3 +181,4 @@ func TestWebhookCrashSQLite(t *testing.T) {
 func TestWebhookCrashPostgres(t *testing.T) {
 	webhookCrashTest(t, testdb.PostgresURL(t))
 }
+
