@@ -59,12 +59,7 @@ func webhookCrashTest(t *testing.T, db string) {
 	c := startChild(t, db, flags...)
 	client := &http.Client{Timeout: 10 * time.Second}
 
-	status, body, err := post(client, c.base+"/event/v1/webhook.create", admin, map[string]any{"url": hs.URL + "/hook", "channels": "CATEGORIES"})
-	if err != nil || status != 200 {
-		t.Fatalf("webhook.create: %d %v %s", status, err, body["error"])
-	}
-	var secret string
-	json.Unmarshal(body["secret"], &secret)
+	_, secret := createChildWebhook(t, client, c, admin, hs.URL+"/hook", "CATEGORIES")
 	rcv.mu.Lock()
 	rcv.secret = secret
 	rcv.mu.Unlock()
@@ -246,14 +241,7 @@ func webhookCrashMidAttemptTest(t *testing.T, db string) {
 	flags := []string{"--webhook-allow-private", "--webhook-retry", "200ms", "--webhook-lease", lease.String()}
 	client := &http.Client{Timeout: 10 * time.Second}
 	c := startChild(t, db, flags...)
-	status, body, err := post(client, c.base+"/event/v1/webhook.create", admin, map[string]any{"url": hs.URL + "/hook", "channels": "CATEGORIES"})
-	if err != nil || status != 200 {
-		t.Fatalf("webhook.create: %d %v %s", status, err, body["error"])
-	}
-	var secret string
-	var w struct{ ID string }
-	json.Unmarshal(body["secret"], &secret)
-	json.Unmarshal(body["webhook"], &w)
+	webhookID, secret := createChildWebhook(t, client, c, admin, hs.URL+"/hook", "CATEGORIES")
 	rcv.mu.Lock()
 	rcv.secret = secret
 	rcv.mu.Unlock()
@@ -277,7 +265,7 @@ func webhookCrashMidAttemptTest(t *testing.T, db string) {
 	defer c.stop(t)
 	deliveries := func() []crashDelivery {
 		t.Helper()
-		status, body, err := post(client, c.base+"/event/v1/webhook.deliveries", admin, map[string]any{"webhookId": w.ID})
+		status, body, err := post(client, c.base+"/event/v1/webhook.deliveries", admin, map[string]any{"webhookId": webhookID})
 		if err != nil || status != 200 {
 			t.Fatalf("webhook.deliveries: %d %v", status, err)
 		}

@@ -186,6 +186,21 @@ func (r *overlapReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
+// createChildWebhook creates a webhook of url on the channels through the
+// serve process c and returns its id and secret.
+func createChildWebhook(t *testing.T, client *http.Client, c *child, admin, url, channels string) (id, secret string) {
+	t.Helper()
+	status, body, err := post(client, c.base+"/event/v1/webhook.create", admin, map[string]any{"url": url, "channels": channels})
+	if err != nil || status != 200 {
+		t.Fatalf("webhook.create: %d %v %s", status, err, body["error"])
+	}
+	var w struct{ ID string }
+	if json.Unmarshal(body["secret"], &secret) != nil || json.Unmarshal(body["webhook"], &w) != nil || secret == "" || w.ID == "" {
+		t.Fatalf("webhook.create: %s %s", body["webhook"], body["secret"])
+	}
+	return w.ID, secret
+}
+
 // TestWebhookTwoProcesses runs two `serve` processes on one PostgreSQL
 // database over a backlog of 300 events for one webhook: both processes
 // send attempts (the receiver tells them apart by their connections:
@@ -203,14 +218,7 @@ func TestWebhookTwoProcesses(t *testing.T) {
 	client := &http.Client{Timeout: 10 * time.Second}
 
 	a := startChild(t, url, flags...)
-	status, body, err := post(client, a.base+"/event/v1/webhook.create", admin, map[string]any{"url": hs.URL + "/hook", "channels": "PRODUCTS"})
-	if err != nil || status != 200 {
-		t.Fatalf("webhook.create: %d %v %s", status, err, body["error"])
-	}
-	var secret string
-	var w struct{ ID string }
-	json.Unmarshal(body["secret"], &secret)
-	json.Unmarshal(body["webhook"], &w)
+	webhookID, secret := createChildWebhook(t, client, a, admin, hs.URL+"/hook", "PRODUCTS")
 	rcv.mu.Lock()
 	rcv.secret = secret
 	rcv.mu.Unlock()
@@ -271,7 +279,7 @@ func TestWebhookTwoProcesses(t *testing.T) {
 	}
 	t.Logf("attempts by process: %v", rcv.byPID)
 	rcv.mu.Unlock()
-	status, body, err = post(client, b.base+"/event/v1/webhook.deliveries", admin, map[string]any{"webhookId": w.ID, "limit": 1000})
+	status, body, err := post(client, b.base+"/event/v1/webhook.deliveries", admin, map[string]any{"webhookId": webhookID, "limit": 1000})
 	if err != nil || status != 200 {
 		t.Fatalf("webhook.deliveries: %d %v", status, err)
 	}
