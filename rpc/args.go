@@ -117,43 +117,16 @@ func decodeArgs(dst any, fields argFields, query url.Values, body []byte) error 
 	if len(body) > 0 && body[0] != '{' {
 		return commerce.Invalid("body: must be a JSON object")
 	}
-	hasQuery := false
-	for k := range query {
-		if _, ok := fields[k]; ok {
-			hasQuery = true
-			break
-		}
-	}
 	// Arguments from the query string alone have only known, exactly
 	// named fields (merged from fields): unless one is a list (whose
 	// length is checked) or holds a NUL byte, their shape needs no check
 	// (a query's GET, product.info, is the hottest read).
 	plain := len(body) == 0
-	if hasQuery {
-		merged := map[string]json.RawMessage{}
-		if len(body) > 0 {
-			if err := json.Unmarshal(body, &merged); err != nil {
-				return decodeError(err, body)
-			}
-		}
-		for k, vs := range query {
-			t, ok := fields[k]
-			if !ok || len(vs) == 0 {
-				continue
-			}
-			if _, inBody := merged[k]; inBody {
-				continue
-			}
-			merged[k] = queryValue(vs[len(vs)-1], t)
-			if hasShape(t) {
-				plain = false
-			}
-		}
-		var err error
-		if body, err = json.Marshal(merged); err != nil {
-			return fmt.Errorf("merge arguments: %w", err)
-		}
+	body, shaped, err := mergeQuery(fields, query, body)
+	if err != nil {
+		return err
 	}
+	plain = plain && !shaped
 	if len(body) == 0 {
 		return checkValues(dst)
 	}
@@ -171,6 +144,46 @@ func decodeArgs(dst any, fields argFields, query url.Values, body []byte) error 
 		return commerce.Invalid("body: unexpected data after the JSON object")
 	}
 	return checkValues(dst)
+}
+
+// mergeQuery returns the JSON object body (trimmed, possibly empty) with
+// the query parameters that name fields merged in, converted to their
+// fields' types (the body wins), and whether one of those has a shape to
+// check (hasShape). Without such parameters body is returned as it is.
+func mergeQuery(fields argFields, query url.Values, body []byte) (merged []byte, shaped bool, err error) {
+	hasQuery := false
+	for k := range query {
+		if _, ok := fields[k]; ok {
+			hasQuery = true
+			break
+		}
+	}
+	if !hasQuery {
+		return body, false, nil
+	}
+	args := map[string]json.RawMessage{}
+	if len(body) > 0 {
+		if err := json.Unmarshal(body, &args); err != nil {
+			return nil, false, decodeError(err, body)
+		}
+	}
+	for k, vs := range query {
+		t, ok := fields[k]
+		if !ok || len(vs) == 0 {
+			continue
+		}
+		if _, inBody := args[k]; inBody {
+			continue
+		}
+		args[k] = queryValue(vs[len(vs)-1], t)
+		if hasShape(t) {
+			shaped = true
+		}
+	}
+	if merged, err = json.Marshal(args); err != nil {
+		return nil, false, fmt.Errorf("merge arguments: %w", err)
+	}
+	return merged, shaped, nil
 }
 
 // shapeProblems lists what is wrong with the shape of the merged arguments

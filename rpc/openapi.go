@@ -1,9 +1,11 @@
 package rpc
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"reflect"
 	"slices"
 	"sort"
@@ -487,4 +489,28 @@ func (s *Server) Operations() map[string]bool {
 		out["/"+k] = rt.op.Read
 	}
 	return out
+}
+
+// Arguments returns the argument object of a request to an operation's
+// path (with or without /services) as the transport builds it: the JSON
+// body with the query parameters that name arguments merged in (the body
+// wins), "{}" for none; ok is false for a path that names no operation or
+// a body that is not a JSON object. The document describes a POST's
+// arguments as its body: this is the body a request whose arguments are
+// split between the query string and the body (or a GET with a body)
+// amounts to, for checking such a request against the document.
+func (s *Server) Arguments(path string, query url.Values, body []byte) (args []byte, ok bool) {
+	rt, _ := s.route(path)
+	body = bytes.TrimSpace(body)
+	if rt == nil || (len(body) > 0 && body[0] != '{') {
+		return nil, false
+	}
+	merged, _, err := mergeQuery(rt.fields, query, body)
+	if err != nil {
+		return nil, false
+	}
+	if len(merged) == 0 {
+		merged = []byte("{}")
+	}
+	return merged, true
 }

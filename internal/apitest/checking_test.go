@@ -50,11 +50,23 @@ var exchanges = []exchange{
 		status: 200, answer: `{"ok":true,"cart":{}}`, want: "rejects a request the service accepts"},
 	{name: "a missing required query parameter accepted", method: "GET", path: "/cart/v1/cart.calculateCart",
 		status: 200, answer: `{"ok":true,"cart":{}}`, want: "rejects a request the service accepts"},
+	{name: "a required argument in the query string of a POST", method: "POST", path: "/catalog/v1/product.remove?id=p1", body: `{}`,
+		status: 200, answer: `{"ok":true}`},
+	{name: "arguments split between the query string and the body", method: "POST", path: "/tax/v1/tax.update?id=t1", body: `{"rate":1}`,
+		status: 200, answer: `{"ok":true,"tax":` + taxJSON + `}`},
+	{name: "a GET with its arguments in the body", method: "GET", path: "/tax/v1/tax.info", body: `{"id":"t1"}`,
+		status: 200, answer: `{"ok":true,"tax":` + taxJSON + `}`},
+	{name: "a required argument neither in the query string nor in the body", method: "POST", path: "/tax/v1/tax.update?rate=1", body: `{}`,
+		status: 200, answer: `{"ok":true,"tax":` + taxJSON + `}`, want: "rejects a request the service accepts"},
+	{name: "a GET with a body of the wrong type", method: "GET", path: "/tax/v1/tax.info", body: `{"id":5}`,
+		status: 200, answer: `{"ok":true,"tax":` + taxJSON + `}`, want: "rejects a request the service accepts"},
 	{name: "bad input the document accepts", method: "POST", path: "/catalog/v1/product.remove", body: `{"id":"p1"}`, bad: true,
 		status: 404, answer: `{"ok":false,"error":"product_not_found","data":"p1"}`, want: "the document does not describe the constraint"},
 	{name: "an unknown path answered", method: "POST", path: "/catalog/v9/product.remove", body: `{"id":"p1"}`,
 		status: 200, answer: `{"ok":true}`, want: "not in /openapi.json"},
 }
+
+const taxJSON = `{"id":"t1","code":"default","class":"default","title":"VAT","description":"","rate":21,"isPercentage":true}`
 
 func (e exchange) request() *http.Request {
 	r := httptest.NewRequest(e.method, e.path, strings.NewReader(e.body))
@@ -76,13 +88,14 @@ func checkReport(t *testing.T, e exchange, report string) {
 // TestCheckExchange: checkExchange reports an undeclared error code, a
 // result whose shape the document does not describe, a request missing a
 // required argument that the service accepts, and bad input the document
-// accepts, and nothing for exchanges that match.
+// accepts, and nothing for exchanges that match, those whose arguments the
+// transport merges from the query string and the body included.
 func TestCheckExchange(t *testing.T) {
 	s := New(t, testdb.SQLite(t))
 	_, v := s.Document(t)
 	for _, e := range exchanges {
 		r := e.request()
-		report := checkExchange(v, r, []byte(e.body), e.bad, e.status, http.Header{"Content-Type": {"application/json"}}, []byte(e.answer))
+		report := checkExchange(v, s.App.RPC().Arguments, r, []byte(e.body), e.bad, e.status, http.Header{"Content-Type": {"application/json"}}, []byte(e.answer))
 		checkReport(t, e, report)
 	}
 }
@@ -127,7 +140,7 @@ func TestCheckingFailsTheTest(t *testing.T) {
 			r.Header.Set(badInputHeader, "1")
 		}
 		rec := httptest.NewRecorder()
-		checking(rt, fake).ServeHTTP(rec, r)
+		checking(rt, fake, s.App.RPC().Arguments).ServeHTTP(rec, r)
 		if rec.Code != e.status || rec.Body.String() != e.answer {
 			t.Errorf("%s: answered %d %s, want %d %s", e.name, rec.Code, rec.Body, e.status, e.answer)
 		}
