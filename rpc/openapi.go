@@ -1,9 +1,11 @@
 package rpc
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"reflect"
 	"slices"
 	"sort"
@@ -179,8 +181,10 @@ func (s *Server) buildDocument() schema {
 			"description": "A headless commerce backend: JSON over HTTP. Every operation `<resource>.<op>` is " +
 				"served at `/<service>/<version>/<resource>.<op>`; the same paths under `/services/` are an " +
 				"alias (the second server). Query-string parameters and the JSON body are merged into one " +
-				"argument object (the body wins); read operations accept GET (arguments in the query string) " +
-				"and POST, the others POST only. Answers are `{\"ok\": true, ...}` or `{\"ok\": false, " +
+				"argument object (the body wins); read operations accept GET (arguments in the query string, " +
+				"the required ones marked) and POST, the others POST only. A POST's body is optional: with none, " +
+				"the arguments are its query parameters; a body, when sent, is described as holding every " +
+				"required argument (a schema cannot say \"in the body or the query string\"). Answers are `{\"ok\": true, ...}` or `{\"ok\": false, " +
 				"\"error\": \"<code>\", \"data\": ...}`. A path that names no operation (another version, " +
 				"another service's prefix) is 404 `operation_not_found`; another method is 405 " +
 				"`method_not_allowed`. Checks run in this order: route (404), method (405), token (401/403), " +
@@ -247,15 +251,16 @@ func (g *schemaGen) operation(rt *route, service, version, method string, idem b
 		"security":    []any{schema{"bearerAuth": scope}},
 		"responses":   g.responses(rt, idem),
 	}
-	arg := rt.arg
-	for arg.Kind() == reflect.Pointer {
-		arg = arg.Elem()
-	}
-	// Query-string parameters and the body are merged (the body wins), so
-	// a required argument may come from either: the argument object's
-	// required fields are stated in words, and neither the body nor any
-	// parameter is required as such.
-	params := g.queryParams(arg)
+	arg := derefType(rt.arg)
+	// Query-string parameters and the body are merged (the body wins,
+	// CONTRACT.md section 2). A GET's arguments are its query parameters,
+	// the required ones marked so. A POST's are its JSON body, whose schema
+	// marks them, or, with no body at all, its query parameters (the body
+	// is optional, so that such a POST validates). A POST that sends a body
+	// and gives a required argument only in the query string is accepted
+	// by the service but not described: a schema cannot say "in the body
+	// or the query string".
+	params := g.queryParams(arg, method == http.MethodGet)
 	if idem {
 		params = append(params, idempotencyParam)
 	}
@@ -268,17 +273,16 @@ func (g *schemaGen) operation(rt *route, service, version, method string, idem b
 	if method == http.MethodGet {
 		return out
 	}
-	body := g.of(arg, modeIn)
-	if r, ok := body["$ref"].(string); ok {
-		if c := g.components[strings.TrimPrefix(r, "#/components/schemas/")]; c != nil {
-			delete(c, "required")
-		}
-	}
-	out["requestBody"] = schema{"content": schema{"application/json": schema{"schema": body}}}
+	out["requestBody"] = schema{"description": postBodyDoc, "content": schema{"application/json": schema{"schema": g.of(arg, modeIn)}}}
 	return out
 }
 
-// requiredArgs are the required top-level arguments of type t.
+// postBodyDoc describes the body of a POST operation.
+const postBodyDoc = "The arguments. They may instead be given as query parameters with no body; " +
+	"a body, when sent, holds the required ones (query parameters beside it are merged, the body wins)."
+
+// requiredArgs are the required top-level arguments of type t, and the
+// arguments of which one is required, in words.
 func requiredArgs(t reflect.Type) []string {
 	if t.Kind() != reflect.Struct {
 		return nil
@@ -289,12 +293,16 @@ func requiredArgs(t reflect.Type) []string {
 			out = append(out, "`"+f.name+"`")
 		}
 	}
+	if names := requiredOneOf[t]; len(names) > 0 {
+		out = append(out, "one of `"+strings.Join(names, "`, `")+"`")
+	}
 	return out
 }
 
-// queryParams are the arguments of a GET: every top-level field, lists
-// comma-separated, objects as JSON.
-func (g *schemaGen) queryParams(t reflect.Type) []any {
+// queryParams are the arguments of a GET (and of a POST without a body):
+// every top-level field, lists comma-separated, objects as JSON; with
+// get, the required ones are marked required.
+func (g *schemaGen) queryParams(t reflect.Type, get bool) []any {
 	if t.Kind() != reflect.Struct {
 		return nil
 	}
@@ -306,6 +314,9 @@ func (g *schemaGen) queryParams(t reflect.Type) []any {
 		}
 		r := ruleOf(f)
 		p := schema{"name": f.name, "in": "query"}
+		if get && r.required {
+			p["required"] = true
+		}
 		if d := fieldDocs[f.owner.PkgPath()+"."+f.owner.Name()+"."+f.sf.Name]; d != "" && f.owner.Name() != "" {
 			p["description"] = d
 		}
@@ -478,4 +489,28 @@ func (s *Server) Operations() map[string]bool {
 		out["/"+k] = rt.op.Read
 	}
 	return out
+}
+
+// Arguments returns the argument object of a request to an operation's
+// path (with or without /services) as the transport builds it: the JSON
+// body with the query parameters that name arguments merged in (the body
+// wins), "{}" for none; ok is false for a path that names no operation or
+// a body that is not a JSON object. The document describes a POST's
+// arguments as its body: this is the body a request whose arguments are
+// split between the query string and the body (or a GET with a body)
+// amounts to, for checking such a request against the document.
+func (s *Server) Arguments(path string, query url.Values, body []byte) (args []byte, ok bool) {
+	rt, _ := s.route(path)
+	body = bytes.TrimSpace(body)
+	if rt == nil || (len(body) > 0 && body[0] != '{') {
+		return nil, false
+	}
+	merged, _, err := mergeArgs(rt.fields, query, body)
+	if err != nil {
+		return nil, false
+	}
+	if len(merged) == 0 {
+		merged = []byte("{}")
+	}
+	return merged, true
 }

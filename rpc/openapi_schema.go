@@ -193,16 +193,40 @@ func nullable(s schema) schema {
 	return schema{"anyOf": []any{s, schema{"type": "null"}}}
 }
 
+// nonNull is s without the JSON null that nullable allows.
+func nonNull(s schema) schema {
+	if types, ok := s["type"].([]any); ok && len(types) == 2 && types[1] == "null" {
+		out := schema{}
+		for k, v := range s {
+			out[k] = v
+		}
+		out["type"] = types[0]
+		if e, ok := out["enum"].([]any); ok && len(e) > 0 && e[len(e)-1] == nil {
+			out["enum"] = e[:len(e)-1]
+		}
+		return out
+	}
+	if alts, ok := s["anyOf"].([]any); ok && len(alts) == 2 && len(s) == 1 {
+		if null, ok := alts[1].(schema); ok && len(null) == 1 && null["type"] == "null" {
+			return alts[0].(schema)
+		}
+	}
+	return s
+}
+
 // field is a JSON property of a struct.
 type field struct {
-	name      string
-	sf        reflect.StructField
-	owner     reflect.Type
+	name  string
+	sf    reflect.StructField
+	owner reflect.Type // the struct that declares the field
+	// outer are the structs that embed owner, outermost first (the
+	// field is promoted to each of them).
+	outer     []reflect.Type
 	omitEmpty bool
 }
 
 // jsonFields lists the JSON properties of struct t as encoding/json sees
-// them (embedded structs flattened).
+// them (embedded structs flattened: their fields are promoted to t).
 func jsonFields(t reflect.Type) []field {
 	var out []field
 	for i := range t.NumField() {
@@ -218,7 +242,10 @@ func jsonFields(t reflect.Type) []field {
 				et = et.Elem()
 			}
 			if et.Kind() == reflect.Struct {
-				out = append(out, jsonFields(et)...)
+				for _, f := range jsonFields(et) {
+					f.outer = append([]reflect.Type{t}, f.outer...)
+					out = append(out, f)
+				}
 				continue
 			}
 		}
@@ -242,6 +269,11 @@ func (g *schemaGen) object(t reflect.Type, m mode) schema {
 	for _, f := range jsonFields(t) {
 		s := g.of(f.sf.Type, m)
 		r := ruleOf(f)
+		if m == modeIn && r.required {
+			// null means absent (CONTRACT.md section 2): not a value of
+			// a required argument.
+			s = nonNull(s)
+		}
 		if m != modeIn {
 			// A result's nil slice or map is null unless left out.
 			k := f.sf.Type.Kind()
@@ -272,6 +304,21 @@ func (g *schemaGen) object(t reflect.Type, m mode) schema {
 	}
 	if m == modeIn {
 		out["additionalProperties"] = false
+		if names := requiredOneOf[t]; len(names) > 0 {
+			// One of names is required: the object with each of them
+			// required, as alternatives (a form TypeScript generators
+			// turn into a union of the object types).
+			alts := make([]any, len(names))
+			for i, n := range names {
+				alt := schema{}
+				for k, v := range out {
+					alt[k] = v
+				}
+				alt["required"] = append(append([]string{}, required...), n)
+				alts[i] = alt
+			}
+			return schema{"anyOf": alts}
+		}
 	}
 	return out
 }
@@ -287,23 +334,44 @@ func describe(s schema, d string) schema {
 }
 
 // rule is what the document says of an argument field beyond its Go
-// type: required, enum, range, format.
+// type: required, enum, range, format, pattern, least number of items.
 type rule struct {
 	required bool
 	enum     []any
 	min, max *float64
 	format   string
+	pattern  string
+	minItems int
 }
 
-// parseRule reads `openapi:"required,enum=A|B,min=1,max=1000,format=email"`.
+// patterns are the named patterns of the `pattern=` rule (a name, so that
+// the rule's syntax needs no escaping): codes as the services check them.
+var patterns = map[string]struct{ re, doc string }{
+	// money.ValidCurrency: three upper-case letters, an ISO 4217 code.
+	"currency": {`^[A-Z]{3}$`, "An ISO 4217 currency code (upper case)."},
+	// geo.ValidCountry: two upper-case letters, an ISO 3166-1 alpha-2 code.
+	"country": {`^[A-Z]{2}$`, "An ISO 3166-1 alpha-2 country code (upper case)."},
+	// A country that may be left empty (catalog prices: none).
+	"country-or-empty": {`^([A-Z]{2})?$`, "An ISO 3166-1 alpha-2 country code (upper case), or empty for none."},
+}
+
+// parseRule reads `openapi:"required,enum=A|B,min=1,max=1000,format=email,
+// pattern=currency,minItems=1"`; later parts override earlier ones
+// (required is never taken back).
 func parseRule(tag string) rule {
 	var r rule
+	r.add(tag)
+	return r
+}
+
+func (r *rule) add(tag string) {
 	for part := range strings.SplitSeq(tag, ",") {
 		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
 		switch k {
 		case "required":
 			r.required = true
 		case "enum":
+			r.enum = nil
 			for e := range strings.SplitSeq(v, "|") {
 				r.enum = append(r.enum, e)
 			}
@@ -317,37 +385,53 @@ func parseRule(tag string) rule {
 			}
 		case "format":
 			r.format = v
+		case "pattern":
+			r.pattern = v
+		case "minItems":
+			if n, err := strconv.Atoi(v); err == nil {
+				r.minItems = n
+			}
 		}
+	}
+}
+
+// ruleOf returns the rule of a field: its `openapi` tag, else the
+// fieldRules entry of its struct, then the entries of the structs that
+// embed it, outermost last, so that an operation's argument type states
+// the rules of the fields it takes from a struct shared with others
+// (catalog.CreateProductInput requires sku, a field of
+// catalog.ProductFields, which catalog.UpdateProductInput embeds too).
+func ruleOf(f field) rule {
+	var r rule
+	if tag, ok := f.sf.Tag.Lookup("openapi"); ok {
+		r.add(tag)
+	} else {
+		r.add(fieldRules[f.owner][f.name])
+	}
+	for i := len(f.outer) - 1; i >= 0; i-- {
+		r.add(fieldRules[f.outer[i]][f.name])
 	}
 	return r
 }
 
-// ruleOf returns the rule of a field: its `openapi` tag, else the
-// fieldRules entry of its struct.
-func ruleOf(f field) rule {
-	if tag, ok := f.sf.Tag.Lookup("openapi"); ok {
-		return parseRule(tag)
-	}
-	return parseRule(fieldRules[f.owner][f.name])
-}
-
 // apply puts the rule's constraints on the field's schema s (on the items
-// of a list).
+// of a list for an enum; on the non-null alternative of a nullable field).
 func (r rule) apply(s schema) schema {
-	if r.enum == nil && r.min == nil && r.max == nil && r.format == "" {
+	if r.enum == nil && r.min == nil && r.max == nil && r.format == "" && r.pattern == "" && r.minItems == 0 {
 		return s
 	}
-	target := s
 	if _, isRef := s["$ref"]; isRef {
 		return s
 	}
-	if items, ok := s["items"].(schema); ok && r.enum != nil {
-		target = items
-	}
+	value := s
 	if anyOf, ok := s["anyOf"].([]any); ok && len(anyOf) > 0 {
 		if inner, ok := anyOf[0].(schema); ok {
-			target = inner
+			value = inner
 		}
+	}
+	target := value
+	if items, ok := value["items"].(schema); ok && r.enum != nil {
+		target = items
 	}
 	if r.enum != nil {
 		enum := r.enum
@@ -364,6 +448,17 @@ func (r rule) apply(s schema) schema {
 	}
 	if r.format != "" {
 		target["format"] = r.format
+	}
+	if p, ok := patterns[r.pattern]; ok {
+		target["pattern"] = p.re
+		if _, has := s["description"]; !has {
+			s["description"] = p.doc
+		}
+	} else if r.pattern != "" {
+		panic("rpc: fieldRules: unknown pattern " + r.pattern)
+	}
+	if r.minItems > 0 {
+		value["minItems"] = r.minItems
 	}
 	return s
 }

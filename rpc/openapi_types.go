@@ -13,6 +13,7 @@ import (
 	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/promotion"
 	"github.com/commercekit/commerce/promotion/engine"
+	"github.com/commercekit/commerce/search"
 	"github.com/commercekit/commerce/shipping"
 	"github.com/commercekit/commerce/stock"
 	"github.com/commercekit/commerce/tax"
@@ -21,12 +22,21 @@ import (
 
 // fieldRules constrains the argument fields of types that carry no
 // `openapi` struct tag, by type and JSON name, in the tag's syntax
-// ("required", "enum=A|B", "min=1", "max=1000", "format=email"). New
-// types may use the tag instead:
+// ("required", "enum=A|B", "min=1", "max=1000", "format=email",
+// "pattern=currency" (a name in patterns), "minItems=1"). New types may
+// use the tag instead:
 //
 //	Email string `json:"email" openapi:"required,format=email"`
 //
-// The services check these rules themselves; the document only states them.
+// A type's entry also covers the fields promoted to it from the structs it
+// embeds (catalog.CreateProductInput's sku is catalog.ProductFields'), and
+// adds to their own rules.
+//
+// The services check these rules themselves; the document only states
+// them, and states no more than they enforce: a request the document
+// rejects but the service accepts fails the API tests (internal/apitest),
+// and TestRequiredArgumentsDocumented checks that every argument an
+// operation reports as required when it is missing is required here.
 var fieldRules = map[reflect.Type]map[string]string{
 	reflect.TypeFor[commerce.PageArgs](): {"limit": "min=1,max=1000", "skip": "min=0"},
 
@@ -34,36 +44,51 @@ var fieldRules = map[reflect.Type]map[string]string{
 		"categories": "required", "stockStatus": "required"},
 	reflect.TypeFor[catalog.ProductFields]():          {"status": "enum=" + catalog.StatusOnline + "|" + catalog.StatusDraft},
 	reflect.TypeFor[catalog.UpdateProductInput]():     {"id": "required"},
-	reflect.TypeFor[catalog.CategoryFields]():         {},
+	reflect.TypeFor[catalog.CreateCategoryInput]():    {"title": "required", "slug": "required"}, // parent defaults to ROOT (CONTRACT.md section 6)
 	reflect.TypeFor[catalog.UpdateCategoryInput]():    {"id": "required"},
 	reflect.TypeFor[catalog.RemoveInput]():            {"id": "required"},
 	reflect.TypeFor[catalog.ProductInfoInput]():       {"id": "required"},
 	reflect.TypeFor[catalog.CategoryInfoInput]():      {"id": "required"},
 	reflect.TypeFor[catalog.ClassificationDefInput](): {"type": "enum=STRING|NUMBER|BOOLEAN"},
-	reflect.TypeFor[catalog.PriceInput]():             {"customerType": "enum=VIP|B2B|B2C"},
+	reflect.TypeFor[catalog.PriceInput](): {"customerType": "enum=VIP|B2B|B2C", "amount": "required",
+		"currency": "required,pattern=currency", "country": "pattern=country-or-empty"},
 
 	reflect.TypeFor[promotion.UpdateInput](): {"id": "required"},
 	reflect.TypeFor[promotionIDArgs]():       {"id": "required"},
 
-	reflect.TypeFor[tax.UpdateInput](): {"id": "required"},
-	reflect.TypeFor[taxIDArgs]():       {"id": "required"},
+	reflect.TypeFor[tax.CreateInput]():    {"code": "required", "class": "required", "title": "required", "rate": "required"},
+	reflect.TypeFor[tax.UpdateInput]():    {"id": "required"},
+	reflect.TypeFor[taxIDArgs]():          {"id": "required"},
+	reflect.TypeFor[tax.CartTaxesInput](): {"cartId": "required", "items": "required", "currency": "pattern=currency"},
+
+	reflect.TypeFor[shipping.CreateInput]():   {"title": "required", "rates": "required,minItems=1"},
+	reflect.TypeFor[shipping.GroupInput]():    {"locations": "required,minItems=1", "rates": "required,minItems=1"},
+	reflect.TypeFor[shipping.LocationInput](): {"country": "required,pattern=country"},
+	reflect.TypeFor[shipping.RateInput]():     {"currency": "required,pattern=currency", "amount": "required"},
+
+	reflect.TypeFor[search.SearchInput](): {"currency": "pattern=currency"},
 
 	reflect.TypeFor[stock.CreateInput](): {"productId": "required", "warehouseId": "required", "quantity": "required,min=0"},
 	reflect.TypeFor[stock.UpdateInput](): {"productId": "required", "warehouseId": "required", "quantity": "required,min=0"},
 	reflect.TypeFor[stock.InfoInput]():   {"productId": "required", "warehouseId": "required"},
 
 	reflect.TypeFor[cart.View]():                 {"status": "enum=" + cart.StatusActive + "|" + cart.StatusCheckedOut + "|" + cart.StatusExpired},
-	reflect.TypeFor[cart.AddInput]():             {"cartId": "required", "items": "required"},
-	reflect.TypeFor[cart.AddItem]():              {"productId": "required"},
-	reflect.TypeFor[cart.RemoveInput]():          {"cartId": "required", "itemId": "required"},
+	reflect.TypeFor[cart.CreateInput]():          {"currency": "pattern=currency", "country": "pattern=country"},
+	reflect.TypeFor[cart.AddInput]():             {"cartId": "required", "items": "required,minItems=1"},
+	reflect.TypeFor[cart.AddItem]():              {"productId": "required", "warehouseId": "required", "quantity": "required,min=1"},
+	reflect.TypeFor[cart.RemoveInput]():          {"cartId": "required", "itemId": "required", "quantity": "required,min=1"},
 	reflect.TypeFor[cart.CartInput]():            {"cartId": "required"},
-	reflect.TypeFor[cart.ShippingAddressInput](): {"cartId": "required"},
+	reflect.TypeFor[cart.ShippingAddressInput](): {"cartId": "required", "shippingAddress": "required"},
 	reflect.TypeFor[cart.BillingAddressInput]():  {"cartId": "required"},
-	reflect.TypeFor[cart.ShippingMethodInput]():  {"cartId": "required"},
-	reflect.TypeFor[cart.CheckoutInput]():        {"cartId": "required"},
+	reflect.TypeFor[cart.ShippingMethodInput]():  {"cartId": "required", "methodId": "required"},
+	reflect.TypeFor[cart.CheckoutInput]():        {"cartId": "required", "paymentId": "required", "paymentData": "required"},
+	reflect.TypeFor[cart.CouponInput]():          {"cartId": "required", "code": "required"},
+	reflect.TypeFor[cart.Address](): {"firstName": "required", "address_1": "required", "postCode": "required",
+		"city": "required", "state": "required", "country": "required,pattern=country"},
 
 	reflect.TypeFor[promotion.CreateInput](): {"title": "required", "class": "required,enum=" + promotion.ClassDefault,
 		"active": "required", "priority": "required", "if": "required", "then": "required"},
+	reflect.TypeFor[promotion.CartInput](): {"cartId": "required", "items": "required", "currency": "pattern=currency"},
 	reflect.TypeFor[promotion.Coupon](): {"startDate": "format=date-time", "endDate": "format=date-time",
 		"usageLimit": "min=1", "usageLimitPerCustomer": "min=1"},
 
@@ -88,7 +113,14 @@ var fieldRules = map[reflect.Type]map[string]string{
 		"paymentStatus":     "enum=" + strings.Join(order.PaymentStatuses, "|"),
 		"fulfillmentStatus": "enum=" + strings.Join(order.FulfillmentStatuses, "|")},
 
-	reflect.TypeFor[customer.RegisterInput]():      {"email": "required", "password": "required", "firstName": "required"},
+	// The email of customer.register is checked as an address (after
+	// trimming, lower-casing and NFC), internationalised ones included
+	// ("rené@example.com"), hence idn-email rather than email, which is
+	// ASCII only; stored emails are such addresses. auth.login and
+	// auth.requestPasswordReset take any string (an unknown one is
+	// invalid_credentials, or ok): no format.
+	reflect.TypeFor[customer.RegisterInput]():      {"email": "required,format=idn-email", "password": "required", "firstName": "required"},
+	reflect.TypeFor[customer.Customer]():           {"email": "format=idn-email"},
 	reflect.TypeFor[customer.RemoveAddressInput](): {"addressId": "required"},
 	reflect.TypeFor[customer.AddAddressInput]():    {"address": "required"},
 	reflect.TypeFor[customer.LoginInput]():         {"email": "required", "password": "required"},
@@ -105,6 +137,14 @@ var fieldRules = map[reflect.Type]map[string]string{
 	reflect.TypeFor[webhook.DeliveriesInput](): {"status": "enum=" + webhook.Pending + "|" + webhook.Delivered + "|" + webhook.Failed},
 	reflect.TypeFor[webhook.RedeliverInput]():  {"deliveryId": "required"},
 	reflect.TypeFor[webhook.Delivery]():        {"status": "enum=" + webhook.Pending + "|" + webhook.Delivered + "|" + webhook.Failed},
+}
+
+// requiredOneOf are the argument types of which one of several fields is
+// required (either name of the same argument, CONTRACT.md section 4): the
+// body schema says so with anyOf, the GET's parameters cannot.
+var requiredOneOf = map[reflect.Type][]string{
+	reflect.TypeFor[cart.InfoInput]():     {"cartId", "id"},
+	reflect.TypeFor[shipping.InfoInput](): {"id", "shippingId"},
 }
 
 // fieldsForm are the types whose MarshalJSON writes their fields exactly as

@@ -135,7 +135,7 @@ export interface paths {
         put?: never;
         /**
          * cart.applyCoupon
-         * @description Adds a coupon code (matched case-insensitively) to the cart, at most 5; a code already held changes nothing. Any valid token (api or admin scope).
+         * @description Adds a coupon code (matched case-insensitively) to the cart, at most 5; a code already held changes nothing. Any valid token (api or admin scope). Required arguments: `cartId`, `code`.
          */
         post: operations["cart.v1.cart.applyCoupon"];
         delete?: never;
@@ -179,7 +179,7 @@ export interface paths {
         put?: never;
         /**
          * cart.checkout
-         * @description Checks the cart out: authorises the payment, commits the reserved stock, closes the cart and creates the order. Any valid token (api or admin scope). Required arguments: `cartId`.
+         * @description Checks the cart out: authorises the payment, commits the reserved stock, closes the cart and creates the order. Any valid token (api or admin scope). Required arguments: `cartId`, `paymentId`, `paymentData`.
          */
         post: operations["cart.v1.cart.checkout"];
         delete?: never;
@@ -217,13 +217,13 @@ export interface paths {
         };
         /**
          * cart.info
-         * @description The cart (cartId or id), priced. Any valid token (api or admin scope).
+         * @description The cart (cartId or id), priced. Any valid token (api or admin scope). Required arguments: one of `cartId`, `id`.
          */
         get: operations["cart.v1.cart.info.get"];
         put?: never;
         /**
          * cart.info
-         * @description The cart (cartId or id), priced. Any valid token (api or admin scope).
+         * @description The cart (cartId or id), priced. Any valid token (api or admin scope). Required arguments: one of `cartId`, `id`.
          */
         post: operations["cart.v1.cart.info"];
         delete?: never;
@@ -243,7 +243,7 @@ export interface paths {
         put?: never;
         /**
          * cart.removeCoupon
-         * @description Removes a coupon code the cart holds (compared case-insensitively). Any valid token (api or admin scope).
+         * @description Removes a coupon code the cart holds (compared case-insensitively). Any valid token (api or admin scope). Required arguments: `cartId`, `code`.
          */
         post: operations["cart.v1.cart.removeCoupon"];
         delete?: never;
@@ -263,7 +263,7 @@ export interface paths {
         put?: never;
         /**
          * cart.removeFromCart
-         * @description Removes an entry of the cart, or some of its quantity, releasing the stock. Any valid token (api or admin scope). Required arguments: `cartId`, `itemId`.
+         * @description Removes an entry of the cart, or some of its quantity, releasing the stock. Any valid token (api or admin scope). Required arguments: `cartId`, `itemId`, `quantity`.
          */
         post: operations["cart.v1.cart.removeFromCart"];
         delete?: never;
@@ -303,7 +303,7 @@ export interface paths {
         put?: never;
         /**
          * cart.setShippingAddress
-         * @description Sets the shipping address and lists the shipping methods available for it. Any valid token (api or admin scope). Required arguments: `cartId`.
+         * @description Sets the shipping address and lists the shipping methods available for it. Any valid token (api or admin scope). Required arguments: `cartId`, `shippingAddress`.
          */
         post: operations["cart.v1.cart.setShippingAddress"];
         delete?: never;
@@ -323,7 +323,7 @@ export interface paths {
         put?: never;
         /**
          * cart.setShippingMethod
-         * @description Chooses one of the shipping methods available for the cart's address. Any valid token (api or admin scope). Required arguments: `cartId`.
+         * @description Chooses one of the shipping methods available for the cart's address. Any valid token (api or admin scope). Required arguments: `cartId`, `methodId`.
          */
         post: operations["cart.v1.cart.setShippingMethod"];
         delete?: never;
@@ -343,7 +343,7 @@ export interface paths {
         put?: never;
         /**
          * shipping.create
-         * @description Creates a shipping method with its rates by location group. Needs a token with the admin scope.
+         * @description Creates a shipping method with its rates by location group. Needs a token with the admin scope. Required arguments: `title`, `rates`.
          */
         post: operations["cart.v1.shipping.create"];
         delete?: never;
@@ -361,13 +361,13 @@ export interface paths {
         };
         /**
          * shipping.info
-         * @description A shipping method (id or shippingId). Any valid token (api or admin scope).
+         * @description A shipping method (id or shippingId). Any valid token (api or admin scope). Required arguments: one of `id`, `shippingId`.
          */
         get: operations["cart.v1.shipping.info.get"];
         put?: never;
         /**
          * shipping.info
-         * @description A shipping method (id or shippingId). Any valid token (api or admin scope).
+         * @description A shipping method (id or shippingId). Any valid token (api or admin scope). Required arguments: one of `id`, `shippingId`.
          */
         post: operations["cart.v1.shipping.info"];
         delete?: never;
@@ -411,7 +411,7 @@ export interface paths {
         put?: never;
         /**
          * shipping.remove
-         * @description Removes a shipping method, answering with it. Needs a token with the admin scope.
+         * @description Removes a shipping method, answering with it. Needs a token with the admin scope. Required arguments: one of `id`, `shippingId`.
          */
         post: operations["cart.v1.shipping.remove"];
         delete?: never;
@@ -431,7 +431,7 @@ export interface paths {
         put?: never;
         /**
          * category.create
-         * @description Creates a category under its parent (ROOT by default). Needs a token with the admin scope.
+         * @description Creates a category under its parent (ROOT by default). Needs a token with the admin scope. Required arguments: `title`, `slug`.
          */
         post: operations["catalog.v1.category.create"];
         delete?: never;
@@ -539,7 +539,7 @@ export interface paths {
         put?: never;
         /**
          * product.create
-         * @description Creates a product (a Base product with modifiers, or a Variant of one with its variations). Needs a token with the admin scope.
+         * @description Creates a product (a Base product with modifiers, or a Variant of one with its variations). Needs a token with the admin scope. Required arguments: `sku`, `status`, `title`, `categories`, `stockStatus`.
          */
         post: operations["catalog.v1.product.create"];
         delete?: never;
@@ -669,13 +669,13 @@ export interface paths {
         };
         /**
          * tax.cartTaxes
-         * @description The taxes of the items given (or of a cart's entries), by their products' tax codes. Any valid token (api or admin scope).
+         * @description The taxes of the items given (or of a cart's entries), by their products' tax codes. Any valid token (api or admin scope). Required arguments: `cartId`, `items`.
          */
         get: operations["catalog.v1.tax.cartTaxes.get"];
         put?: never;
         /**
          * tax.cartTaxes
-         * @description The taxes of the items given (or of a cart's entries), by their products' tax codes. Any valid token (api or admin scope).
+         * @description The taxes of the items given (or of a cart's entries), by their products' tax codes. Any valid token (api or admin scope). Required arguments: `cartId`, `items`.
          */
         post: operations["catalog.v1.tax.cartTaxes"];
         delete?: never;
@@ -1329,13 +1329,13 @@ export interface paths {
         };
         /**
          * promotion.cartPromotions
-         * @description The promotions that apply to the items given (prices as plain numbers: v1; money objects: v2), and their effects. Any valid token (api or admin scope). Served under v1 and v2 alike.
+         * @description The promotions that apply to the items given (prices as plain numbers: v1; money objects: v2), and their effects. Any valid token (api or admin scope). Served under v1 and v2 alike. Required arguments: `cartId`, `items`.
          */
         get: operations["promotion.v1.promotion.cartPromotions.get"];
         put?: never;
         /**
          * promotion.cartPromotions
-         * @description The promotions that apply to the items given (prices as plain numbers: v1; money objects: v2), and their effects. Any valid token (api or admin scope). Served under v1 and v2 alike.
+         * @description The promotions that apply to the items given (prices as plain numbers: v1; money objects: v2), and their effects. Any valid token (api or admin scope). Served under v1 and v2 alike. Required arguments: `cartId`, `items`.
          */
         post: operations["promotion.v1.promotion.cartPromotions"];
         delete?: never;
@@ -1441,13 +1441,13 @@ export interface paths {
         };
         /**
          * promotion.cartPromotions
-         * @description The promotions that apply to the items given (prices as plain numbers: v1; money objects: v2), and their effects. Any valid token (api or admin scope). Served under v1 and v2 alike.
+         * @description The promotions that apply to the items given (prices as plain numbers: v1; money objects: v2), and their effects. Any valid token (api or admin scope). Served under v1 and v2 alike. Required arguments: `cartId`, `items`.
          */
         get: operations["promotion.v2.promotion.cartPromotions.get"];
         put?: never;
         /**
          * promotion.cartPromotions
-         * @description The promotions that apply to the items given (prices as plain numbers: v1; money objects: v2), and their effects. Any valid token (api or admin scope). Served under v1 and v2 alike.
+         * @description The promotions that apply to the items given (prices as plain numbers: v1; money objects: v2), and their effects. Any valid token (api or admin scope). Served under v1 and v2 alike. Required arguments: `cartId`, `items`.
          */
         post: operations["promotion.v2.promotion.cartPromotions"];
         delete?: never;
@@ -1569,13 +1569,13 @@ export interface paths {
         };
         /**
          * tax.cartTaxes
-         * @description The taxes of the items given (or of a cart's entries), by their products' tax codes. Any valid token (api or admin scope).
+         * @description The taxes of the items given (or of a cart's entries), by their products' tax codes. Any valid token (api or admin scope). Required arguments: `cartId`, `items`.
          */
         get: operations["tax.v1.tax.cartTaxes.get"];
         put?: never;
         /**
          * tax.cartTaxes
-         * @description The taxes of the items given (or of a cart's entries), by their products' tax codes. Any valid token (api or admin scope).
+         * @description The taxes of the items given (or of a cart's entries), by their products' tax codes. Any valid token (api or admin scope). Required arguments: `cartId`, `items`.
          */
         post: operations["tax.v1.tax.cartTaxes"];
         delete?: never;
@@ -1595,7 +1595,7 @@ export interface paths {
         put?: never;
         /**
          * tax.create
-         * @description Creates a tax (a rate in percent or an amount) for a tax code. Needs a token with the admin scope.
+         * @description Creates a tax (a rate in percent or an amount) for a tax code. Needs a token with the admin scope. Required arguments: `code`, `class`, `title`, `rate`.
          */
         post: operations["tax.v1.tax.create"];
         delete?: never;
@@ -1718,15 +1718,15 @@ export interface components {
     schemas: {
         /** @description AddInput is the argument of cart.addToCart. */
         "cart.AddInput": {
-            cartId?: string;
-            items?: components["schemas"]["cart.AddItemInput"][];
+            cartId: string;
+            items: components["schemas"]["cart.AddItemInput"][];
         };
         /** @description AddItem is an item of cart.addToCart: Quantity units of a product, to be reserved in the warehouse WarehouseID (required, as SPEC.md says, even for a product with UNLIMITED stock, which reserves nothing). */
         "cart.AddItemInput": {
             productId: string;
             /** Format: int64 */
-            quantity?: number | null;
-            warehouseId?: string;
+            quantity: number;
+            warehouseId: string;
         };
         /** @description Address is a shipping or billing address (SPEC.md "Address"). It is stored and returned as given: validated, not normalised (a state given as "Hawaii" stays "Hawaii"). PostCode and Phone are accepted as a JSON number or string and kept as strings; Address2 (typed "Array Number" in SPEC.md) is kept as whatever JSON value was given. */
         "cart.Address": {
@@ -1734,6 +1734,7 @@ export interface components {
             address_2?: unknown;
             city: string;
             company?: string;
+            /** @description An ISO 3166-1 alpha-2 country code (upper case). */
             country: string;
             firstName: string;
             instructions?: string;
@@ -1746,43 +1747,44 @@ export interface components {
         "cart.AddressArgInput": components["schemas"]["cart.AddressInput"] | string;
         /** @description Address is a shipping or billing address (SPEC.md "Address"). It is stored and returned as given: validated, not normalised (a state given as "Hawaii" stays "Hawaii"). PostCode and Phone are accepted as a JSON number or string and kept as strings; Address2 (typed "Array Number" in SPEC.md) is kept as whatever JSON value was given. */
         "cart.AddressInput": {
-            address_1?: string;
+            address_1: string;
             address_2?: unknown;
-            city?: string;
+            city: string;
             company?: string;
-            country?: string;
-            firstName?: string;
+            /** @description An ISO 3166-1 alpha-2 country code (upper case). */
+            country: string;
+            firstName: string;
             instructions?: string;
             lastName?: string;
             phone?: components["schemas"]["cart.TextInput"];
-            postCode?: components["schemas"]["cart.TextInput"];
-            state?: string;
+            postCode: components["schemas"]["cart.TextInput"];
+            state: string;
         };
         /** @description BillingAddressInput is the argument of cart.setBillingAddress. */
         "cart.BillingAddressInput": {
             /** @description BillingAddress is an address object, or the string SAMEASSHIPPING; absent (or null) means SAMEASSHIPPING. */
             billingAddress?: components["schemas"]["cart.AddressArgInput"] | null;
-            cartId?: string;
+            cartId: string;
         };
         /** @description CartInput is an argument naming a cart (cart.calculateCart). */
         "cart.CartInput": {
-            cartId?: string;
+            cartId: string;
         };
         /** @description CheckoutInput is the argument of cart.checkout. ShippingAddress, ShippingMethod and BillingAddress are optional and applied first, as the operations that set them would; PaymentID names the payment provider and PaymentData (a JSON object, opaque to the cart) is passed to it. */
         "cart.CheckoutInput": {
             billingAddress?: components["schemas"]["cart.AddressArgInput"] | null;
-            cartId?: string;
+            cartId: string;
             /** @description Email is the order's email (optional). */
             email?: string | null;
-            paymentData?: unknown;
-            paymentId?: string;
+            paymentData: unknown;
+            paymentId: string;
             shippingAddress?: components["schemas"]["cart.AddressArgInput"] | null;
             shippingMethod?: components["schemas"]["cart.MethodRefInput"] | null;
         };
         /** @description CouponInput is the argument of cart.applyCoupon and cart.removeCoupon: the cart and a coupon code (matched case-insensitively). */
         "cart.CouponInput": {
-            cartId?: string;
-            code?: string;
+            cartId: string;
+            code: string;
         };
         /** @description CreateInput is the argument of cart.create; every field is optional. */
         "cart.CreateInput": {
@@ -1801,8 +1803,11 @@ export interface components {
         };
         /** @description InfoInput is the argument of cart.info: the cart's id as cartId (or as id, the name the other areas' info operations use). */
         "cart.InfoInput": {
-            cartId?: string;
+            cartId: string;
             id?: string;
+        } | {
+            cartId?: string;
+            id: string;
         };
         /** @description A shipping method id, or a method object with its id. */
         "cart.MethodRefInput": string | {
@@ -1821,15 +1826,15 @@ export interface components {
         };
         /** @description RemoveInput is the argument of cart.removeFromCart. */
         "cart.RemoveInput": {
-            cartId?: string;
-            itemId?: string;
+            cartId: string;
+            itemId: string;
             /** Format: int64 */
-            quantity?: number | null;
+            quantity: number;
         };
         /** @description ShippingAddressInput is the argument of cart.setShippingAddress. */
         "cart.ShippingAddressInput": {
-            cartId?: string;
-            shippingAddress?: components["schemas"]["cart.AddressArgInput"] | null;
+            cartId: string;
+            shippingAddress: components["schemas"]["cart.AddressArgInput"];
         };
         /** @description ShippingMethod is the cart's shipping method: the method's id, title and taxCode, the rate group it is charged by (rateId) and the rate in the cart's currency. */
         "cart.ShippingMethod": {
@@ -1843,8 +1848,8 @@ export interface components {
         };
         /** @description ShippingMethodInput is the argument of cart.setShippingMethod. */
         "cart.ShippingMethodInput": {
-            cartId?: string;
-            methodId?: components["schemas"]["cart.MethodRefInput"] | null;
+            cartId: string;
+            methodId: components["schemas"]["cart.MethodRefInput"];
         };
         /** @description TaxesView is the cart's taxes: ok (always true, as for promotions), beforeTax and tax, the sums over the entries and the shipping line. */
         "cart.TaxesView": {
@@ -1894,7 +1899,7 @@ export interface components {
         };
         /** @description CategoryInfoInput is the argument of category.info; recursive implies withChildren. */
         "catalog.CategoryInfoInput": {
-            id?: string;
+            id: string;
             recursive?: boolean | null;
             withChildren?: boolean | null;
         };
@@ -1953,26 +1958,26 @@ export interface components {
             classifications?: components["schemas"]["catalog.ClassificationDefInput"][] | null;
             description?: string | null;
             parent?: string | null;
-            slug?: string | null;
-            title?: string | null;
+            slug: string;
+            title: string;
         };
         /** @description CreateProductInput is the argument of product.create. */
         "catalog.CreateProductInput": {
             base?: string | null;
             brand?: string | null;
-            categories?: string[] | null;
+            categories: string[];
             classifications?: components["schemas"]["catalog.ClassificationValueInput"][] | null;
             description?: string | null;
             isNetPrice?: boolean | null;
             medias?: components["schemas"]["catalog.MediaInput"][] | null;
             modifiers?: string[] | null;
             prices?: (components["schemas"]["catalog.PriceInput"] | null)[] | null;
-            sku?: string | null;
-            /** @enum {string|null} */
-            status?: "ONLINE" | "DRAFT" | null;
-            stockStatus?: number | null;
+            sku: string;
+            /** @enum {string} */
+            status: "ONLINE" | "DRAFT";
+            stockStatus: number;
             taxCode?: string | null;
-            title?: string | null;
+            title: string;
             variants?: string[] | null;
             variations?: components["schemas"]["catalog.VariationInput"][] | null;
         };
@@ -2052,10 +2057,12 @@ export interface components {
         };
         /** @description PriceInput is one element of `prices` as given. Its strings are typed (the transport reports a number given for currency); amount and the validity dates are Literals, which the service checks in the contract's order, per price: so that price_invalid and price_valid_dates can answer with the price, or the dates, as given. */
         "catalog.PriceInput": {
-            amount?: components["schemas"]["catalog.LiteralInput"];
+            amount: components["schemas"]["catalog.LiteralInput"];
             channel?: string | null;
+            /** @description An ISO 3166-1 alpha-2 country code (upper case), or empty for none. */
             country?: string | null;
-            currency?: string | null;
+            /** @description An ISO 4217 currency code (upper case). */
+            currency: string;
             /** @enum {string|null} */
             customerType?: "VIP" | "B2B" | "B2C" | null;
             id?: string | null;
@@ -2106,7 +2113,7 @@ export interface components {
         /** @description ProductInfoInput is the argument of product.info. */
         "catalog.ProductInfoInput": {
             fields?: components["schemas"]["commerce.StringListInput"];
-            id?: string;
+            id: string;
         };
         /**
          * @description Product is a product: the record the service checks and the store keeps. Its JSON form (MarshalJSON) is the interface's: prices hold minor units and marshal to major units. The store keeps its own, versioned form, so that either can change without the other.
@@ -2136,13 +2143,13 @@ export interface components {
         };
         /** @description RemoveInput is the argument of product.remove and category.remove. */
         "catalog.RemoveInput": {
-            id?: string;
+            id: string;
         };
         /** @description UpdateCategoryInput is the argument of category.update: the category's id and the fields to change. */
         "catalog.UpdateCategoryInput": {
             classifications?: components["schemas"]["catalog.ClassificationDefInput"][] | null;
             description?: string | null;
-            id?: string;
+            id: string;
             parent?: string | null;
             slug?: string | null;
             title?: string | null;
@@ -2154,7 +2161,7 @@ export interface components {
             categories?: string[] | null;
             classifications?: components["schemas"]["catalog.ClassificationValueInput"][] | null;
             description?: string | null;
-            id?: string;
+            id: string;
             isNetPrice?: boolean | null;
             medias?: components["schemas"]["catalog.MediaInput"][] | null;
             modifiers?: string[] | null;
@@ -2197,7 +2204,7 @@ export interface components {
         "commerce.StringListInput": (string | number)[] | string | null;
         /** @description AddAddressInput is the argument of customer.addAddress. */
         "customer.AddAddressInput": {
-            address?: components["schemas"]["customer.AddressArgInput"] | null;
+            address: components["schemas"]["customer.AddressArgInput"];
             id?: string;
         };
         /** @description Address is an entry of a customer's address book: a cart address (CONTRACT.md section 10) with an id and the default flag. */
@@ -2206,6 +2213,7 @@ export interface components {
             address_2?: unknown;
             city: string;
             company?: string;
+            /** @description An ISO 3166-1 alpha-2 country code (upper case). */
             country: string;
             default: boolean;
             firstName: string;
@@ -2229,9 +2237,9 @@ export interface components {
         };
         /** @description ClientCreateInput is the argument of client.create. */
         "customer.ClientCreateInput": {
-            name?: string | null;
-            /** @enum {string|null} */
-            scope?: "api" | "admin" | null;
+            name: string;
+            /** @enum {string} */
+            scope: "api" | "admin";
         };
         /** @description ClientListInput is the argument of client.list. */
         "customer.ClientListInput": {
@@ -2240,7 +2248,7 @@ export interface components {
         };
         /** @description ClientRemoveInput is the argument of client.remove. */
         "customer.ClientRemoveInput": {
-            id?: string;
+            id: string;
         };
         /** @description Customer is an account. PasswordHash is never marshaled. */
         "customer.Customer": {
@@ -2248,6 +2256,7 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             customerType: string;
+            /** Format: idn-email */
             email: string;
             firstName: string;
             id: string;
@@ -2268,34 +2277,35 @@ export interface components {
         /** @description LoginInput is the argument of auth.login. */
         "customer.LoginInput": {
             cartId?: string;
-            email?: string;
-            password?: string;
+            email: string;
+            password: string;
         };
         /** @description RefreshInput is the argument of auth.refresh and auth.logout. */
         "customer.RefreshInput": {
-            refreshToken?: string;
+            refreshToken: string;
         };
         /** @description RegisterInput is the argument of customer.register. */
         "customer.RegisterInput": {
-            email?: string | null;
-            firstName?: string | null;
+            /** Format: idn-email */
+            email: string;
+            firstName: string;
             lastName?: string | null;
-            password?: string | null;
+            password: string;
             phone?: components["schemas"]["cart.TextInput"] | null;
         };
         /** @description RemoveAddressInput is the argument of customer.removeAddress. */
         "customer.RemoveAddressInput": {
-            addressId?: string;
+            addressId: string;
             id?: string;
         };
         /** @description RequestResetInput is the argument of auth.requestPasswordReset. */
         "customer.RequestResetInput": {
-            email?: string;
+            email: string;
         };
         /** @description ResetInput is the argument of auth.resetPassword. */
         "customer.ResetInput": {
-            password?: string;
-            token?: string;
+            password: string;
+            token: string;
         };
         /** @description Session is the answer of auth.login and auth.refresh. */
         "customer.Session": {
@@ -2964,22 +2974,22 @@ export interface components {
         "money.NumberInput": number;
         /** @description CancelInput is the argument of order.cancel. */
         "order.CancelInput": {
-            id?: string;
+            id: string;
             reason?: string | null;
         };
         /** @description CaptureInput is the argument of order.capture. */
         "order.CaptureInput": {
-            id?: string;
+            id: string;
         };
         /** @description DeliverInput is the argument of order.deliver. */
         "order.DeliverInput": {
-            fulfillmentId?: string;
-            id?: string;
+            fulfillmentId: string;
+            id: string;
         };
         /** @description FulfillInput is the argument of order.fulfill; Items omitted means every unit not yet shipped. */
         "order.FulfillInput": {
             carrier?: string | null;
-            id?: string;
+            id: string;
             items?: components["schemas"]["order.ItemQuantityInput"][];
             trackingNumber?: string | null;
         };
@@ -2998,7 +3008,7 @@ export interface components {
         };
         /** @description InfoInput is the argument of order.info. */
         "order.InfoInput": {
-            id?: string;
+            id: string;
         };
         /** @description Item is an order line: one per cart entry. */
         "order.Item": {
@@ -3101,8 +3111,8 @@ export interface components {
         };
         /** @description RefundInput is the argument of order.refund: Amount in major units of the order's currency, > 0. */
         "order.RefundInput": {
-            amount?: components["schemas"]["money.NumberInput"] | null;
-            id?: string;
+            amount: components["schemas"]["money.NumberInput"];
+            id: string;
             items?: components["schemas"]["order.ItemQuantityInput"][];
             reason?: string | null;
             restock?: boolean | null;
@@ -3145,12 +3155,12 @@ export interface components {
          */
         "promotion.CartInput": {
             /** @description CartID is a reference the caller chooses (required, not checked against the carts). */
-            cartId?: string;
+            cartId: string;
             /** @description Coupons are the coupon codes the cart holds (at most MaxCoupons): promotions with a code apply only when it is among them. */
             coupons?: components["schemas"]["commerce.StringListInput"];
             /** @description Currency is the currency of v1 prices (default DefaultCurrency). */
             currency?: string | null;
-            items?: components["schemas"]["promotion.CartItemInput"][];
+            items: components["schemas"]["promotion.CartItemInput"][];
         };
         /** @description CartItem is an entry of a cartPromotions request: Quantity (default 1, at most MaxQuantity) units of a product at a unit price. IDs must be distinct within a request, since the response names entries by id. */
         "promotion.CartItemInput": {
@@ -3166,18 +3176,18 @@ export interface components {
         };
         /** @description CreateInput is the argument of promotion.create: every field is required (nil, or a JSON null, is absent). If and Then are the rule language as given, which engine.Parse reads and validates; the CREATE event's `data` is the input as given. */
         "promotion.CreateInput": {
-            active?: boolean | null;
-            /** @enum {string|null} */
-            class?: "default" | null;
+            active: boolean;
+            /** @enum {string} */
+            class: "default";
             code?: string | null;
             /** Format: date-time */
             endDate?: string | null;
-            if?: unknown;
-            priority?: number | null;
+            if: unknown;
+            priority: number;
             /** Format: date-time */
             startDate?: string | null;
-            then?: unknown;
-            title?: string | null;
+            then: unknown;
+            title: string;
             usageLimit?: number | null;
             usageLimitPerCustomer?: number | null;
         };
@@ -3251,7 +3261,7 @@ export interface components {
             code?: string | null;
             /** Format: date-time */
             endDate?: string | null;
-            id?: string;
+            id: string;
             if?: unknown;
             priority?: number | null;
             /** Format: date-time */
@@ -3331,7 +3341,7 @@ export interface components {
             product?: components["schemas"]["catalog.ProductPartial"];
         };
         "rpc.promotionIDArgs": {
-            id?: string;
+            id: string;
         };
         "rpc.promotionListPartial": {
             data?: components["schemas"]["promotion.PromotionPartial"][] | null;
@@ -3362,7 +3372,7 @@ export interface components {
             stock: components["schemas"]["stock.Stock"];
         };
         "rpc.taxIDArgs": {
-            id?: string;
+            id: string;
         };
         "rpc.taxListPartial": {
             data?: components["schemas"]["tax.TaxPartial"][] | null;
@@ -3399,6 +3409,7 @@ export interface components {
         "search.SearchInput": {
             brand?: components["schemas"]["commerce.StringListInput"];
             categories?: components["schemas"]["commerce.StringListInput"];
+            /** @description An ISO 4217 currency code (upper case). */
             currency?: string | null;
             facets?: components["schemas"]["commerce.StringListInput"];
             fields?: components["schemas"]["commerce.StringListInput"];
@@ -3419,19 +3430,22 @@ export interface components {
         /** @description CreateInput is the argument of shipping.create (see New for the rules). Pointers tell an absent (or null) field apart from a zero one. */
         "shipping.CreateInput": {
             active?: boolean | null;
-            rates?: components["schemas"]["shipping.GroupInput"][];
+            rates: components["schemas"]["shipping.GroupInput"][];
             taxCode?: string | null;
-            title?: string | null;
+            title: string;
         };
         /** @description GroupInput is an element of CreateInput.Rates. Its id is generated: an "id" in the input is rejected as an unknown field. */
         "shipping.GroupInput": {
-            locations?: components["schemas"]["shipping.LocationInput"][];
-            rates?: components["schemas"]["shipping.RateInput"][];
+            locations: components["schemas"]["shipping.LocationInput"][];
+            rates: components["schemas"]["shipping.RateInput"][];
         };
         /** @description InfoInput names a method in shipping.info and shipping.remove: `id`, or its alias `shippingId` (CONTRACT.md section 4). */
         "shipping.InfoInput": {
-            id?: string;
+            id: string;
             shippingId?: string;
+        } | {
+            id?: string;
+            shippingId: string;
         };
         /** @description ListInput holds the arguments of shipping.list; every filter is optional. id, country and taxCode match any of their values (country: the methods with a location in that country); title is a case-insensitive Go RE2 pattern matching anywhere; active the flag (absent: active and inactive methods alike, since this is the admin's view; the cart asks Available for what a customer may use). fields (comma-separated) returns id plus the named top-level fields (unknown names ignored). */
         "shipping.ListInput": {
@@ -3451,7 +3465,8 @@ export interface components {
         };
         /** @description LocationInput is an element of GroupInput.Locations. */
         "shipping.LocationInput": {
-            country?: string | null;
+            /** @description An ISO 3166-1 alpha-2 country code (upper case). */
+            country: string;
             state?: string | null;
         };
         /** @description Location is a place a rate group serves: a whole country (State empty) or one state of it. State is kept as it was given (a code such as "HI" or a name such as "Hawaii"), not normalised. */
@@ -3495,8 +3510,9 @@ export interface components {
         };
         /** @description RateInput is an element of GroupInput.Rates; Amount is a number in major units of Currency. */
         "shipping.RateInput": {
-            amount?: components["schemas"]["money.NumberInput"] | null;
-            currency?: string | null;
+            amount: components["schemas"]["money.NumberInput"];
+            /** @description An ISO 4217 currency code (upper case). */
+            currency: string;
         };
         /** @description Rate is the price of shipping in one currency, Amount in minor units. Its JSON form is {currency, amount} with amount a plain number in major units. */
         "shipping.RatePartial": {
@@ -3506,15 +3522,15 @@ export interface components {
         };
         /** @description CreateInput is the argument of stock.create. Quantity is a pointer so that an absent quantity is told apart from 0. */
         "stock.CreateInput": {
-            productId?: string;
+            productId: string;
             /** Format: int64 */
-            quantity?: number | null;
-            warehouseId?: string;
+            quantity: number;
+            warehouseId: string;
         };
         /** @description InfoInput is the argument of stock.info. */
         "stock.InfoInput": {
-            productId?: string;
-            warehouseId?: string;
+            productId: string;
+            warehouseId: string;
         };
         /** @description Key names a stock record: a product in a warehouse. */
         "stock.Key": {
@@ -3543,10 +3559,10 @@ export interface components {
         };
         /** @description UpdateInput is the argument of stock.update: the new quantity on hand (an absolute value, not a delta) of an existing record. */
         "stock.UpdateInput": {
-            productId?: string;
+            productId: string;
             /** Format: int64 */
-            quantity?: number | null;
-            warehouseId?: string;
+            quantity: number;
+            warehouseId: string;
         };
         /** @description CartTaxLine is one tax of an entry: beforeTax (the entry's net base), tax and taxDetail (the tax's title, or "no tax for code <code>"). */
         "tax.CartTaxLine": {
@@ -3561,9 +3577,10 @@ export interface components {
         };
         /** @description CartTaxesInput holds the arguments of tax.cartTaxes. Currency is not in SPEC.md, which gives plain-number prices without one: it is an optional ISO 4217 code, default USD, that sets the precision prices are read and taxes rounded in. */
         "tax.CartTaxesInput": {
-            cartId?: string;
+            cartId: string;
+            /** @description An ISO 4217 currency code (upper case). */
             currency?: string | null;
-            items?: components["schemas"]["tax.CartTaxesItemInput"][];
+            items: components["schemas"]["tax.CartTaxesItemInput"][];
         };
         /** @description CartTaxesItem is an entry to tax: Price is the TOTAL price of the entry (not the unit price) in major units; Quantity defaults to 1 and matters to fixed taxes (rate x quantity). */
         "tax.CartTaxesItemInput": {
@@ -3586,12 +3603,12 @@ export interface components {
         };
         /** @description CreateInput is the argument of tax.create (see Service.Create for what is required). */
         "tax.CreateInput": {
-            class?: string | null;
-            code?: string | null;
+            class: string;
+            code: string;
             description?: string | null;
             isPercentage?: boolean | null;
-            rate?: components["schemas"]["money.NumberInput"] | null;
-            title?: string | null;
+            rate: components["schemas"]["money.NumberInput"];
+            title: string;
         };
         /** @description ListInput holds the arguments of tax.list; every filter is optional. id, code and class match any of their values; title and description are case-insensitive Go RE2 patterns matching anywhere; rate matches the equal number (21 matches 21.0); isPercentage the flag. fields (comma-separated) returns id plus the named fields (unknown names ignored). */
         "tax.ListInput": {
@@ -3631,7 +3648,7 @@ export interface components {
             class?: string | null;
             code?: string | null;
             description?: string | null;
-            id?: string;
+            id: string;
             isPercentage?: boolean | null;
             rate?: components["schemas"]["money.NumberInput"] | null;
             title?: string | null;
@@ -3639,11 +3656,11 @@ export interface components {
         /** @description CreateInput is the argument of webhook.create. */
         "webhook.CreateInput": {
             active?: boolean | null;
-            channels?: components["schemas"]["commerce.StringListInput"];
+            channels: components["schemas"]["commerce.StringListInput"];
             description?: string | null;
             types?: components["schemas"]["commerce.StringListInput"] | null;
             /** Format: uri */
-            url?: string | null;
+            url: string;
         };
         /** @description Created is the answer of webhook.create: the webhook and its secret, shown only here. */
         "webhook.Created": {
@@ -3680,7 +3697,7 @@ export interface components {
         };
         /** @description InfoInput names a webhook (webhook.info, webhook.remove). */
         "webhook.InfoInput": {
-            id?: string;
+            id: string;
         };
         /** @description ListInput is the argument of webhook.list. */
         "webhook.ListInput": {
@@ -3689,14 +3706,14 @@ export interface components {
         };
         /** @description RedeliverInput is the argument of webhook.redeliver. */
         "webhook.RedeliverInput": {
-            deliveryId?: string;
+            deliveryId: string;
         };
         /** @description UpdateInput is the argument of webhook.update: the fields given are changed. An empty types list means every type again. */
         "webhook.UpdateInput": {
             active?: boolean | null;
             channels?: components["schemas"]["commerce.StringListInput"] | null;
             description?: string | null;
-            id?: string;
+            id: string;
             types?: components["schemas"]["commerce.StringListInput"] | null;
             /** Format: uri */
             url?: string | null;
@@ -3735,6 +3752,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["customer.LoginInput"];
@@ -3864,6 +3882,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["customer.RefreshInput"];
@@ -3982,6 +4001,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["customer.RefreshInput"];
@@ -4100,6 +4120,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["customer.RequestResetInput"];
@@ -4219,6 +4240,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["customer.ResetInput"];
@@ -4338,6 +4360,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["cart.AddInput"];
@@ -4468,6 +4491,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["cart.CouponInput"];
@@ -4587,8 +4611,8 @@ export interface operations {
     };
     "cart.v1.cart.calculateCart.get": {
         parameters: {
-            query?: {
-                cartId?: string;
+            query: {
+                cartId: string;
             };
             header?: never;
             path?: never;
@@ -4685,6 +4709,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["cart.CartInput"];
@@ -4821,6 +4846,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["cart.CheckoutInput"];
@@ -4966,6 +4992,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["cart.CreateInput"];
@@ -5174,6 +5201,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["cart.InfoInput"];
@@ -5304,6 +5332,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["cart.CouponInput"];
@@ -5435,6 +5464,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["cart.RemoveInput"];
@@ -5566,6 +5596,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["cart.BillingAddressInput"];
@@ -5696,6 +5727,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["cart.ShippingAddressInput"];
@@ -5826,6 +5858,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["cart.ShippingMethodInput"];
@@ -5958,6 +5991,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["shipping.CreateInput"];
@@ -6166,6 +6200,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["shipping.InfoInput"];
@@ -6388,6 +6423,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["shipping.ListInput"];
@@ -6507,6 +6543,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["shipping.InfoInput"];
@@ -6640,6 +6677,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["catalog.CreateCategoryInput"];
@@ -6759,8 +6797,8 @@ export interface operations {
     };
     "catalog.v1.category.info.get": {
         parameters: {
-            query?: {
-                id?: string;
+            query: {
+                id: string;
                 withChildren?: boolean;
                 recursive?: boolean;
             };
@@ -6861,6 +6899,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["catalog.CategoryInfoInput"];
@@ -7085,6 +7124,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["catalog.ListCategoriesInput"];
@@ -7203,6 +7243,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["catalog.RemoveInput"];
@@ -7337,6 +7378,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["catalog.UpdateCategoryInput"];
@@ -7481,6 +7523,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["catalog.CreateProductInput"];
@@ -7600,8 +7643,8 @@ export interface operations {
     };
     "catalog.v1.product.info.get": {
         parameters: {
-            query?: {
-                id?: string;
+            query: {
+                id: string;
                 fields?: string[];
             };
             header?: never;
@@ -7700,6 +7743,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["catalog.ProductInfoInput"];
@@ -7952,6 +7996,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["catalog.ListProductsInput"];
@@ -8070,6 +8115,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["catalog.RemoveInput"];
@@ -8298,6 +8344,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["search.SearchInput"];
@@ -8432,6 +8479,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["catalog.UpdateProductInput"];
@@ -8551,10 +8599,10 @@ export interface operations {
     };
     "catalog.v1.tax.cartTaxes.get": {
         parameters: {
-            query?: {
-                cartId?: string;
+            query: {
+                cartId: string;
                 currency?: string;
-                items?: string;
+                items: string;
             };
             header?: never;
             path?: never;
@@ -8653,6 +8701,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["tax.CartTaxesInput"];
@@ -8783,6 +8832,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["customer.ClientCreateInput"];
@@ -8982,6 +9032,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["customer.ClientListInput"];
@@ -9100,6 +9151,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["customer.ClientRemoveInput"];
@@ -9230,6 +9282,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["customer.AddAddressInput"];
@@ -9447,6 +9500,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["customer.InfoInput"];
@@ -9661,6 +9715,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["customer.ListInput"];
@@ -9783,6 +9838,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["customer.RegisterInput"];
@@ -9901,6 +9957,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["customer.InfoInput"];
@@ -10031,6 +10088,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["customer.RemoveAddressInput"];
@@ -10166,6 +10224,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["customer.UpdateInput"];
@@ -10402,6 +10461,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["rpc.eventListArgs"];
@@ -10524,6 +10584,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["webhook.CreateInput"];
@@ -10736,6 +10797,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["webhook.DeliveriesInput"];
@@ -10855,8 +10917,8 @@ export interface operations {
     };
     "event.v1.webhook.info.get": {
         parameters: {
-            query?: {
-                id?: string;
+            query: {
+                id: string;
             };
             header?: never;
             path?: never;
@@ -10953,6 +11015,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["webhook.InfoInput"];
@@ -11163,6 +11226,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["webhook.ListInput"];
@@ -11281,6 +11345,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["webhook.RedeliverInput"];
@@ -11410,6 +11475,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["webhook.InfoInput"];
@@ -11544,6 +11610,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["webhook.UpdateInput"];
@@ -11820,6 +11887,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["order.CancelInput"];
@@ -11960,6 +12028,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["order.CaptureInput"];
@@ -12101,6 +12170,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["order.DeliverInput"];
@@ -12233,6 +12303,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["order.FulfillInput"];
@@ -12352,8 +12423,8 @@ export interface operations {
     };
     "order.v1.order.info.get": {
         parameters: {
-            query?: {
-                id?: string;
+            query: {
+                id: string;
             };
             header?: never;
             path?: never;
@@ -12450,6 +12521,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["order.InfoInput"];
@@ -12674,6 +12746,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["order.ListInput"];
@@ -12796,6 +12869,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["order.RefundInput"];
@@ -12926,10 +13000,10 @@ export interface operations {
     };
     "promotion.v1.promotion.cartPromotions.get": {
         parameters: {
-            query?: {
+            query: {
                 /** @description CartID is a reference the caller chooses (required, not checked against the carts). */
-                cartId?: string;
-                items?: string;
+                cartId: string;
+                items: string;
                 /** @description Currency is the currency of v1 prices (default DefaultCurrency). */
                 currency?: string;
                 /** @description Coupons are the coupon codes the cart holds (at most MaxCoupons): promotions with a code apply only when it is among them. */
@@ -13036,6 +13110,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["promotion.CartInput"];
@@ -13175,6 +13250,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["promotion.CreateInput"];
@@ -13283,8 +13359,8 @@ export interface operations {
     };
     "promotion.v1.promotion.info.get": {
         parameters: {
-            query?: {
-                id?: string;
+            query: {
+                id: string;
             };
             header?: never;
             path?: never;
@@ -13381,6 +13457,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["rpc.promotionIDArgs"];
@@ -13603,6 +13680,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["promotion.ListInput"];
@@ -13731,6 +13809,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["promotion.UpdateInput"];
@@ -13850,10 +13929,10 @@ export interface operations {
     };
     "promotion.v2.promotion.cartPromotions.get": {
         parameters: {
-            query?: {
+            query: {
                 /** @description CartID is a reference the caller chooses (required, not checked against the carts). */
-                cartId?: string;
-                items?: string;
+                cartId: string;
+                items: string;
                 /** @description Currency is the currency of v1 prices (default DefaultCurrency). */
                 currency?: string;
                 /** @description Coupons are the coupon codes the cart holds (at most MaxCoupons): promotions with a code apply only when it is among them. */
@@ -13960,6 +14039,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["promotion.CartInput"];
@@ -14099,6 +14179,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["promotion.CreateInput"];
@@ -14251,6 +14332,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["stock.CreateInput"];
@@ -14370,9 +14452,9 @@ export interface operations {
     };
     "stock.v1.stock.info.get": {
         parameters: {
-            query?: {
-                productId?: string;
-                warehouseId?: string;
+            query: {
+                productId: string;
+                warehouseId: string;
             };
             header?: never;
             path?: never;
@@ -14470,6 +14552,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["stock.InfoInput"];
@@ -14601,6 +14684,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["stock.UpdateInput"];
@@ -14720,10 +14804,10 @@ export interface operations {
     };
     "tax.v1.tax.cartTaxes.get": {
         parameters: {
-            query?: {
-                cartId?: string;
+            query: {
+                cartId: string;
                 currency?: string;
-                items?: string;
+                items: string;
             };
             header?: never;
             path?: never;
@@ -14822,6 +14906,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["tax.CartTaxesInput"];
@@ -14956,6 +15041,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["tax.CreateInput"];
@@ -15064,8 +15150,8 @@ export interface operations {
     };
     "tax.v1.tax.info.get": {
         parameters: {
-            query?: {
-                id?: string;
+            query: {
+                id: string;
             };
             header?: never;
             path?: never;
@@ -15162,6 +15248,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["rpc.taxIDArgs"];
@@ -15388,6 +15475,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["tax.ListInput"];
@@ -15506,6 +15594,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["rpc.taxIDArgs"];
@@ -15641,6 +15730,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["tax.UpdateInput"];

@@ -30,11 +30,11 @@ export async function call<P extends keyof paths>(base: string, token: string, p
   return body as Result<P>;
 }
 
-/** checkout creates a cart, adds a product, ships it to an address by the first method offered and checks out. */
-export async function checkout(base: string, token: string, productId: string): Promise<string> {
+/** checkout creates a cart, adds a product from a warehouse, ships it to an address by the first method offered and checks out. */
+export async function checkout(base: string, token: string, productId: string, warehouseId: string): Promise<string> {
   const created = await call(base, token, "/cart/v1/cart.create", { currency: "USD", country: "US" });
   const cartId: string = created.cart.id;
-  await call(base, token, "/cart/v1/cart.addToCart", { cartId, items: [{ productId, quantity: 2 }] });
+  await call(base, token, "/cart/v1/cart.addToCart", { cartId, items: [{ productId, warehouseId, quantity: 2 }] });
   const shipping = await call(base, token, "/cart/v1/cart.setShippingAddress", {
     cartId,
     shippingAddress: {
@@ -52,6 +52,20 @@ export async function checkout(base: string, token: string, productId: string): 
     throw new Error("no shipping method for this address");
   }
   await call(base, token, "/cart/v1/cart.setShippingMethod", { cartId, methodId: methods[0].id });
-  const done = await call(base, token, "/cart/v1/cart.checkout", { cartId, paymentId: "manual" });
+  const done = await call(base, token, "/cart/v1/cart.checkout", {
+    cartId,
+    paymentId: "manual",
+    paymentData: { reference: "PO-1" },
+  });
   return done.cart.status;
+}
+
+/** The types require what the service requires: these calls do not type-check. */
+export async function missingArguments(base: string, token: string, productId: string): Promise<void> {
+  // @ts-expect-error: cartId is required
+  await call(base, token, "/cart/v1/cart.addToCart", { items: [{ productId, warehouseId: "W1", quantity: 1 }] });
+  // @ts-expect-error: an item's warehouseId is required
+  await call(base, token, "/cart/v1/cart.addToCart", { cartId: "c", items: [{ productId, quantity: 1 }] });
+  // @ts-expect-error: one of cartId and id is required
+  await call(base, token, "/cart/v1/cart.info", {});
 }

@@ -61,7 +61,7 @@ func Start(t testing.TB, db *sqldb.DB, opts ...func(*app.Options)) (*Server, fun
 		t.Fatal(err)
 	}
 	// Every exchange with the server is checked against /openapi.json.
-	hs := httptest.NewServer(checking(t, a.Handler()))
+	hs := httptest.NewServer(checking(t, a.Handler(), a.RPC().Arguments))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { a.Run(ctx); close(done) }()
