@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -88,12 +89,22 @@ func (h *Handler) promotionNew(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, "promotion", promotionPage("", f))
 }
 
-func (h *Handler) promotionArgs(f url.Values) map[string]any {
+// keptCouponFields are the coupon fields promotion.update cannot clear (a
+// null is "unchanged", an empty string is no date or number): once set,
+// they can be changed, not removed.
+var keptCouponFields = []string{"startDate", "endDate", "usageLimit", "usageLimitPerCustomer"}
+
+// promotionArgs are the fields of promotion.create and promotion.update
+// from a form. On update (update true) an empty code is sent as "", which
+// removes the code.
+func (h *Handler) promotionArgs(f url.Values, update bool) map[string]any {
 	a := map[string]any{"title": strings.TrimSpace(f.Get("title")), "active": f.Get("active") == "on",
 		"priority": number(f.Get("priority")), "if": rawJSON(f.Get("if")), "then": rawJSON(f.Get("then"))}
 	if h.features["coupons"] {
 		if v := opt(f, "code"); v != nil {
 			a["code"] = *v
+		} else if update {
+			a["code"] = ""
 		}
 		for _, k := range []string{"startDate", "endDate"} {
 			if v := opt(f, k); v != nil {
@@ -109,6 +120,19 @@ func (h *Handler) promotionArgs(f url.Values) map[string]any {
 	return a
 }
 
+// emptiedKeptFields refuses a promotion form that empties a coupon field
+// the promotion has (the form lists them in "stored") and the API cannot
+// clear: sent as absent it would be kept without a word.
+func emptiedKeptFields(f url.Values) error {
+	var p commerce.Problems
+	for _, k := range keptCouponFields {
+		if slices.Contains(f["stored"], k) && strings.TrimSpace(f.Get(k)) == "" {
+			p.Add(k, "cannot be removed once set (promotion.update keeps it): change it instead")
+		}
+	}
+	return p.Err()
+}
+
 // localTime turns a datetime-local input (2006-01-02T15:04, read as UTC)
 // into RFC 3339; anything else is passed on for the API to judge.
 func localTime(v string) string {
@@ -121,7 +145,7 @@ func localTime(v string) string {
 }
 
 func (h *Handler) promotionCreate(w http.ResponseWriter, r *http.Request) {
-	args := h.promotionArgs(r.PostForm)
+	args := h.promotionArgs(r.PostForm, false)
 	args["class"] = strings.TrimSpace(r.PostForm.Get("class"))
 	res, err := h.call(r, "promotion/v1/promotion.create", args)
 	if err != nil {
@@ -158,6 +182,11 @@ func (h *Handler) promotionEdit(w http.ResponseWriter, r *http.Request) {
 			f.Set(k, t.UTC().Format("2006-01-02T15:04"))
 		}
 	}
+	for _, k := range keptCouponFields {
+		if f.Get(k) != "" {
+			f.Add("stored", k)
+		}
+	}
 	p := promotionPage(id, f)
 	p.Data["usageCount"] = pr["usageCount"]
 	if r.URL.Query().Get("saved") != "" {
@@ -168,7 +197,11 @@ func (h *Handler) promotionEdit(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) promotionUpdate(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	args := h.promotionArgs(r.PostForm)
+	if err := emptiedKeptFields(r.PostForm); err != nil && h.features["coupons"] {
+		h.fail(w, r, "promotion", promotionPage(id, r.PostForm), err)
+		return
+	}
+	args := h.promotionArgs(r.PostForm, true)
 	args["id"] = id
 	if _, err := h.call(r, "promotion/v1/promotion.update", args); err != nil {
 		h.fail(w, r, "promotion", promotionPage(id, r.PostForm), err)

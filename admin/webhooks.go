@@ -47,9 +47,9 @@ func webhookArgs(f url.Values) map[string]any {
 	if f["channels"] == nil {
 		a["channels"] = []string{}
 	}
-	if v := opt(f, "types"); v != nil {
-		a["types"] = *v
-	}
+	// Always sent: empty is every type (on update too, where absent would
+	// keep the types the webhook had).
+	a["types"] = strings.TrimSpace(f.Get("types"))
 	return a
 }
 
