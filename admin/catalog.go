@@ -156,7 +156,7 @@ func productArgs(f url.Values) map[string]any {
 }
 
 func (h *Handler) productCreate(w http.ResponseWriter, r *http.Request) {
-	res, err := h.call(r, "catalog/v1/product.create", productArgs(r.PostForm))
+	res, err := h.callOnce(r, "catalog/v1/product.create", productArgs(r.PostForm))
 	if err != nil {
 		h.fail(w, r, "product", h.productPage(r, r.PostForm, ""), err)
 		return
@@ -275,7 +275,7 @@ func categoryArgs(f url.Values) map[string]any {
 }
 
 func (h *Handler) categoryCreate(w http.ResponseWriter, r *http.Request) {
-	if _, err := h.call(r, "catalog/v1/category.create", categoryArgs(r.PostForm)); err != nil {
+	if _, err := h.callOnce(r, "catalog/v1/category.create", categoryArgs(r.PostForm)); err != nil {
 		h.renderCategories(w, r, 0, r.PostForm, err)
 		return
 	}

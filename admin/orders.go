@@ -143,7 +143,7 @@ func (h *Handler) orderAction(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	if _, err := h.call(r, "order/v1/order."+action, args); err != nil {
+	if _, err := h.callOnce(r, "order/v1/order."+action, args); err != nil {
 		h.renderOrder(w, r, id, f, action, err)
 		return
 	}

@@ -147,7 +147,7 @@ func localTime(v string) string {
 func (h *Handler) promotionCreate(w http.ResponseWriter, r *http.Request) {
 	args := h.promotionArgs(r.PostForm, false)
 	args["class"] = strings.TrimSpace(r.PostForm.Get("class"))
-	res, err := h.call(r, "promotion/v1/promotion.create", args)
+	res, err := h.callOnce(r, "promotion/v1/promotion.create", args)
 	if err != nil {
 		h.fail(w, r, "promotion", promotionPage("", r.PostForm), err)
 		return
@@ -310,7 +310,7 @@ func taxArgs(f url.Values) map[string]any {
 }
 
 func (h *Handler) taxCreate(w http.ResponseWriter, r *http.Request) {
-	if _, err := h.call(r, "tax/v1/tax.create", taxArgs(r.PostForm)); err != nil {
+	if _, err := h.callOnce(r, "tax/v1/tax.create", taxArgs(r.PostForm)); err != nil {
 		h.renderTaxes(w, r, r.PostForm, err)
 		return
 	}
@@ -388,7 +388,7 @@ func (h *Handler) shippingCreate(w http.ResponseWriter, r *http.Request) {
 	if v := opt(f, "taxCode"); v != nil {
 		args["taxCode"] = *v
 	}
-	if _, err := h.call(r, "cart/v1/shipping.create", args); err != nil {
+	if _, err := h.callOnce(r, "cart/v1/shipping.create", args); err != nil {
 		h.renderShipping(w, r, f, err)
 		return
 	}
