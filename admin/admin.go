@@ -185,9 +185,43 @@ func who(r *http.Request) signedIn {
 // call runs an operation as the signed-in staff member and decodes its
 // answer (json.Number for numbers).
 func (h *Handler) call(r *http.Request, path string, args any) (map[string]any, error) {
+	return h.callKey(r, path, args, "")
+}
+
+// OnceField is the form field of a form's one-time token: a fresh random
+// key in each form rendered (the template "once"), the idempotency key of
+// the operation the form runs.
+const OnceField = "once"
+
+// OnceWait is how long a form sent again while its first sending still
+// runs waits for the first one's answer.
+const OnceWait = 30 * time.Second
+
+// callOnce is call under the form's one-time token as the idempotency key
+// (rpc.Server.CallOnce): the same form sent twice (a double click, a
+// resend) runs the operation once, and the second sending gets the
+// first's answer, waiting for it (at most OnceWait) while it runs. A form
+// without the token runs as call.
+func (h *Handler) callOnce(r *http.Request, path string, args any) (map[string]any, error) {
+	key := r.PostForm.Get(OnceField)
+	deadline := time.Now().Add(OnceWait)
+	for {
+		res, err := h.callKey(r, path, args, key)
+		if commerce.ErrorCode(err) != commerce.EIdempotencyKeyInUse || time.Now().After(deadline) {
+			return res, err
+		}
+		select {
+		case <-r.Context().Done():
+			return nil, err
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func (h *Handler) callKey(r *http.Request, path string, args any, key string) (map[string]any, error) {
 	s := who(r)
 	ctx := event.WithActor(r.Context(), s.staff.Actor())
-	raw, err := h.opts.RPC.Call(ctx, s.staff.Claims(), path, args)
+	raw, err := h.opts.RPC.CallOnce(ctx, s.staff.Claims(), path, args, key)
 	if err != nil {
 		if commerce.ErrorCode(err) == commerce.EInternal {
 			h.opts.Logger.Error("admin: internal error", "operation", path, "err", err)

@@ -59,17 +59,53 @@ func (h *Handler) products(w http.ResponseWriter, r *http.Request) {
 	rows := list(res)
 	p.Data["products"] = rows
 	p.Data["pager"] = newPager(q, limit, skip, len(rows))
-	p.Data["categories"] = h.categoryOptions(r)
+	h.addCategories(r, &p)
 	h.render(w, r, http.StatusOK, "products", p)
 }
 
-// categoryOptions lists the categories for a select, in tree order.
-func (h *Handler) categoryOptions(r *http.Request) []any {
-	res, err := h.call(r, "catalog/v1/category.list", map[string]any{"limit": commerce.MaxLimit})
-	if err != nil {
-		return nil
+// Category selects and the tree list every category, read a page of
+// categoryPage at a time (category.list, in creation order), up to
+// maxCategoryOptions; past it the page says that only the first ones are
+// listed.
+var (
+	categoryPage       = commerce.MaxLimit
+	maxCategoryOptions = 10 * commerce.MaxLimit
+)
+
+// addCategories puts the categories for a select or the tree, in tree
+// order, in the page's data ("categories"), with "categoriesCut" (the
+// number listed) when there are more than maxCategoryOptions. A failed
+// read is the page's error, unless it has one already.
+func (h *Handler) addCategories(r *http.Request, p *page) {
+	cs, cut, err := h.categoryOptions(r)
+	p.Data["categories"] = cs
+	if cut {
+		p.Data["categoriesCut"] = len(cs)
 	}
-	cs := list(res)
+	if err != nil && p.Error == nil {
+		p.Error = toAPIError(err)
+	}
+}
+
+// categoryOptions lists the categories, in tree order, each with its
+// "label" (its titles from the top, joined by " / "); cut is true when
+// there are more than maxCategoryOptions.
+func (h *Handler) categoryOptions(r *http.Request) (cs []any, cut bool, err error) {
+	for skip := 0; ; skip += categoryPage {
+		res, err := h.call(r, "catalog/v1/category.list", map[string]any{"limit": categoryPage, "skip": skip})
+		if err != nil {
+			return nil, false, err
+		}
+		rows := list(res)
+		cs = append(cs, rows...)
+		if len(cs) > maxCategoryOptions {
+			cs, cut = cs[:maxCategoryOptions], true
+			break
+		}
+		if len(rows) < categoryPage {
+			break
+		}
+	}
 	titles := map[string]string{}
 	for _, c := range cs {
 		m, _ := c.(map[string]any)
@@ -93,7 +129,7 @@ func (h *Handler) categoryOptions(r *http.Request) []any {
 	sort.SliceStable(cs, func(i, j int) bool {
 		return cs[i].(map[string]any)["label"].(string) < cs[j].(map[string]any)["label"].(string)
 	})
-	return cs
+	return cs, cut, nil
 }
 
 func (h *Handler) productPage(r *http.Request, f url.Values, id string) page {
@@ -107,7 +143,7 @@ func (h *Handler) productPage(r *http.Request, f url.Values, id string) page {
 		}
 	}
 	p.Data["prices"] = priceRows(f)
-	p.Data["categories"] = h.categoryOptions(r)
+	h.addCategories(r, &p)
 	return p
 }
 
@@ -156,7 +192,7 @@ func productArgs(f url.Values) map[string]any {
 }
 
 func (h *Handler) productCreate(w http.ResponseWriter, r *http.Request) {
-	res, err := h.call(r, "catalog/v1/product.create", productArgs(r.PostForm))
+	res, err := h.callOnce(r, "catalog/v1/product.create", productArgs(r.PostForm))
 	if err != nil {
 		h.fail(w, r, "product", h.productPage(r, r.PostForm, ""), err)
 		return
@@ -257,11 +293,12 @@ func (h *Handler) categories(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) renderCategories(w http.ResponseWriter, r *http.Request, status int, f url.Values, err error) {
-	p := page{Title: "Categories", Nav: "categories", Form: f, Data: map[string]any{"categories": h.categoryOptions(r)}}
+	p := page{Title: "Categories", Nav: "categories", Form: f, Data: map[string]any{}}
 	p.Error = toAPIError(err)
 	if err != nil {
 		status = statusOf(err)
 	}
+	h.addCategories(r, &p)
 	h.render(w, r, status, "categories", p)
 }
 
@@ -275,7 +312,7 @@ func categoryArgs(f url.Values) map[string]any {
 }
 
 func (h *Handler) categoryCreate(w http.ResponseWriter, r *http.Request) {
-	if _, err := h.call(r, "catalog/v1/category.create", categoryArgs(r.PostForm)); err != nil {
+	if _, err := h.callOnce(r, "catalog/v1/category.create", categoryArgs(r.PostForm)); err != nil {
 		h.renderCategories(w, r, 0, r.PostForm, err)
 		return
 	}
@@ -283,8 +320,9 @@ func (h *Handler) categoryCreate(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) categoryPage(r *http.Request, id string, f url.Values) page {
-	return page{Title: "Category " + f.Get("title"), Nav: "categories", Form: f,
-		Data: map[string]any{"id": id, "categories": h.categoryOptions(r)}}
+	p := page{Title: "Category " + f.Get("title"), Nav: "categories", Form: f, Data: map[string]any{"id": id}}
+	h.addCategories(r, &p)
+	return p
 }
 
 func (h *Handler) categoryEdit(w http.ResponseWriter, r *http.Request) {

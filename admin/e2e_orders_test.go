@@ -99,7 +99,8 @@ func (u *ui) orders(t *testing.T, e *env, orderID string) {
 	u.screenshot("orders")
 	u.run(chromedp.Click(css(`main table a[href="/admin/orders/`+orderID+`"]`)), chromedp.WaitVisible(css("#order-status")))
 	u.screenshot("order")
-	u.run(chromedp.Click(css("#capture")), chromedp.WaitVisible(css(".notice")))
+	u.submit("#capture")
+	u.expect(".notice", "capture")
 	u.expect("#payment-status", "PAID")
 	u.fill("#carrier", "UPS", "#trackingNumber", "1Z999AA10123456784")
 	u.submit("#fulfil")
@@ -110,8 +111,12 @@ func (u *ui) orders(t *testing.T, e *env, orderID string) {
 	u.expect("#order-status", "COMPLETED")
 	// More than was captured: the API's error, and the amount typed stays.
 	u.fill("#amount", "100000", "#refundReason", "dented")
+	u.watchBusy("#refund")
 	u.submit("#refund")
 	u.expect("#error", "refund_exceeds_captured")
+	if !u.busySeen() {
+		t.Error("while the refund ran, the button was not disabled with the progress text shown")
+	}
 	if v := u.value("#amount"); v != "100000" {
 		t.Errorf("the refund form lost the amount: %q", v)
 	}

@@ -116,10 +116,50 @@ func (u *ui) fill(pairs ...string) {
 	u.run(acts...)
 }
 
-// submit clicks a form's submit button and waits for the next page.
+// submit clicks a form's submit button and waits for the answer: the next
+// page, or for a form htmx posts, main replaced (an error) or the page it
+// redirects to. The main shown before the click is marked, and the answer
+// is there once a main without the mark is.
 func (u *ui) submit(button string) {
 	u.t.Helper()
-	u.run(chromedp.Click(css(button)), chromedp.Sleep(50*time.Millisecond), chromedp.WaitVisible(css("h1")))
+	u.run(chromedp.Evaluate[chromedp.Void](`document.querySelector('main').setAttribute('data-stale', '')`), chromedp.Click(css(button)))
+	u.waitAnswer()
+}
+
+// waitAnswer waits until main is no longer the one marked stale and the
+// page has loaded. The check is retried while a navigation is running,
+// which ends any script running in the old page.
+func (u *ui) waitAnswer() {
+	u.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(u.ctx, 2*time.Second)
+		done, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.readyState === 'complete' && !!document.querySelector('main:not([data-stale]) h1')`))
+		cancel()
+		if err == nil && done {
+			return
+		}
+		if time.Now().After(deadline) {
+			u.fatal(fmt.Errorf("no answer after the click (last check: %v)", err))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// watchBusy records, from now until the page is left, whether the button
+// was ever disabled while the progress text was shown: what a form htmx
+// posts does while its request runs. busySeen reads the record.
+func (u *ui) watchBusy(button string) {
+	u.t.Helper()
+	u.run(chromedp.Evaluate[chromedp.Void](`window.busySeen = false; new MutationObserver(() => {
+		const b = document.querySelector(` + "`" + button + "`" + `), p = document.querySelector('#progress.htmx-request .busy');
+		if (b && b.disabled && p && getComputedStyle(p).display !== 'none') window.busySeen = true;
+	}).observe(document.body, {attributes: true, subtree: true, childList: true})`))
+}
+
+func (u *ui) busySeen() bool {
+	u.t.Helper()
+	return get(u, chromedp.Evaluate[bool](`window.busySeen === true`))
 }
 
 func (u *ui) text(sel string) string {

@@ -6,11 +6,16 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/customer"
+	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/promotion/engine"
+	"github.com/commercekit/commerce/webhook"
 )
 
 // LowStockThreshold is the most available units a stock record may have
@@ -84,12 +89,22 @@ func (h *Handler) promotionNew(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, "promotion", promotionPage("", f))
 }
 
-func (h *Handler) promotionArgs(f url.Values) map[string]any {
+// keptCouponFields are the coupon fields promotion.update cannot clear (a
+// null is "unchanged", an empty string is no date or number): once set,
+// they can be changed, not removed.
+var keptCouponFields = []string{"startDate", "endDate", "usageLimit", "usageLimitPerCustomer"}
+
+// promotionArgs are the fields of promotion.create and promotion.update
+// from a form. On update (update true) an empty code is sent as "", which
+// removes the code.
+func (h *Handler) promotionArgs(f url.Values, update bool) map[string]any {
 	a := map[string]any{"title": strings.TrimSpace(f.Get("title")), "active": f.Get("active") == "on",
 		"priority": number(f.Get("priority")), "if": rawJSON(f.Get("if")), "then": rawJSON(f.Get("then"))}
 	if h.features["coupons"] {
 		if v := opt(f, "code"); v != nil {
 			a["code"] = *v
+		} else if update {
+			a["code"] = ""
 		}
 		for _, k := range []string{"startDate", "endDate"} {
 			if v := opt(f, k); v != nil {
@@ -105,6 +120,19 @@ func (h *Handler) promotionArgs(f url.Values) map[string]any {
 	return a
 }
 
+// emptiedKeptFields refuses a promotion form that empties a coupon field
+// the promotion has (the form lists them in "stored") and the API cannot
+// clear: sent as absent it would be kept without a word.
+func emptiedKeptFields(f url.Values) error {
+	var p commerce.Problems
+	for _, k := range keptCouponFields {
+		if slices.Contains(f["stored"], k) && strings.TrimSpace(f.Get(k)) == "" {
+			p.Add(k, "cannot be removed once set (promotion.update keeps it): change it instead")
+		}
+	}
+	return p.Err()
+}
+
 // localTime turns a datetime-local input (2006-01-02T15:04, read as UTC)
 // into RFC 3339; anything else is passed on for the API to judge.
 func localTime(v string) string {
@@ -117,9 +145,9 @@ func localTime(v string) string {
 }
 
 func (h *Handler) promotionCreate(w http.ResponseWriter, r *http.Request) {
-	args := h.promotionArgs(r.PostForm)
+	args := h.promotionArgs(r.PostForm, false)
 	args["class"] = strings.TrimSpace(r.PostForm.Get("class"))
-	res, err := h.call(r, "promotion/v1/promotion.create", args)
+	res, err := h.callOnce(r, "promotion/v1/promotion.create", args)
 	if err != nil {
 		h.fail(w, r, "promotion", promotionPage("", r.PostForm), err)
 		return
@@ -154,6 +182,11 @@ func (h *Handler) promotionEdit(w http.ResponseWriter, r *http.Request) {
 			f.Set(k, t.UTC().Format("2006-01-02T15:04"))
 		}
 	}
+	for _, k := range keptCouponFields {
+		if f.Get(k) != "" {
+			f.Add("stored", k)
+		}
+	}
 	p := promotionPage(id, f)
 	p.Data["usageCount"] = pr["usageCount"]
 	if r.URL.Query().Get("saved") != "" {
@@ -164,7 +197,11 @@ func (h *Handler) promotionEdit(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) promotionUpdate(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	args := h.promotionArgs(r.PostForm)
+	if err := emptiedKeptFields(r.PostForm); err != nil && h.features["coupons"] {
+		h.fail(w, r, "promotion", promotionPage(id, r.PostForm), err)
+		return
+	}
+	args := h.promotionArgs(r.PostForm, true)
 	args["id"] = id
 	if _, err := h.call(r, "promotion/v1/promotion.update", args); err != nil {
 		h.fail(w, r, "promotion", promotionPage(id, r.PostForm), err)
@@ -273,7 +310,7 @@ func taxArgs(f url.Values) map[string]any {
 }
 
 func (h *Handler) taxCreate(w http.ResponseWriter, r *http.Request) {
-	if _, err := h.call(r, "tax/v1/tax.create", taxArgs(r.PostForm)); err != nil {
+	if _, err := h.callOnce(r, "tax/v1/tax.create", taxArgs(r.PostForm)); err != nil {
 		h.renderTaxes(w, r, r.PostForm, err)
 		return
 	}
@@ -351,7 +388,7 @@ func (h *Handler) shippingCreate(w http.ResponseWriter, r *http.Request) {
 	if v := opt(f, "taxCode"); v != nil {
 		args["taxCode"] = *v
 	}
-	if _, err := h.call(r, "cart/v1/shipping.create", args); err != nil {
+	if _, err := h.callOnce(r, "cart/v1/shipping.create", args); err != nil {
 		h.renderShipping(w, r, f, err)
 		return
 	}
@@ -368,9 +405,13 @@ func (h *Handler) shippingRemove(w http.ResponseWriter, r *http.Request) {
 
 // --- events
 
-// Channels lists the event channels for the events page's filter.
-var Channels = []string{"PRODUCTS", "CATEGORIES", "PROMOTIONS", "CARTS", "TAXES", "STOCK", "SHIPPING",
-	"ORDERS", "CUSTOMERS", "COUPONS", "WEBHOOKS"}
+// Channels lists the event channels for the events page's filter and the
+// webhooks' channel boxes: the channel constants of the areas that emit
+// events (the event package's, and those of orders, customers and
+// webhooks), so that no channel is offered that nothing emits. Coupons
+// are promotions: their changes are on PROMOTIONS.
+var Channels = []string{event.Products, event.Categories, event.Promotions, event.Carts, event.Taxes, event.Stock,
+	event.Shipping, order.Channel, customer.Channel, webhook.Channel}
 
 func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()

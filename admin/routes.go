@@ -121,6 +121,8 @@ var funcs = template.FuncMap{
 		return keys
 	},
 	"money": formatMoney,
+	// once is a fresh one-time token for a form (OnceField).
+	"once":  randomToken,
 	"sub":   func(a, b any) int64 { return toInt(a) - toInt(b) },
 	"list2": func(s ...string) []string { return s },
 	"seq": func(n int) []int {

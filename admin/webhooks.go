@@ -47,16 +47,16 @@ func webhookArgs(f url.Values) map[string]any {
 	if f["channels"] == nil {
 		a["channels"] = []string{}
 	}
-	if v := opt(f, "types"); v != nil {
-		a["types"] = *v
-	}
+	// Always sent: empty is every type (on update too, where absent would
+	// keep the types the webhook had).
+	a["types"] = strings.TrimSpace(f.Get("types"))
 	return a
 }
 
 // webhookCreate creates a webhook and shows its secret, once: it is in
 // this answer only, never stored in the clear nor shown again.
 func (h *Handler) webhookCreate(w http.ResponseWriter, r *http.Request) {
-	res, err := h.call(r, "event/v1/webhook.create", webhookArgs(r.PostForm))
+	res, err := h.callOnce(r, "event/v1/webhook.create", webhookArgs(r.PostForm))
 	if err != nil {
 		h.renderWebhooks(w, r, r.PostForm, err, "")
 		return
@@ -141,7 +141,7 @@ func (h *Handler) webhookRemove(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) webhookRedeliver(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if _, err := h.call(r, "event/v1/webhook.redeliver", map[string]any{"deliveryId": r.PostForm.Get("deliveryId")}); err != nil {
+	if _, err := h.callOnce(r, "event/v1/webhook.redeliver", map[string]any{"deliveryId": r.PostForm.Get("deliveryId")}); err != nil {
 		h.renderWebhook(w, r, id, nil, err)
 		return
 	}

@@ -110,3 +110,9 @@ func HashSecret(s string) string {
 	h := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(h[:])
 }
+
+// CheckPassword records the problems of a new password at path, by the
+// rules of customers' passwords (checkPassword): for the other accounts
+// that take a password (staff), so that they follow the same rules and
+// the same list.
+func CheckPassword(p *commerce.Problems, path, pw, email string) { checkPassword(p, path, pw, email) }

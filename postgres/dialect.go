@@ -54,6 +54,11 @@ func (Dialect) Regex(col, pattern string) (string, any, error) {
 	return col + " ~* ?", are, nil
 }
 
+// JSONText implements sqldb.Dialect with #>> on the text parsed as jsonb.
+func (Dialect) JSONText(col string, path ...string) string {
+	return "(CAST(" + col + " AS jsonb) #>> '{" + strings.Join(path, ",") + "}')"
+}
+
 // ByteRange implements sqldb.Dialect with text_pattern_ops' operators
 // (~>=~, ~<~): byte order whatever the collation, the operator class of
 // the indexes that serve prefix searches.

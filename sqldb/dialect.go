@@ -53,6 +53,13 @@ type Dialect interface {
 	// the database cannot match as RE2 does); the caller names the field.
 	Regex(col, pattern string) (cond string, arg any, err error)
 
+	// JSONText returns the SQL expression of the value at path (object
+	// keys, outermost first) in the JSON document held as text in col, as
+	// text (SQL NULL when absent): for reads that sum or group by a field
+	// of a stored document. Path keys are names the code writes (letters,
+	// digits, _), never input.
+	JSONText(col string, path ...string) string
+
 	// ByteRange returns the condition "? <= col AND col < ?" comparing
 	// text bytewise, whatever the collation, written so that an index on
 	// col serves it (for prefix searches).

@@ -50,6 +50,12 @@ func (*Dialect) Regex(col, pattern string) (string, any, error) {
 	return col + " REGEXP ?", "(?i)" + pattern, nil
 }
 
+// JSONText implements sqldb.Dialect with json_extract (a number comes out
+// as a number, which CAST turns into text or an integer alike).
+func (*Dialect) JSONText(col string, path ...string) string {
+	return "json_extract(" + col + ", '$." + strings.Join(path, ".") + "')"
+}
+
 // ByteRange implements sqldb.Dialect: SQLite compares text bytewise
 // (BINARY collation) already.
 func (*Dialect) ByteRange(col string) string { return col + " >= ? AND " + col + " < ?" }

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/customer"
 	"github.com/commercekit/commerce/internal/password"
 )
 
@@ -33,19 +33,16 @@ func NewService(store Store, now func() time.Time) *Service {
 	return &Service{store: store, now: now, Params: password.Default}
 }
 
-// Add creates an account. The password must be 10 to 128 characters and
-// not the email. Errors: validation_error, duplicate_key.
+// Add creates an account. The password follows customers' rules
+// (customer.CheckPassword): 10 to 128 characters, not the email, not in
+// the list of common passwords. Errors: validation_error, duplicate_key.
 func (s *Service) Add(ctx context.Context, email, pw string) (Staff, error) {
 	email = commerce.EmailKey(email)
 	var p commerce.Problems
 	if at := strings.IndexByte(email, '@'); at < 1 || at == len(email)-1 || len(email) > 254 || strings.ContainsAny(email, " \t\r\n") {
 		p.Add("email", "must be an email address")
 	}
-	if n := utf8.RuneCountInString(pw); n < 10 || n > 128 {
-		p.Add("password", "must be 10 to 128 characters")
-	} else if strings.EqualFold(strings.TrimSpace(pw), email) {
-		p.Add("password", "must not be the email")
-	}
+	customer.CheckPassword(&p, "password", pw, email)
 	if err := p.Err(); err != nil {
 		return Staff{}, err
 	}

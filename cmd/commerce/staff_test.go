@@ -62,3 +62,29 @@ func TestStaffAdd(t *testing.T) {
 		t.Fatalf("sign in with the added account: %d\n%s", res.StatusCode, body)
 	}
 }
+
+// TestStaffAddPasswordRules: `staff add` takes no password customers could
+// not have: one of the list of common passwords (in any case), or the
+// email; the refused account is not created.
+func TestStaffAddPasswordRules(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "commerce.db")
+	add := func(email, pw string) error {
+		old := stdin
+		stdin = strings.NewReader(pw + "\n")
+		defer func() { stdin = old }()
+		var out, errb bytes.Buffer
+		return run(context.Background(), []string{"staff", "add", "--email", email, "--db", db}, func(string) string { return "" }, &out, &errb)
+	}
+	for _, pw := range []string{"qwertyuiop", "QWERTYUIOP", "1q2w3e4r5t"} {
+		if err := add("common@example.com", pw); err == nil || !strings.Contains(err.Error(), "validation_error") || !strings.Contains(err.Error(), "too common") {
+			t.Errorf("common password %q: %v, want validation_error (too common)", pw, err)
+		}
+	}
+	if err := add("same.as.email@example.com", "Same.As.Email@example.com"); err == nil || !strings.Contains(err.Error(), "must not be the email") {
+		t.Errorf("the email as password: %v, want validation_error", err)
+	}
+	// Nothing was created: the email takes a good password now.
+	if err := add("common@example.com", "a long staff password"); err != nil {
+		t.Fatalf("a good password after the refused ones: %v", err)
+	}
+}

@@ -1,0 +1,71 @@
+package admin_test
+
+import (
+	"encoding/json"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/commercekit/commerce/admin"
+	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/sqldb"
+)
+
+// TestChannelsAreTheEmittedOnes: the channels the admin offers (the events
+// filter, the webhooks' boxes) are exactly the channels of the events the
+// service writes when every area changes something, and webhook.create
+// takes each of them.
+func TestChannelsAreTheEmittedOnes(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		e := newEnv(t, db)
+		// A category, product, stock record and shipping method; a tax,
+		// a promotion; a cart and its order; a customer; a webhook.
+		productID := e.storeFixture(t, "CH-1")
+		e.Post(t, "/tax/v1/tax.create", e.Admin, map[string]any{"code": "STD", "class": "default", "title": "Standard", "rate": 20, "isPercentage": true}).Must(t)
+		e.Post(t, "/promotion/v1/promotion.create", e.Admin, map[string]any{"title": "P", "class": "default", "active": true, "priority": 0,
+			"if":   map[string]any{"product": map[string]any{"id": productID, "quantity": 1}},
+			"then": map[string]any{"product": map[string]any{"id": productID, "quantity": 1, "discount": map[string]any{"rate": 10, "isPercentage": true}}}}).Must(t)
+		e.anonymousOrder(t, productID)
+		e.Post(t, "/customer/v1/customer.register", e.API, map[string]any{"email": "ch@example.com", "password": "a long customer password",
+			"firstName": "C", "lastName": "H"}).Must(t)
+		b := e.browser(t)
+		b.mustSignIn()
+		form := url.Values{"csrf": {b.csrf("/admin/webhooks")}, "url": {"http://127.0.0.1:9/hook"}, "active": {"on"}, "channels": admin.Channels}
+		if got := b.post("/admin/webhooks", form); got.Status != 200 || !strings.Contains(got.Body, "whsec_") {
+			t.Fatalf("a webhook on every channel offered: %d\n%s", got.Status, got.Body)
+		}
+
+		var evs []struct {
+			Channel string `json:"channel"`
+		}
+		e.Get(t, "/event/v1/event.list?limit=1000", e.Admin).Must(t).Decode(t, "data", &evs)
+		emitted := map[string]bool{}
+		for _, ev := range evs {
+			emitted[ev.Channel] = true
+		}
+		for _, c := range admin.Channels {
+			if !emitted[c] {
+				t.Errorf("channel %s is offered, but no event was written on it", c)
+			}
+		}
+		for c := range emitted {
+			if !slices.Contains(admin.Channels, c) {
+				t.Errorf("events are written on %s, which is not offered", c)
+			}
+		}
+		var hooks []struct {
+			Channels []string `json:"channels"`
+		}
+		e.Get(t, "/event/v1/webhook.list", e.Admin).Must(t).Decode(t, "data", &hooks)
+		if len(hooks) != 1 || !slices.Equal(hooks[0].Channels, admin.Channels) {
+			b, _ := json.Marshal(hooks)
+			t.Errorf("the webhook's channels: %s, want %q", b, admin.Channels)
+		}
+		for _, p := range []string{"/admin/events", "/admin/webhooks"} {
+			if got := b.get(p); strings.Contains(got.Body, "COUPONS") {
+				t.Errorf("%s offers COUPONS, a channel nothing emits", p)
+			}
+		}
+	})
+}

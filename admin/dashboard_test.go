@@ -1,0 +1,66 @@
+package admin_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/sqldb"
+)
+
+// TestDashboardTodaysOrders: the dashboard's card of today's orders counts
+// the orders created today (UTC) per currency, cancelled ones too, and
+// sums their totals but the cancelled ones'; when the read fails, the card
+// says so instead of disappearing.
+func TestDashboardTodaysOrders(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		e := newEnv(t, db)
+		b := e.browser(t)
+		b.mustSignIn()
+		productID := e.storeFixture(t, "DASH-1")
+		e.anonymousOrder(t, productID) // yesterday's
+		now := e.clock.Now()
+		e.clock.Add(time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 1, 0, time.UTC).Sub(now))
+		var sum int64
+		for range 3 {
+			id := e.anonymousOrder(t, productID)
+			var o struct {
+				Totals struct {
+					Total struct {
+						Amount int64 `json:"amount"`
+					} `json:"total"`
+				} `json:"totals"`
+			}
+			e.Get(t, "/order/v1/order.info?id="+id, e.Admin).Must(t).Decode(t, "order", &o)
+			sum += o.Totals.Total.Amount
+		}
+		cancelled := e.anonymousOrder(t, productID)
+		e.Post(t, "/order/v1/order.cancel", e.Admin, map[string]any{"id": cancelled}).Must(t)
+
+		got := b.get("/admin/")
+		want := fmt.Sprintf(`<td>USD</td><td>4</td><td id="revenue-USD">%d.%02d USD</td>`, sum/100, sum%100)
+		if got.Status != http.StatusOK || !strings.Contains(got.Body, want) {
+			t.Fatalf("dashboard: %d, want the line %s\n%s", got.Status, want, got.Body)
+		}
+
+		// The read fails (the table is gone): the card says so.
+		err := db.Update(context.Background(), func(tx *sqldb.Tx) error {
+			_, err := tx.Exec(context.Background(), `ALTER TABLE orders RENAME TO orders_away`)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = b.get("/admin/")
+		if got.Status != http.StatusOK || !strings.Contains(got.Body, `id="orders-error"`) || !strings.Contains(got.Body, "Today's orders could not be read") {
+			t.Fatalf("dashboard with today's orders unreadable: %d, want the card's error\n%s", got.Status, got.Body)
+		}
+		if !strings.Contains(got.Body, `id="active-carts"`) {
+			t.Error("the other cards are gone too")
+		}
+	})
+}
