@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"time"
 
 	"github.com/commercekit/commerce"
 )
@@ -50,7 +49,7 @@ func (s *Server) CallOnce(ctx context.Context, claims commerce.Claims, path stri
 		return nil, err
 	}
 	seal := newIdemSeal(claims.Subject, key)
-	st, stored, err := s.idem.Begin(ctx, claims.Subject, seal.id, seal.fingerprint(fingerprint(rt.op, nil, body)), time.Now())
+	st, stored, err := s.idem.Begin(ctx, claims.Subject, seal.id, seal.fingerprint(fingerprint(rt.op, rt.fields, nil, body)), s.idemNow())
 	if err != nil {
 		return nil, err
 	}

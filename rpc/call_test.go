@@ -28,7 +28,7 @@ func TestCallOnce(t *testing.T) {
 		}
 		srv := rpc.NewServer(keys, slog.New(slog.DiscardHandler), db.Ping)
 		rpc.RegisterShipping(srv, shipping.NewService(sqldb.NewShippingStore(db), time.Now))
-		srv.SetIdempotency(sqldb.NewIdempotencyStore(db))
+		srv.SetIdempotency(sqldb.NewIdempotencyStore(db), nil)
 		ctx := context.Background()
 		admin := commerce.Claims{Subject: "staff:s1", Scopes: []string{commerce.ScopeAdmin}}
 		method := map[string]any{"title": "Post", "rates": []any{map[string]any{"locations": []any{map[string]any{"country": "DE"}},
