@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -70,13 +71,14 @@ func (s *OrderStore) Orders(ctx context.Context, f order.Filter) ([]*order.Order
 	if len(f.Numbers) > 0 {
 		var nums []any
 		for _, v := range f.Numbers {
-			var n int64
-			if _, err := fmt.Sscan(v, &n); err == nil {
-				nums = append(nums, n)
+			if !order.ValidNumber(v) {
+				return nil, commerce.Invalid(fmt.Sprintf("number: %q is not an order number", v))
 			}
-		}
-		if len(nums) == 0 {
-			return nil, nil
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return nil, commerce.Invalid(fmt.Sprintf("number: %q is not an order number", v))
+			}
+			nums = append(nums, n)
 		}
 		where = append(where, `number IN (`+Placeholders(len(nums))+`)`)
 		args = append(args, nums...)
@@ -239,8 +241,8 @@ func (t orderTx) Lock(ctx context.Context, id string) (*order.Order, error) {
 
 // Insert implements order.Tx.
 func (t orderTx) Insert(ctx context.Context, o *order.Order) error {
-	var n int64
-	if _, err := fmt.Sscan(o.Number, &n); err != nil {
+	n, err := strconv.ParseInt(o.Number, 10, 64)
+	if err != nil || !order.ValidNumber(o.Number) {
 		return commerce.Errorf(commerce.EInternal, "insert order %s: bad number %q", o.ID, o.Number)
 	}
 	data, internal, err := orderDocs(o)
