@@ -69,16 +69,16 @@ func (s *OrderStore) Orders(ctx context.Context, f order.Filter) ([]*order.Order
 	in("payment_status", f.PaymentStatuses)
 	in("fulfillment_status", f.FulfillmentStatuses)
 	if len(f.Numbers) > 0 {
+		// A string that is not an order number matches none (the service
+		// refuses it before: validation_error).
 		var nums []any
 		for _, v := range f.Numbers {
-			if !order.ValidNumber(v) {
-				return nil, commerce.Invalid(fmt.Sprintf("number: %q is not an order number", v))
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil && order.ValidNumber(v) {
+				nums = append(nums, n)
 			}
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				return nil, commerce.Invalid(fmt.Sprintf("number: %q is not an order number", v))
-			}
-			nums = append(nums, n)
+		}
+		if len(nums) == 0 {
+			return []*order.Order{}, nil
 		}
 		where = append(where, `number IN (`+Placeholders(len(nums))+`)`)
 		args = append(args, nums...)
