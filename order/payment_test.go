@@ -119,21 +119,7 @@ func TestRecovery(t *testing.T) {
 		s.Post(t, "/cart/v1/cart.checkout", s.API, body).Must(t).Decode(t, "order", &o)
 
 		// Phase one of a capture, then the "crash".
-		store := sqldb.NewOrderStore(db)
-		crashed := func(op *order.Operation) {
-			t.Helper()
-			err := store.Update(context.Background(), func(tx order.Tx) error {
-				cur, err := tx.Lock(context.Background(), o.ID)
-				if err != nil {
-					return err
-				}
-				cur.Pending = append(cur.Pending, op)
-				return tx.Save(context.Background(), cur)
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
+		crashed := func(op *order.Operation) { addPending(t, db, o.ID, op) }
 		op := &order.Operation{ID: "op1", Kind: order.OpCapture, Key: "order-" + o.ID + "-op1", Amount: o.Payments[0].Amount.Amount,
 			Created: time.Now().Add(-time.Minute).UTC()}
 		crashed(op)
@@ -279,13 +265,7 @@ func TestCheckoutRecovery(t *testing.T) {
 		rec := &recorder{}
 		s := newShop(t, db, withProvider(rec))
 		ctx := context.Background()
-		attempts := func() int {
-			var n int
-			if err := db.QueryRow(ctx, `SELECT COUNT(*) FROM checkout_attempts`).Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
+		attempts := func() int { return attemptsLeft(t, db) }
 		p := s.product("C", "10.00", 5)
 		body := checkoutBody(s.cart(s.API, p, 1))
 		body["paymentId"] = "rec"
@@ -396,9 +376,8 @@ func TestLocalProviderRecordsNoAttempt(t *testing.T) {
 				break
 			}
 		}
-		var left int
-		if err := db.QueryRow(context.Background(), `SELECT COUNT(*) FROM checkout_attempts`).Scan(&left); err != nil || left != 0 {
-			t.Errorf("%d attempts left, %v", left, err)
+		if left := attemptsLeft(t, db); left != 0 {
+			t.Errorf("%d attempts left, want none", left)
 		}
 	})
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/payment"
 	"github.com/commercekit/commerce/payment/manual"
-	"github.com/commercekit/commerce/sqldb"
 )
 
 // twoProcesses runs fn on two services sharing one database (two pools,
@@ -189,9 +188,8 @@ func TestConcurrentCheckoutNumbers(t *testing.T) {
 							t.Errorf("order %s: the provider was asked to authorise %s with number %q", o.Number, o.Payments[0].Reference, asked[o.Payments[0].Reference])
 						}
 					}
-					var left int
-					if err := s.DB.QueryRow(context.Background(), `SELECT COUNT(*) FROM checkout_attempts`).Scan(&left); err != nil || left != 0 {
-						t.Errorf("%d checkout attempts left, %v; want none", left, err)
+					if left := attemptsLeft(t, s.DB); left != 0 {
+						t.Errorf("%d checkout attempts left, want none", left)
 					}
 				}
 			}, opts...)
@@ -237,20 +235,8 @@ func (r *numberRecorder) numbers() map[string]string {
 func TestRecoveredCancelRestocksOnce(t *testing.T) {
 	twoProcesses(t, func(t *testing.T, s *shop, servers []*apitest.Server) {
 		o, p := s.order(s.API, 4)
-		store := sqldb.NewOrderStore(servers[1].DB)
-		op := &order.Operation{ID: "op1", Kind: order.OpCancel, Key: "order-" + o.ID + "-op1", Void: true,
-			Created: time.Now().Add(-time.Hour).UTC()}
-		err := store.Update(context.Background(), func(tx order.Tx) error {
-			cur, err := tx.Lock(context.Background(), o.ID)
-			if err != nil {
-				return err
-			}
-			cur.Pending = append(cur.Pending, op)
-			return tx.Save(context.Background(), cur)
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		addPending(t, servers[1].DB, o.ID, &order.Operation{ID: "op1", Kind: order.OpCancel, Key: "order-" + o.ID + "-op1", Void: true,
+			Created: time.Now().Add(-time.Hour).UTC()})
 		var wg sync.WaitGroup
 		for i := range 6 {
 			wg.Go(func() {

@@ -271,14 +271,7 @@ func TestCheckoutRecoveryOutage(t *testing.T) {
 		prov := &outage{}
 		s := newShop(t, db, withProvider(prov))
 		ctx := context.Background()
-		attempts := func() int {
-			t.Helper()
-			var n int
-			if err := db.QueryRow(ctx, `SELECT COUNT(*) FROM checkout_attempts`).Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
+		attempts := func() int { return attemptsLeft(t, db) }
 		prov.set(false, true)
 		body := checkoutBody(s.cart(s.API, s.product("O", "10.00", 5), 1))
 		body["paymentId"] = "rec"
