@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -265,13 +264,11 @@ func (s *Service) authorize(ctx context.Context, provider payment.Provider, id s
 	}
 	a, err := provider.Authorize(ctx, r)
 	if err != nil {
-		var f payment.Failure
-		if ce, ok := errors.AsType[*commerce.Error](err); ok && s.deps.Orders != nil && ce.Code == commerce.EPaymentFailed {
-			if f, ok = ce.Data.(payment.Failure); ok && f.Code != payment.ProviderError {
-				// A refusal: nothing was authorised (a provider failure
-				// is left to the recovery job, which asks again).
-				_ = s.deps.Orders.EndCheckout(context.WithoutCancel(ctx), key)
-			}
+		if s.deps.Orders != nil && !payment.Uncertain(err) {
+			// A refusal (or paymentData the provider cannot use):
+			// nothing was authorised. A provider failure is left to the
+			// recovery job, which asks again under the same key.
+			_ = s.deps.Orders.EndCheckout(context.WithoutCancel(ctx), key)
 		}
 		return payment.Record{}, "", "", nil, err
 	}

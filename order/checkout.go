@@ -36,8 +36,9 @@ func (s *Service) EndCheckout(ctx context.Context, key string) error {
 // their checkout (the process died in between): the provider is asked
 // again with the same request and key (which gives the same
 // authorisation, or a refusal when there was none), then voided under
-// "<key>:void", as the checkout itself would have. It returns how many
-// attempts it closed.
+// "<key>:void", as the checkout itself would have. A refusal closes the
+// attempt without a void; a provider failure (payment.Uncertain) leaves
+// it for the next round. It returns how many attempts it closed.
 func (s *Service) RecoverCheckouts(ctx context.Context) (int, error) {
 	attempts, err := s.store.StaleCheckouts(ctx, s.clock().Add(-s.recoverAfter()), recoverBatch)
 	if err != nil {
@@ -68,10 +69,13 @@ func (s *Service) voidAttempt(ctx context.Context, a *Attempt) error {
 		return fmt.Errorf("checkout attempt %s: %w", a.Request.IdempotencyKey, err)
 	}
 	auth, err := prov.Authorize(ctx, a.Request)
-	if commerce.ErrorCode(err) == commerce.EPaymentFailed {
+	if err != nil && !payment.Uncertain(err) {
 		return nil // refused: nothing was authorised
 	}
 	if err != nil {
+		// A provider failure (an outage is payment_failed with code
+		// provider_error) says nothing of the first call: the attempt
+		// waits for the next round.
 		return fmt.Errorf("checkout attempt %s: authorise again: %w", a.Request.IdempotencyKey, err)
 	}
 	if _, err := prov.Void(ctx, payment.VoidRequest{IdempotencyKey: a.Request.IdempotencyKey + ":void", Reference: auth.Reference}); err != nil {

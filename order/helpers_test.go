@@ -1,6 +1,7 @@
 package order_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"testing"
@@ -122,4 +123,32 @@ func (s *shop) events() []event.Event {
 func address() map[string]any {
 	return map[string]any{"firstName": "Ada", "lastName": "Lovelace", "address_1": "1 Main St", "postCode": "96815",
 		"city": "Honolulu", "state": "Hawaii", "country": "US", "phone": "5551234"}
+}
+
+// addPending records op as a pending payment operation of the order id,
+// as the first phase of an operation whose process then died would.
+func addPending(t testing.TB, db *sqldb.DB, id string, op *order.Operation) {
+	t.Helper()
+	ctx := context.Background()
+	err := sqldb.NewOrderStore(db).Update(ctx, func(tx order.Tx) error {
+		cur, err := tx.Lock(ctx, id)
+		if err != nil {
+			return err
+		}
+		cur.Pending = append(cur.Pending, op)
+		return tx.Save(ctx, cur)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// attemptsLeft returns how many checkout attempts are recorded.
+func attemptsLeft(t testing.TB, db *sqldb.DB) int {
+	t.Helper()
+	var n int
+	if err := db.QueryRow(context.Background(), `SELECT COUNT(*) FROM checkout_attempts`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

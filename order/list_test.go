@@ -71,7 +71,6 @@ func TestList(t *testing.T) {
 			{"fulfillmentStatuses", s.Admin, url.Values{"fulfillmentStatus": {"PARTIALLY_SHIPPED,DELIVERED"}}, []int{4, 3}},
 			{"number", s.Admin, url.Values{"number": {o[1].Number + "," + o[3].Number}}, []int{3, 1}},
 			{"number unknown", s.Admin, url.Values{"number": {"999999"}}, nil},
-			{"number not a number", s.Admin, url.Values{"number": {"abc"}}, nil},
 			{"customerId", s.Admin, url.Values{"customerId": {"ada"}}, []int{3, 1}},
 			{"customerId ANON", s.Admin, url.Values{"customerId": {"ANON"}}, []int{4, 0}},
 			{"createdFrom (inclusive)", s.Admin, url.Values{"createdFrom": {at(1)}}, []int{4, 3, 2, 1}},
@@ -117,6 +116,16 @@ func TestList(t *testing.T) {
 		}
 		for _, bad := range []url.Values{{"createdTo": {"2026-03-01"}}, {"createdFrom": {"yesterday"}}, {"skip": {"-1"}}, {"limit": {"1001"}}} {
 			s.Get(t, "/order/v1/order.list?"+bad.Encode(), s.Admin).Expect(t, 400, "validation_error")
+		}
+		// A number is digits only: anything else is validation_error
+		// naming number, never a lenient parse (1001abc read as 1001).
+		for _, bad := range []string{"abc", o[0].Number + "abc", "0" + o[0].Number, "+" + o[0].Number, "1e3",
+			o[0].Number + ".0", "-1", "1234567890123456789", o[1].Number + ",x"} {
+			e := s.Get(t, "/order/v1/order.list?"+url.Values{"number": {bad}}.Encode(), s.Admin).Expect(t, 400, "validation_error")
+			if !bytes.Contains(e.Data, []byte(`number`)) {
+				t.Errorf("number %q: data %s, want it to name number", bad, e.Data)
+			}
+			s.Post(t, "/order/v1/order.list", s.Admin, map[string]any{"number": []string{bad}}).Expect(t, 400, "validation_error")
 		}
 	})
 }

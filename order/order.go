@@ -14,9 +14,11 @@
 // Operation, with the idempotency key the provider is called with); the
 // provider is called outside any transaction; a second transaction
 // applies the result and clears the intent (or only clears it when the
-// provider refused). An intent left behind by a crash is finished by the
-// recovery job (Service.Run), which calls the provider again with the
-// same key (same effect as one call) and applies the result once.
+// provider refused). An intent whose provider answer was lost (a
+// provider_error: the provider may have acted) stays: the same operation
+// asked again, or the recovery job (Service.Run), calls the provider again
+// with the same key (same effect as one call) and applies the result
+// once; so is an intent a crash left behind.
 //
 // Files: order.go (records, states, errors), input.go (arguments),
 // store.go (the store), service.go (place, read, list, who sees what),
@@ -240,6 +242,10 @@ type Operation struct {
 	// or calls nothing when Amount is 0).
 	Void    bool      `json:"void,omitempty"`
 	Created time.Time `json:"created"`
+	// Unsettled: the provider was called and its answer lost (a
+	// provider_error, or the request ended): it may have acted, so the
+	// operation is only ever finished by calling it again with Key.
+	Unsettled bool `json:"unsettled,omitempty"`
 }
 
 // Kinds of Operation.

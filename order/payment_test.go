@@ -105,7 +105,9 @@ func TestCaptureDeclined(t *testing.T) {
 
 // TestRecovery: a capture whose intent was recorded and whose process
 // died before the rest is finished by the recovery job, with the same
-// idempotency key, once; meanwhile other payment operations wait.
+// idempotency key, once; meanwhile (while it may still be in a request's
+// hands) other payment operations wait. Once older than RecoverAfter, the
+// same operation asked again by the admin is that one, finished.
 func TestRecovery(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
 		rec := &recorder{}
@@ -117,20 +119,10 @@ func TestRecovery(t *testing.T) {
 		s.Post(t, "/cart/v1/cart.checkout", s.API, body).Must(t).Decode(t, "order", &o)
 
 		// Phase one of a capture, then the "crash".
-		store := sqldb.NewOrderStore(db)
+		crashed := func(op *order.Operation) { addPending(t, db, o.ID, op) }
 		op := &order.Operation{ID: "op1", Kind: order.OpCapture, Key: "order-" + o.ID + "-op1", Amount: o.Payments[0].Amount.Amount,
-			Created: time.Now().Add(-time.Hour).UTC()}
-		err := store.Update(context.Background(), func(tx order.Tx) error {
-			cur, err := tx.Lock(context.Background(), o.ID)
-			if err != nil {
-				return err
-			}
-			cur.Pending = append(cur.Pending, op)
-			return tx.Save(context.Background(), cur)
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+			Created: time.Now().Add(-time.Minute).UTC()}
+		crashed(op)
 		s.Post(t, "/order/v1/order.capture", s.Admin, map[string]any{"id": o.ID}).Expect(t, 400, "invalid_order_state")
 		s.Post(t, "/order/v1/order.cancel", s.Admin, map[string]any{"id": o.ID}).Expect(t, 409, "concurrent_modification")
 
@@ -146,6 +138,10 @@ func TestRecovery(t *testing.T) {
 			t.Errorf("a report of the pending capture applied: version %d, %s", mid.Version, mid.PaymentStatus)
 		}
 
+		if n, err := s.App.Order.Recover(context.Background()); err != nil || n != 0 {
+			t.Fatalf("recover: %d, %v; want nothing finished before RecoverAfter (2 minutes)", n, err)
+		}
+		s.App.Order.RecoverAfter = 30 * time.Second
 		n, err := s.App.Order.Recover(context.Background())
 		if err != nil || n != 1 {
 			t.Fatalf("recover: %d, %v; want 1 finished", n, err)
@@ -169,6 +165,16 @@ func TestRecovery(t *testing.T) {
 		}
 		if captures != 1 {
 			t.Errorf("%d CAPTURE events, want 1", captures)
+		}
+
+		// A refund the "crash" left, older than RecoverAfter: the
+		// admin's refund of the same amount finishes it (its id is the
+		// refund's) rather than refunding again.
+		crashed(&order.Operation{ID: "op2", Kind: order.OpRefund, Key: "order-" + o.ID + "-op2", Amount: 1000,
+			Created: time.Now().Add(-time.Minute).UTC()})
+		got = *s.op("refund", map[string]any{"id": o.ID, "amount": 10})
+		if len(got.Refunds) != 1 || got.Refunds[0].ID != "op2" || got.Payments[0].Refunded.Amount != 1000 {
+			t.Errorf("refund asked again: refunds %+v, refunded %d; want the crashed op2, 10.00 once", got.Refunds, got.Payments[0].Refunded.Amount)
 		}
 	})
 }
@@ -212,6 +218,15 @@ func TestNotifications(t *testing.T) {
 		if got = apply("evt_2", payment.NotifyRefunded, 5000); got.Payments[0].Refunded.Amount != 1000 {
 			t.Errorf("a seen event id applied again: refunded %d", got.Payments[0].Refunded.Amount)
 		}
+		// The events: section 13's types where one fits (CAPTURE, REFUND),
+		// UPDATE for a failure (and a void, below) that none names.
+		s.wantEvents(o.ID, "CREATE", "CAPTURE", "REFUND", "UPDATE")
+		o, _ = s.order(s.API, 1)
+		ref = o.Payments[0].Reference
+		if got = apply("evt_4", payment.NotifyVoided, 0); got.PaymentStatus != "VOIDED" || got.Status != "PLACED" {
+			t.Errorf("voided: %s / %s", got.Status, got.PaymentStatus)
+		}
+		s.wantEvents(o.ID, "CREATE", "UPDATE")
 	})
 }
 
@@ -250,13 +265,7 @@ func TestCheckoutRecovery(t *testing.T) {
 		rec := &recorder{}
 		s := newShop(t, db, withProvider(rec))
 		ctx := context.Background()
-		attempts := func() int {
-			var n int
-			if err := db.QueryRow(ctx, `SELECT COUNT(*) FROM checkout_attempts`).Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
+		attempts := func() int { return attemptsLeft(t, db) }
 		p := s.product("C", "10.00", 5)
 		body := checkoutBody(s.cart(s.API, p, 1))
 		body["paymentId"] = "rec"
@@ -367,9 +376,8 @@ func TestLocalProviderRecordsNoAttempt(t *testing.T) {
 				break
 			}
 		}
-		var left int
-		if err := db.QueryRow(context.Background(), `SELECT COUNT(*) FROM checkout_attempts`).Scan(&left); err != nil || left != 0 {
-			t.Errorf("%d attempts left, %v", left, err)
+		if left := attemptsLeft(t, db); left != 0 {
+			t.Errorf("%d attempts left, want none", left)
 		}
 	})
 }

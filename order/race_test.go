@@ -2,30 +2,34 @@ package order_test
 
 import (
 	"context"
+	"maps"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/commercekit/commerce/app"
 	"github.com/commercekit/commerce/internal/apitest"
 	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/order"
-	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/payment"
+	"github.com/commercekit/commerce/payment/manual"
 )
 
 // twoProcesses runs fn on two services sharing one database (two pools,
-// as two processes would have): one SQLite file, then one PostgreSQL
-// database (skipped without COMMERCE_TEST_POSTGRES_URL).
-func twoProcesses(t *testing.T, fn func(t *testing.T, s *shop, servers []*apitest.Server)) {
+// as two processes would have), both with the options opts: one SQLite
+// file, then one PostgreSQL database (skipped without
+// COMMERCE_TEST_POSTGRES_URL).
+func twoProcesses(t *testing.T, fn func(t *testing.T, s *shop, servers []*apitest.Server), opts ...func(*app.Options)) {
 	t.Run("sqlite", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "commerce.db")
-		s := newShop(t, testdb.SQLiteAt(t, path))
-		fn(t, s, []*apitest.Server{s.Server, apitest.New(t, testdb.SQLiteAt(t, path))})
+		s := newShop(t, testdb.SQLiteAt(t, path), opts...)
+		fn(t, s, []*apitest.Server{s.Server, apitest.New(t, testdb.SQLiteAt(t, path), opts...)})
 	})
 	t.Run("postgres", func(t *testing.T) {
 		url := testdb.PostgresURL(t)
-		s := newShop(t, testdb.PostgresAt(t, url))
-		fn(t, s, []*apitest.Server{s.Server, apitest.New(t, testdb.PostgresAt(t, url))})
+		s := newShop(t, testdb.PostgresAt(t, url), opts...)
+		fn(t, s, []*apitest.Server{s.Server, apitest.New(t, testdb.PostgresAt(t, url), opts...)})
 	})
 }
 
@@ -131,34 +135,98 @@ func TestConcurrentCancels(t *testing.T) {
 
 // TestConcurrentCheckoutNumbers: 200 checkouts of different carts at
 // once, through two processes: 200 orders with 200 distinct numbers, all
-// from 1001 on.
+// from 1001 on. With manual (a local provider) each number is allocated
+// in its checkout's transaction; with a remote provider, before the
+// authorisation, with the checkout attempt (BeginCheckout), and the
+// provider is asked with that number; no attempt is left behind.
 func TestConcurrentCheckoutNumbers(t *testing.T) {
-	twoProcesses(t, func(t *testing.T, s *shop, servers []*apitest.Server) {
-		p := s.product("N", "10.00", 1000)
-		const n = 200
-		carts := make([]string, n)
-		for i := range carts {
-			carts[i] = s.cart(s.API, p, 1)
+	for _, remote := range []bool{false, true} {
+		name, paymentID := "manual", "manual"
+		var rec *numberRecorder
+		var opts []func(*app.Options)
+		if remote {
+			name, paymentID, rec = "remote", "rec", &numberRecorder{}
+			opts = append(opts, withProvider(rec))
 		}
-		rs := parallel(t, servers, n, s.API, constPath("/cart/v1/cart.checkout"), func(i int) map[string]any { return checkoutBody(carts[i]) })
-		seen := map[string]bool{}
-		for _, r := range rs {
-			var o order.Order
-			r.Must(t).Decode(t, "order", &o)
-			if seen[o.Number] || len(o.Number) < 4 || o.Number < "1001" && len(o.Number) == 4 {
-				t.Fatalf("number %q repeated or below 1001", o.Number)
-			}
-			seen[o.Number] = true
-		}
-		var list []order.Order
-		s.Get(t, "/order/v1/order.list?limit=1000", s.Admin).Must(t).Decode(t, "data", &list)
-		if len(list) != n || len(seen) != n {
-			t.Errorf("%d orders listed, %d distinct numbers; want %d", len(list), len(seen), n)
-		}
-		if q, _ := s.stock(p); q != 1000-n {
-			t.Errorf("stock %d, want %d", q, 1000-n)
-		}
-	})
+		t.Run(name, func(t *testing.T) {
+			twoProcesses(t, func(t *testing.T, s *shop, servers []*apitest.Server) {
+				if rec != nil {
+					rec.reset()
+				}
+				p := s.product("N", "10.00", 1000)
+				const n = 200
+				carts := make([]string, n)
+				for i := range carts {
+					carts[i] = s.cart(s.API, p, 1)
+				}
+				rs := parallel(t, servers, n, s.API, constPath("/cart/v1/cart.checkout"), func(i int) map[string]any {
+					body := checkoutBody(carts[i])
+					body["paymentId"] = paymentID
+					return body
+				})
+				seen := map[string]bool{}
+				for _, r := range rs {
+					var o order.Order
+					r.Must(t).Decode(t, "order", &o)
+					if seen[o.Number] || len(o.Number) < 4 || o.Number < "1001" && len(o.Number) == 4 {
+						t.Fatalf("number %q repeated or below 1001", o.Number)
+					}
+					seen[o.Number] = true
+				}
+				var list []order.Order
+				s.Get(t, "/order/v1/order.list?limit=1000", s.Admin).Must(t).Decode(t, "data", &list)
+				if len(list) != n || len(seen) != n {
+					t.Errorf("%d orders listed, %d distinct numbers; want %d", len(list), len(seen), n)
+				}
+				if q, _ := s.stock(p); q != 1000-n {
+					t.Errorf("stock %d, want %d", q, 1000-n)
+				}
+				if rec != nil {
+					asked := rec.numbers()
+					for _, o := range list {
+						if asked[o.Payments[0].Reference] != o.Number {
+							t.Errorf("order %s: the provider was asked to authorise %s with number %q", o.Number, o.Payments[0].Reference, asked[o.Payments[0].Reference])
+						}
+					}
+					if left := attemptsLeft(t, s.DB); left != 0 {
+						t.Errorf("%d checkout attempts left, want none", left)
+					}
+				}
+			}, opts...)
+		})
+	}
+}
+
+// numberRecorder is a remote provider that authorises as manual does and
+// records the order number each authorisation was asked with.
+type numberRecorder struct {
+	manual.Provider
+	mu    sync.Mutex
+	byRef map[string]string
+}
+
+func (r *numberRecorder) Local() bool { return false }
+
+func (r *numberRecorder) Authorize(ctx context.Context, q payment.AuthorizeRequest) (payment.Authorization, error) {
+	a, err := r.Provider.Authorize(ctx, q)
+	if err == nil {
+		r.mu.Lock()
+		r.byRef[a.Reference] = q.OrderNumber
+		r.mu.Unlock()
+	}
+	return a, err
+}
+
+func (r *numberRecorder) reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.byRef = map[string]string{}
+}
+
+func (r *numberRecorder) numbers() map[string]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return maps.Clone(r.byRef)
 }
 
 // TestRecoveredCancelRestocksOnce: a cancel whose process died after its
@@ -167,20 +235,8 @@ func TestConcurrentCheckoutNumbers(t *testing.T) {
 func TestRecoveredCancelRestocksOnce(t *testing.T) {
 	twoProcesses(t, func(t *testing.T, s *shop, servers []*apitest.Server) {
 		o, p := s.order(s.API, 4)
-		store := sqldb.NewOrderStore(servers[1].DB)
-		op := &order.Operation{ID: "op1", Kind: order.OpCancel, Key: "order-" + o.ID + "-op1", Void: true,
-			Created: time.Now().Add(-time.Hour).UTC()}
-		err := store.Update(context.Background(), func(tx order.Tx) error {
-			cur, err := tx.Lock(context.Background(), o.ID)
-			if err != nil {
-				return err
-			}
-			cur.Pending = append(cur.Pending, op)
-			return tx.Save(context.Background(), cur)
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		addPending(t, servers[1].DB, o.ID, &order.Operation{ID: "op1", Kind: order.OpCancel, Key: "order-" + o.ID + "-op1", Void: true,
+			Created: time.Now().Add(-time.Hour).UTC()})
 		var wg sync.WaitGroup
 		for i := range 6 {
 			wg.Go(func() {

@@ -141,6 +141,11 @@ func (s *Service) List(ctx context.Context, in ListInput) (commerce.List, error)
 			}
 		}
 	}
+	for _, v := range in.Number {
+		if !ValidNumber(v) {
+			p.Add("number", "%q is not an order number (digits without a leading zero)", v)
+		}
+	}
 	f := Filter{CustomerIDs: in.CustomerID, Statuses: in.Status, PaymentStatuses: in.PaymentStatus,
 		FulfillmentStatuses: in.FulfillmentStatus, Numbers: in.Number, Limit: page.Limit, Skip: page.Skip}
 	for _, t := range []struct {
@@ -176,6 +181,21 @@ func (s *Service) List(ctx context.Context, in ListInput) (commerce.List, error)
 		data[i] = o
 	}
 	return commerce.List{Page: page, Data: data}, nil
+}
+
+// ValidNumber reports whether s has the form of an order number: a
+// string of at most 18 digits without a leading zero (strconv.ParseInt
+// reads it exactly).
+func ValidNumber(s string) bool {
+	if len(s) == 0 || len(s) > 18 || s[0] == '0' {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // emit queues an event on ORDERS with the payload {order}.

@@ -18,7 +18,8 @@ import (
 // Errors: order_not_found, invalid_order_state (not AUTHORIZED, cancelled,
 // a capture or cancel in progress), payment_failed (nothing changes).
 func (s *Service) Capture(ctx context.Context, in CaptureInput) (*Order, error) {
-	return s.paymentOp(ctx, in.ID, func(o *Order, op *Operation) error {
+	same := func(_ *Order, x *Operation) bool { return x.Kind == OpCapture }
+	return s.paymentOp(ctx, in.ID, same, func(o *Order, op *Operation) error {
 		p := o.Payment()
 		if o.Status != StatusPlaced || p == nil || o.PaymentStatus != PaymentAuthorized || p.Status != PayAuthorized ||
 			pendingKind(o, OpCapture) || pendingKind(o, OpCancel) {
@@ -40,7 +41,8 @@ func (s *Service) Cancel(ctx context.Context, in CancelInput) (*Order, error) {
 	if err := s.readable(ctx, in.ID); err != nil {
 		return nil, err
 	}
-	return s.paymentOp(ctx, in.ID, func(o *Order, op *Operation) error {
+	same := func(_ *Order, x *Operation) bool { return x.Kind == OpCancel }
+	return s.paymentOp(ctx, in.ID, same, func(o *Order, op *Operation) error {
 		if o.Status != StatusPlaced || o.shipped() || pendingKind(o, OpCancel) {
 			return invalidState(o, "cancel")
 		}
@@ -86,7 +88,25 @@ func (s *Service) Refund(ctx context.Context, in RefundInput) (*Order, error) {
 	if err := p.Err(); err != nil {
 		return nil, err
 	}
-	return s.paymentOp(ctx, in.ID, func(o *Order, op *Operation) error {
+	restock := in.Restock != nil && *in.Restock
+	items := make([]Quantity, 0, len(in.Items))
+	for _, q := range in.Items {
+		items = append(items, Quantity(q))
+	}
+	// The same refund: the same amount of the same items, restocked or
+	// not (the reason may differ).
+	same := func(o *Order, x *Operation) bool {
+		if x.Kind != OpRefund || x.Restock != restock || !slices.Equal(x.Items, items) {
+			return false
+		}
+		prec, err := precision(o)
+		if err != nil {
+			return false
+		}
+		amount, err := d.Minor(prec)
+		return err == nil && x.Amount == amount
+	}
+	return s.paymentOp(ctx, in.ID, same, func(o *Order, op *Operation) error {
 		prec, err := precision(o)
 		if err != nil {
 			return err
@@ -127,10 +147,10 @@ func (s *Service) Refund(ctx context.Context, in RefundInput) (*Order, error) {
 				Message: fmt.Sprintf("order %s: refund of %d, %d available", o.ID, amount, available)}
 		}
 		op.Kind, op.Amount = OpRefund, amount
-		for _, q := range in.Items {
-			op.Items = append(op.Items, Quantity(q))
+		if len(items) > 0 {
+			op.Items = items
 		}
-		op.Restock = in.Restock != nil && *in.Restock
+		op.Restock = restock
 		if in.Reason != nil {
 			op.Reason = *in.Reason
 		}
@@ -163,12 +183,28 @@ func pendingRefundQty(o *Order, itemID string) int64 {
 // transaction that locks the order) checks the state and fills the
 // operation, which is recorded as pending; then finish calls the provider
 // and applies the result.
-func (s *Service) paymentOp(ctx context.Context, id string, begin func(o *Order, op *Operation) error) (*Order, error) {
+//
+// A pending operation whose outcome is unknown (the provider failed to
+// answer, or its request ended; see stalled) for which same is true is
+// the operation asked again (an admin retrying after payment_failed with
+// code provider_error): it is finished (the provider called again with
+// its idempotency key, which has the effect of one call) instead of a
+// second operation begun, so that a retry never refunds, captures or
+// voids twice.
+func (s *Service) paymentOp(ctx context.Context, id string, same func(o *Order, x *Operation) bool,
+	begin func(o *Order, op *Operation) error) (*Order, error) {
 	if id == "" {
 		return nil, commerce.Invalid("id: required")
 	}
 	var op *Operation
 	o, err := s.change(ctx, id, func(_ Tx, o *Order, now time.Time) (string, error) {
+		op = nil
+		for _, x := range o.Pending {
+			if s.stalled(x, now) && same(o, x) {
+				op = x
+				return "", nil
+			}
+		}
 		opID := commerce.NewID()
 		op = &Operation{ID: opID, Key: "order-" + o.ID + "-" + opID, Created: now}
 		if err := begin(o, op); err != nil {
@@ -183,28 +219,49 @@ func (s *Service) paymentOp(ctx context.Context, id string, begin func(o *Order,
 	return s.finish(ctx, o, op)
 }
 
+// stalled reports whether the pending operation x is known to be in no
+// request's hands: its provider call's outcome is unknown (Unsettled), or
+// it is older than any request (RecoverAfter: its process died).
+func (s *Service) stalled(x *Operation, now time.Time) bool {
+	return x.Unsettled || !x.Created.After(now.Add(-s.recoverAfter()))
+}
+
 // finish calls the provider for the pending operation op of o and
-// applies the result in a transaction. A refusal of the provider clears
-// the operation (nothing else changes) and is returned. When the call
-// cannot tell (the request ended) the operation stays pending for the
-// recovery job.
+// applies the result in a transaction, even when ctx ends meanwhile (a
+// client that goes away after the provider acted still gets the change
+// recorded). A definite answer of the provider clears the operation: a
+// success is applied; a refusal (see payment.Uncertain) changes nothing
+// else and is returned. An unknown outcome (payment_failed with code
+// provider_error: a timeout, a reset connection, a 5xx; or ctx ended
+// during the call) leaves the operation pending, marked Unsettled, for
+// the same operation asked again (paymentOp) or the recovery job, which
+// call the provider again with the same key; its error is returned.
 func (s *Service) finish(ctx context.Context, o *Order, op *Operation) (*Order, error) {
 	rec, callErr := s.call(ctx, o, op)
-	if callErr != nil && ctx.Err() != nil {
-		return nil, callErr
-	}
-	out, err := s.change(context.WithoutCancel(ctx), o.ID, func(tx Tx, o *Order, now time.Time) (string, error) {
+	unknown := payment.Uncertain(callErr) || (callErr != nil && ctx.Err() != nil)
+	wctx := context.WithoutCancel(ctx)
+	out, err := s.change(wctx, o.ID, func(tx Tx, o *Order, now time.Time) (string, error) {
 		cur := o.PendingOp(op.ID)
 		if cur == nil {
-			return "", nil // finished meanwhile (by the recovery job)
+			return "", nil // finished meanwhile (by a retry or the recovery job)
+		}
+		if unknown {
+			if cur.Unsettled {
+				return "", nil
+			}
+			cur.Unsettled = true
+			return internalChange, nil
 		}
 		o.Pending = slices.DeleteFunc(o.Pending, func(x *Operation) bool { return x.ID == op.ID })
 		if callErr != nil {
 			return internalChange, nil
 		}
-		return apply(ctx, tx, o, cur, rec, now)
+		return apply(wctx, tx, o, cur, rec, now)
 	})
 	if callErr != nil {
+		if err != nil {
+			s.logger().Error("payment operation: could not record its outcome", "order", o.ID, "operation", op.ID, "err", err)
+		}
 		return nil, callErr
 	}
 	return out, err
@@ -320,11 +377,12 @@ func restock(ctx context.Context, st stock.Tx, it *Item, n int64) error {
 const recoverBatch = 100
 
 // Recover finishes the payment operations begun at least RecoverAfter
-// ago and never finished (their request ended before, or the process
-// died): the provider is called again with the operation's key (the
-// effect of one call) and the result applied. A refusal clears the
-// operation; another failure leaves it for the next round. It returns
-// how many operations it finished.
+// ago and never finished (their request ended before, the provider's
+// answer was lost, or the process died): the provider is called again
+// with the operation's key (the effect of one call) and the result
+// applied. A refusal clears the operation; an unknown outcome or another
+// failure leaves it for the next round. It returns how many operations it
+// finished.
 func (s *Service) Recover(ctx context.Context) (int, error) {
 	after := s.recoverAfter()
 	ids, err := s.store.PendingSince(ctx, s.clock().Add(-after), recoverBatch)
@@ -344,12 +402,11 @@ func (s *Service) Recover(ctx context.Context) (int, error) {
 				continue
 			}
 			_, err := s.finish(ctx, o, op)
-			var ce *commerce.Error
-			if err != nil && !(errors.As(err, &ce) && ce.Code == commerce.EPaymentFailed) {
+			if err != nil && (payment.Uncertain(err) || commerce.ErrorCode(err) != commerce.EPaymentFailed) {
 				errs = append(errs, fmt.Errorf("order %s, operation %s: %w", o.ID, op.ID, err))
 				continue
 			}
-			done++
+			done++ // applied, or refused and cleared
 		}
 	}
 	return done, errors.Join(errs...)

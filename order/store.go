@@ -58,10 +58,12 @@ type Filter struct {
 	Statuses            []string
 	PaymentStatuses     []string
 	FulfillmentStatuses []string
-	Numbers             []string
-	CreatedFrom         *time.Time
-	CreatedTo           *time.Time
-	Limit, Skip         int
+	// Numbers: a string that is not an order number (ValidNumber)
+	// matches no order.
+	Numbers     []string
+	CreatedFrom *time.Time
+	CreatedTo   *time.Time
+	Limit, Skip int
 }
 
 // Tx is a write transaction of the order store. The cart's store gives

@@ -85,6 +85,25 @@ func TestStripeJourneys(t *testing.T) {
 			if got.PaymentStatus != "PAID" || got.Status != "PLACED" || got.Version != 2 {
 				t.Errorf("after the event (twice): %s / %s, version %d; want PAID, PLACED, 2", got.Status, got.PaymentStatus, got.Version)
 			}
+			// A refund made in Stripe's dashboard (amounts in Stripe's
+			// units, USD: cents), then the events' types on ORDERS.
+			evt = fmt.Sprintf(`{"id":"evt_r_%s","object":"event","type":"charge.refunded",
+				"data":{"object":{"id":"ch_1","object":"charge","amount_refunded":1000,"currency":"usd","payment_intent":%q}}}`, o.ID, o.Payments[0].Reference)
+			if status, body := postWebhook(t, s.URL, evt); status != 200 || body != `{"received":true}` {
+				t.Fatalf("webhook: %d %s", status, body)
+			}
+			s.Get(t, "/order/v1/order.info?id="+o.ID, s.Admin).Must(t).Decode(t, "order", &got)
+			if got.PaymentStatus != "PARTIALLY_REFUNDED" || got.Payments[0].Refunded.Amount != 1000 {
+				t.Errorf("after charge.refunded: %s, refunded %d; want PARTIALLY_REFUNDED, 10.00", got.PaymentStatus, got.Payments[0].Refunded.Amount)
+			}
+			s.wantEvents(o.ID, "CREATE", "CAPTURE", "REFUND")
+			o = checkout(1)
+			evt = fmt.Sprintf(`{"id":"evt_c_%s","object":"event","type":"payment_intent.canceled",
+				"data":{"object":{"id":%q,"object":"payment_intent"}}}`, o.ID, o.Payments[0].Reference)
+			if status, body := postWebhook(t, s.URL, evt); status != 200 || body != `{"received":true}` {
+				t.Fatalf("webhook: %d %s", status, body)
+			}
+			s.wantEvents(o.ID, "CREATE", "UPDATE")
 		})
 		t.Run("cancel before shipping", func(t *testing.T) {
 			s.t = t

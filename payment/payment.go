@@ -183,6 +183,33 @@ func (d *Decline) Unwrap() error { return d.Err }
 // refusal (unreachable, an unexpected answer).
 const ProviderError = "provider_error"
 
+// Uncertain reports whether err, the error of a call to a Provider of a
+// Providers set, leaves the call's outcome unknown: the provider may have
+// done what it was asked although no answer came back (payment_failed
+// with code ProviderError: a timeout, a reset connection, a 5xx; or an
+// error that is not the service's own, such as the end of the caller's
+// context). Such a call is asked again later with the same idempotency
+// key, never taken as not made. Any other error is definite: a refusal
+// (payment_failed with another code), or validation_error and
+// internal_error, raised before anything was sent.
+func Uncertain(err error) bool {
+	if err == nil {
+		return false
+	}
+	ce, ok := errors.AsType[*commerce.Error](err)
+	if !ok {
+		return true
+	}
+	switch ce.Code {
+	case commerce.EPaymentFailed:
+		f, ok := ce.Data.(Failure)
+		return !ok || f.Code == ProviderError
+	case commerce.EUnavailable:
+		return true
+	}
+	return false
+}
+
 // Failure is the data of a payment_failed error: the provider's id, the
 // provider's reason code and its message.
 type Failure struct {

@@ -134,3 +134,42 @@ func TestIsLocal(t *testing.T) {
 		t.Error("a provider without Local is local")
 	}
 }
+
+// TestUncertain: through a Providers set, a provider failure (an
+// outage, a lost answer) or the end of the caller's context leaves the
+// outcome unknown; a refusal, bad paymentData or an internal error raised
+// before the call is definite.
+func TestUncertain(t *testing.T) {
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct {
+		name      string
+		ctx       context.Context
+		err       error
+		uncertain bool
+	}{
+		{"refusal", context.Background(), payment.Declined("card_declined", "declined", nil), false},
+		{"provider error", context.Background(), payment.Declined(payment.ProviderError, "timeout", context.DeadlineExceeded), true},
+		{"network error", context.Background(), errors.New("connection reset by peer"), true},
+		{"caller's context ended", canceled, context.Canceled, true},
+		{"bad paymentData", context.Background(), commerce.Invalid("paymentData.paymentMethod: required"), false},
+		{"internal, before the call", context.Background(), commerce.Errorf(commerce.EInternal, "not a reference"), false},
+		{"unavailable", context.Background(), commerce.Errorf(commerce.EUnavailable, "busy"), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ps, err := payment.NewProviders(map[string]payment.Provider{"f": failing{tc.err}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, _ := ps.Provider("f")
+			for op, err := range calls(tc.ctx, p, "k") {
+				if got := payment.Uncertain(err); got != tc.uncertain {
+					t.Errorf("%s: Uncertain(%v) = %v, want %v", op, err, got, tc.uncertain)
+				}
+			}
+		})
+	}
+	if payment.Uncertain(nil) {
+		t.Error("Uncertain(nil) = true, want false")
+	}
+}

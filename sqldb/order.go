@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -68,15 +69,16 @@ func (s *OrderStore) Orders(ctx context.Context, f order.Filter) ([]*order.Order
 	in("payment_status", f.PaymentStatuses)
 	in("fulfillment_status", f.FulfillmentStatuses)
 	if len(f.Numbers) > 0 {
+		// A string that is not an order number matches none (the service
+		// refuses it before: validation_error).
 		var nums []any
 		for _, v := range f.Numbers {
-			var n int64
-			if _, err := fmt.Sscan(v, &n); err == nil {
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil && order.ValidNumber(v) {
 				nums = append(nums, n)
 			}
 		}
 		if len(nums) == 0 {
-			return nil, nil
+			return []*order.Order{}, nil
 		}
 		where = append(where, `number IN (`+Placeholders(len(nums))+`)`)
 		args = append(args, nums...)
@@ -239,8 +241,8 @@ func (t orderTx) Lock(ctx context.Context, id string) (*order.Order, error) {
 
 // Insert implements order.Tx.
 func (t orderTx) Insert(ctx context.Context, o *order.Order) error {
-	var n int64
-	if _, err := fmt.Sscan(o.Number, &n); err != nil {
+	n, err := strconv.ParseInt(o.Number, 10, 64)
+	if err != nil || !order.ValidNumber(o.Number) {
 		return commerce.Errorf(commerce.EInternal, "insert order %s: bad number %q", o.ID, o.Number)
 	}
 	data, internal, err := orderDocs(o)

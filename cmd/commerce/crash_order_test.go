@@ -16,20 +16,27 @@ import (
 	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/payment"
 	"github.com/commercekit/commerce/payment/manual"
+	"github.com/commercekit/commerce/payment/stripe"
 	"github.com/commercekit/commerce/sqldb"
 )
 
-// checkoutCrashTest streams checkouts (cart.create, addToCart, checkout
-// with manual payment) at a serve process, kills it with SIGKILL
-// mid-stream, starts it again on the same storage, and checks that every
-// checkout answered ok has its order (with its payment) and its events,
-// that every order belongs to a CHECKED_OUT cart naming it, with one
-// ORDERS CREATE and one CARTS CHECKOUT event, and that the stock went
-// down by exactly the units of the orders.
+// checkoutCrashTest streams checkouts (cart.create, addToCart, checkout,
+// half of them with stripe against a recording fake of Stripe's API, half
+// with manual) at a serve process, kills it with SIGKILL mid-stream,
+// starts it again on the same storage, and checks that every checkout
+// answered ok has its order (with its payment) and its events, that
+// every order belongs to a CHECKED_OUT cart naming it, with one ORDERS
+// CREATE and one CARTS CHECKOUT event, and that the stock went down by
+// exactly the units of the orders. Then the recovery job (run here at
+// once) must void, at Stripe, every authorisation the kill left without
+// an order, and none that has one.
 func checkoutCrashTest(t *testing.T, db string) {
 	keys, _ := auth.New([]byte(crashSecret))
 	admin, _ := keys.Issue(commerce.Claims{Subject: "crash", Scopes: []string{"admin"}}, time.Now(), time.Hour)
-	c := startChild(t, db)
+	fake := newFakeStripe(t)
+	const stripeKey = "sk_test_crash"
+	stripeFlags := []string{"--stripe-key", stripeKey, "--stripe-url", fake.URL}
+	c := startChild(t, db, stripeFlags...)
 	client := &http.Client{Timeout: 10 * time.Second}
 	must := func(path string, body map[string]any, name string, v any) {
 		t.Helper()
@@ -56,7 +63,11 @@ func checkoutCrashTest(t *testing.T, db string) {
 	acked := map[string]string{} // cart id -> order id
 	var wg sync.WaitGroup
 	stopAt := make(chan struct{})
-	for range 6 {
+	for w := range 6 {
+		pay := map[string]any{"paymentId": "manual", "paymentData": map[string]any{}}
+		if w%2 == 0 {
+			pay = map[string]any{"paymentId": "stripe", "paymentData": map[string]any{"paymentMethod": "pm_card_visa"}}
+		}
 		wg.Go(func() {
 			for {
 				select {
@@ -76,7 +87,7 @@ func checkoutCrashTest(t *testing.T, db string) {
 					return
 				}
 				status, res, err = post(client, c.base+"/cart/v1/cart.checkout", admin, map[string]any{"cartId": cart.ID,
-					"shippingAddress": addr, "paymentId": "manual", "paymentData": map[string]any{}})
+					"shippingAddress": addr, "paymentId": pay["paymentId"], "paymentData": pay["paymentData"]})
 				if err != nil {
 					return // the server died
 				}
@@ -92,19 +103,34 @@ func checkoutCrashTest(t *testing.T, db string) {
 			}
 		})
 	}
-	c.killAfter(func() int { mu.Lock(); defer mu.Unlock(); return len(acked) }, 40, 30*time.Second)
+	ackedN := func() int { mu.Lock(); defer mu.Unlock(); return len(acked) }
+	for deadline := time.Now().Add(30 * time.Second); ackedN() < 40 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	// Kill once a stripe checkout is caught between its authorisation
+	// and its transaction (at least one authorisation without an order).
+	held, release := fake.hold()
+	defer release()
+	for deadline := time.Now().Add(10 * time.Second); held() == 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	c.kill()
+	release()
 	close(stopAt)
 	wg.Wait()
+	if held() == 0 {
+		t.Errorf("no stripe checkout was between its authorisation and its transaction at the kill")
+	}
 	if len(acked) < 40 {
 		t.Fatalf("only %d checkouts before the kill", len(acked))
 	}
 
-	c = startChild(t, db)
+	c = startChild(t, db, stripeFlags...)
 	defer c.stop(t)
 	type orderRec struct {
 		ID, CartID, Number string
 		Items              []struct{ Quantity int }
-		Payments           []struct{ Status, Reference string }
+		Payments           []struct{ Provider, Status, Reference string }
 	}
 	orders := map[string]orderRec{}
 	for skip := 0; ; skip += 1000 {
@@ -197,14 +223,57 @@ func checkoutCrashTest(t *testing.T, db string) {
 			t.Errorf("checkout attempt %s left behind, yet order %s exists", a.Request.IdempotencyKey, a.Request.OrderNumber)
 		}
 	}
-	providers, _ := payment.NewProviders(map[string]payment.Provider{manual.ID: manual.New()})
+	sp, err := stripe.New(stripe.Options{Key: stripeKey, URL: fake.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	providers, _ := payment.NewProviders(map[string]payment.Provider{manual.ID: manual.New(), stripe.ID: sp})
 	svc := order.NewService(store, providers, time.Now)
 	svc.RecoverAfter = time.Nanosecond
 	if n, err := svc.RecoverCheckouts(context.Background()); err != nil || n != len(left) {
-		t.Errorf("recovery voided %d of %d attempts: %v", n, len(left), err)
+		t.Errorf("recovery closed %d of %d attempts: %v", n, len(left), err)
 	}
-	t.Logf("%d checkouts acknowledged before SIGKILL, %d orders after restart, %d authorisations without an order voided by recovery",
-		len(acked), len(orders), len(left))
+	if left, err := store.StaleCheckouts(context.Background(), time.Now().Add(time.Hour), 1000); err != nil || len(left) != 0 {
+		t.Errorf("%d checkout attempts left after recovery (%v), want none", len(left), err)
+	}
+	// At Stripe: every authorisation has its order, or was voided; none
+	// with an order was voided; each was made with its order's number.
+	intents, voided := fake.intents()
+	withOrder := map[string]string{}
+	for _, o := range orders {
+		if p := o.Payments; len(p) == 1 && p[0].Provider == stripe.ID {
+			withOrder[p[0].Reference] = o.Number
+		}
+	}
+	stripeAcked, orphans := 0, 0
+	for cartID, orderID := range acked {
+		if o := orders[orderID]; len(o.Payments) == 1 && o.Payments[0].Provider == stripe.ID {
+			stripeAcked++
+			if _, ok := intents[o.Payments[0].Reference]; !ok {
+				t.Errorf("cart %s: order %s has the payment %s, which Stripe never authorised", cartID, orderID, o.Payments[0].Reference)
+			}
+		}
+	}
+	for pi, number := range intents {
+		n, hasOrder := withOrder[pi]
+		switch {
+		case hasOrder && voided[pi] > 0:
+			t.Errorf("authorisation %s of order %s was voided", pi, n)
+		case hasOrder && number != n:
+			t.Errorf("authorisation %s made with order number %q, its order is %s", pi, number, n)
+		case !hasOrder:
+			orphans++
+			if voided[pi] == 0 {
+				t.Errorf("authorisation %s (order number %q) has no order and was never voided", pi, number)
+			}
+		}
+	}
+	if stripeAcked == 0 || orphans < held() {
+		t.Errorf("%d stripe checkouts acknowledged, %d authorisations without an order; want some, and at least the %d held at the kill",
+			stripeAcked, orphans, held())
+	}
+	t.Logf("%d checkouts acknowledged before SIGKILL (%d with stripe), %d orders after restart, %d attempts closed by recovery, "+
+		"%d of %d Stripe authorisations without an order", len(acked), stripeAcked, len(orders), len(left), orphans, len(intents))
 }
 
 func TestCheckoutCrashSQLite(t *testing.T) {

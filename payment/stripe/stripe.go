@@ -136,16 +136,23 @@ func parseData(raw json.RawMessage) (Data, error) {
 // Authorize creates and confirms a PaymentIntent with manual capture for
 // r.Amount in r.Currency (lower case), paid with the paymentData's
 // paymentMethod, with metadata orderNumber (when known) and cartId.
+// Amounts are converted to Stripe's units (see toStripe), in Capture and
+// Refund too.
 // Errors: validation_error naming paymentData.paymentMethod; a *Decline
-// for a refused card (Stripe's code, card_declined...) or a failure of
-// Stripe (provider_error).
+// for a refused card (Stripe's code, card_declined...), an amount Stripe
+// cannot take exactly (EAmountNotSupported) or a failure of Stripe
+// (provider_error).
 func (p *Provider) Authorize(ctx context.Context, r payment.AuthorizeRequest) (payment.Authorization, error) {
 	d, err := parseData(r.Data)
 	if err != nil {
 		return payment.Authorization{}, err
 	}
+	amount, err := toStripe(r.Amount, r.Currency)
+	if err != nil {
+		return payment.Authorization{}, err
+	}
 	params := &sdk.PaymentIntentCreateParams{
-		Amount:        sdk.Int64(r.Amount),
+		Amount:        sdk.Int64(amount),
 		Currency:      sdk.String(strings.ToLower(r.Currency)),
 		CaptureMethod: sdk.String(string(sdk.PaymentIntentCaptureMethodManual)),
 		Confirm:       sdk.Bool(true),
@@ -197,7 +204,11 @@ func (p *Provider) Capture(ctx context.Context, r payment.CaptureRequest) (payme
 	if err := reference(r.Reference); err != nil {
 		return payment.Receipt{}, err
 	}
-	params := &sdk.PaymentIntentCaptureParams{AmountToCapture: sdk.Int64(r.Amount)}
+	amount, err := toStripe(r.Amount, r.Currency)
+	if err != nil {
+		return payment.Receipt{}, err
+	}
+	params := &sdk.PaymentIntentCaptureParams{AmountToCapture: sdk.Int64(amount)}
 	params.SetIdempotencyKey(r.IdempotencyKey)
 	pi, err := p.client.V1PaymentIntents.Capture(ctx, r.Reference, params)
 	if err != nil {
@@ -231,7 +242,11 @@ func (p *Provider) Refund(ctx context.Context, r payment.RefundRequest) (payment
 	if err := reference(r.Reference); err != nil {
 		return payment.Receipt{}, err
 	}
-	params := &sdk.RefundCreateParams{PaymentIntent: sdk.String(r.Reference), Amount: sdk.Int64(r.Amount)}
+	amount, err := toStripe(r.Amount, r.Currency)
+	if err != nil {
+		return payment.Receipt{}, err
+	}
+	params := &sdk.RefundCreateParams{PaymentIntent: sdk.String(r.Reference), Amount: sdk.Int64(amount)}
 	if r.Reason != "" {
 		params.Metadata = map[string]string{"reason": truncate(r.Reason, 500)}
 	}

@@ -231,6 +231,7 @@ func parseEvent(body []byte) (payment.Notification, bool, error) {
 		var pi struct {
 			ID             string `json:"id"`
 			AmountReceived int64  `json:"amount_received"`
+			Currency       string `json:"currency"`
 		}
 		if err := json.Unmarshal(e.Data.Object, &pi); err != nil || pi.ID == "" {
 			return payment.Notification{}, false, fmt.Errorf("%s: data.object is not a PaymentIntent", e.Type)
@@ -238,7 +239,7 @@ func parseEvent(body []byte) (payment.Notification, bool, error) {
 		n.Reference = pi.ID
 		switch e.Type {
 		case "payment_intent.succeeded":
-			n.Kind, n.Amount = payment.NotifyCaptured, pi.AmountReceived
+			n.Kind, n.Amount = payment.NotifyCaptured, fromStripe(pi.AmountReceived, pi.Currency)
 		case "payment_intent.canceled":
 			n.Kind = payment.NotifyVoided
 		default:
@@ -249,6 +250,7 @@ func parseEvent(body []byte) (payment.Notification, bool, error) {
 		var ch struct {
 			ID             string          `json:"id"`
 			AmountRefunded int64           `json:"amount_refunded"`
+			Currency       string          `json:"currency"`
 			PaymentIntent  json.RawMessage `json:"payment_intent"`
 		}
 		if err := json.Unmarshal(e.Data.Object, &ch); err != nil || ch.ID == "" {
@@ -261,7 +263,7 @@ func parseEvent(body []byte) (payment.Notification, bool, error) {
 		if pi == "" {
 			return payment.Notification{}, false, nil
 		}
-		n.Kind, n.Reference, n.Amount = payment.NotifyRefunded, pi, ch.AmountRefunded
+		n.Kind, n.Reference, n.Amount = payment.NotifyRefunded, pi, fromStripe(ch.AmountRefunded, ch.Currency)
 		return n, true, nil
 	}
 	return payment.Notification{}, false, nil
