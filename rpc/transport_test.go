@@ -94,7 +94,11 @@ type transportFixture struct {
 
 	slowStarted chan struct{}
 	slowDone    chan error
-	gotPattern  atomic.Pointer[patternArgs]
+	// broken.create waits for brokenRelease, then fails with the error
+	// it receives: a failure that is not the request's cancellation.
+	brokenStarted chan struct{}
+	brokenRelease chan error
+	gotPattern    atomic.Pointer[patternArgs]
 }
 
 func newTransportFixture(t *testing.T) *transportFixture {
@@ -103,7 +107,8 @@ func newTransportFixture(t *testing.T) *transportFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &transportFixture{keys: keys, logs: &records{}, slowStarted: make(chan struct{}, 1), slowDone: make(chan error, 1)}
+	f := &transportFixture{keys: keys, logs: &records{}, slowStarted: make(chan struct{}, 1), slowDone: make(chan error, 1),
+		brokenStarted: make(chan struct{}, 1), brokenRelease: make(chan error, 1)}
 	s := rpc.NewServer(keys, slog.New(f.logs), func(context.Context) error { return nil })
 	f.srv = s
 	rpc.Handle(s, rpc.Op{Service: "test", Name: "shape.info", Read: true},
@@ -125,6 +130,11 @@ func newTransportFixture(t *testing.T) *transportFixture {
 			err := commerce.Errorf(commerce.EInternal, "query products: %w", ctx.Err())
 			f.slowDone <- err
 			return nil, err
+		})
+	rpc.Handle(s, rpc.Op{Service: "test", Name: "broken.create"},
+		func(ctx context.Context, a *shapeArgs) (any, error) {
+			f.brokenStarted <- struct{}{}
+			return nil, <-f.brokenRelease
 		})
 	// The same operation name in two services, and one in two versions.
 	for _, svc := range []string{"catalog", "tax"} {
