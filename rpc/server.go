@@ -195,13 +195,7 @@ func (s *Server) serveOp(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.logger.Error("panic", "operation", opName, "panic", p)
-			var err error
-			if perr, ok := p.(error); ok {
-				err = commerce.Errorf(commerce.EInternal, "panic: %w", perr)
-			} else {
-				err = commerce.Errorf(commerce.EInternal, "panic: %v", p)
-			}
-			status = s.writeError(w, r, opName, err)
+			status = s.writeError(w, r, opName, panicError(p))
 		}
 		if idem != nil {
 			idem.finish(r.Context(), s, status)
@@ -269,6 +263,15 @@ func (s *Server) serveOp(w http.ResponseWriter, r *http.Request) {
 	}
 	status = http.StatusOK
 	writeJSON(w, status, out)
+}
+
+// panicError is the internal error of an operation that panicked with p,
+// with p in its chain when p is an error.
+func panicError(p any) error {
+	if perr, ok := p.(error); ok {
+		return commerce.Errorf(commerce.EInternal, "panic: %w", perr)
+	}
+	return commerce.Errorf(commerce.EInternal, "panic: %v", p)
 }
 
 // route finds the operation of a path, with or without /services, and the

@@ -136,6 +136,8 @@ func newTransportFixture(t *testing.T) *transportFixture {
 			f.brokenStarted <- struct{}{}
 			return nil, <-f.brokenRelease
 		})
+	rpc.Handle(s, rpc.Op{Service: "test", Name: "panicky.info", Read: true},
+		func(ctx context.Context, a *shapeArgs) (any, error) { panic(errFixturePanic) })
 	// The same operation name in two services, and one in two versions.
 	for _, svc := range []string{"catalog", "tax"} {
 		rpc.Handle(s, rpc.Op{Service: svc, Name: "tax.cartTaxes"},
@@ -400,5 +402,21 @@ func TestSecurityHeaders(t *testing.T) {
 				t.Errorf("Cache-Control = %q, want no-store", got)
 			}
 		})
+	}
+}
+
+var errFixturePanic = errors.New("fixture panic")
+
+// An operation that panics with an error is an internal error with the
+// panic's error in its chain, over HTTP and in process (Call) alike.
+func TestPanicErrorChain(t *testing.T) {
+	f := newTransportFixture(t)
+	_, err := f.srv.Call(context.Background(), commerce.Claims{Subject: "u", Scopes: []string{commerce.ScopeAPI}}, "test/v1/panicky.info", nil)
+	if commerce.ErrorCode(err) != commerce.EInternal || !errors.Is(err, errFixturePanic) {
+		t.Errorf("Call: got %v, want internal_error with the panic's error in its chain", err)
+	}
+	status, e, _ := call(t, "GET", f.hs.URL+"/test/v1/panicky.info", f.token(t, "api"), "")
+	if status != 500 || e.Error != commerce.EInternal {
+		t.Errorf("HTTP: got %d %q, want 500 internal_error", status, e.Error)
 	}
 }
