@@ -24,7 +24,7 @@ var areas = []func(a *App) error{
 		return nil
 	},
 	func(a *App) error {
-		a.Stock = stock.NewService(sqldb.NewStockStore(a.db), stockCatalog(a), a.now, a.opts.ReservationTTL)
+		a.Stock = stock.NewService(sqldb.NewStockStore(a.db), a.now, a.opts.ReservationTTL)
 		rpc.RegisterStock(a.srv, a.Stock)
 		return nil
 	},

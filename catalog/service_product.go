@@ -91,7 +91,9 @@ func (s *Service) UpdateProduct(ctx context.Context, in UpdateProductInput) (*Pr
 // RemoveProduct removes a product and emits REMOVE on PRODUCTS with {id,
 // old}. A Base product that still has Variants cannot be removed
 // (validation_error): remove its Variants first. Removing a Variant takes
-// it off its Base's variants. Error: product_not_found.
+// it off its Base's variants. Its stock records go with it, and the
+// carts' reservations of them (no event of their own: the REMOVE says
+// it). Error: product_not_found.
 func (s *Service) RemoveProduct(ctx context.Context, id string) error {
 	if err := requireID(id); err != nil {
 		return err

@@ -150,6 +150,8 @@ type Tx interface {
 	// product is gone); duplicate_key and category_not_found as
 	// CreateProducts.
 	UpdateProduct(ctx context.Context, p *Product, version int64) error
-	// RemoveProduct deletes a product. product_not_found (data: the id).
+	// RemoveProduct deletes a product, with its stock records and their
+	// reservations (stock of a product that does not exist is an orphan).
+	// product_not_found (data: the id).
 	RemoveProduct(ctx context.Context, id string) error
 }

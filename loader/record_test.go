@@ -3,6 +3,7 @@ package loader
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -138,6 +139,20 @@ func TestDecodeRecord(t *testing.T) {
 				t.Errorf("decodeRecord(%s) error %v, want ok=%v", tc.in, err, tc.ok)
 			}
 		})
+	}
+}
+
+// The decoder's error stays in the chain of a line that is not JSON, so a
+// caller can tell a syntax error (with its offset) from other failures.
+func TestDecodeRecordErrorChain(t *testing.T) {
+	_, err := decodeRecord([]byte(`{"a":1,}`))
+	var se *json.SyntaxError
+	if !errors.As(err, &se) || se.Offset != 8 {
+		t.Fatalf("got %v, want a *json.SyntaxError at offset 8 in the chain", err)
+	}
+	_, err = decodeRecord([]byte(`{"a":`))
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("got %v, want io.ErrUnexpectedEOF in the chain", err)
 	}
 }
 

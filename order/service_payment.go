@@ -344,7 +344,9 @@ func apply(ctx context.Context, tx Tx, o *Order, op *Operation, _ payment.Receip
 
 // restock gives n units of the item back to the warehouses they were
 // taken from (in the order of its allocations, after those already given
-// back). Units beyond the allocations (UNLIMITED stock) go nowhere.
+// back). Units beyond the allocations (UNLIMITED stock), and units of a
+// record removed since (product.remove removes the product's stock), go
+// nowhere.
 func restock(ctx context.Context, st stock.Tx, it *Item, n int64) error {
 	skip := it.Restocked
 	for _, a := range it.Allocations {
@@ -361,11 +363,14 @@ func restock(ctx context.Context, st stock.Tx, it *Item, n int64) error {
 		k := min(q, n)
 		key := stock.Key{ProductID: it.ProductID, WarehouseID: a.WarehouseID}
 		rec, err := st.Lock(ctx, key)
-		if err != nil {
+		switch {
+		case commerce.ErrorCode(err) == commerce.EStockNotFound:
+		case err != nil:
 			return fmt.Errorf("restock %s in %s: %w", it.ProductID, a.WarehouseID, err)
-		}
-		if _, err := st.SetQuantity(ctx, key, rec.Quantity+k); err != nil {
-			return fmt.Errorf("restock %s in %s: %w", it.ProductID, a.WarehouseID, err)
+		default:
+			if _, err := st.SetQuantity(ctx, key, rec.Quantity+k); err != nil {
+				return fmt.Errorf("restock %s in %s: %w", it.ProductID, a.WarehouseID, err)
+			}
 		}
 		it.Restocked += k
 		n -= k

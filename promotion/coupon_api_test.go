@@ -2,6 +2,7 @@ package promotion_test
 
 import (
 	"encoding/json"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -109,5 +110,41 @@ func TestCartPromotionsCoupons(t *testing.T) {
 		}
 		srv.Post(t, "/promotion/v1/promotion.cartPromotions", srv.API, map[string]any{"cartId": "c", "items": items, "coupons": []string{"a", "b", "c", "d", "e", "f"}}).
 			Expect(t, 400, "validation_error")
+	})
+}
+
+// Coupon codes are compared in Unicode NFC (promotion.CodeKey): a code
+// created precomposed is found and applied when typed decomposed, and the
+// same code in the other form is a duplicate, on create and on update.
+func TestCouponCodeNFD(t *testing.T) {
+	const nfc, nfd = "\u00c9T\u00c9-10", "E\u0301TE\u0301-10" // ÉTÉ-10 both ways
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		srv := apitest.New(t, db)
+		b := body("Summer", 1, pIf, pThen)
+		b["code"] = nfc
+		p := create(t, srv, b)
+
+		var list []couponPromo
+		srv.Get(t, "/promotion/v1/promotion.list?code="+url.QueryEscape(nfd), srv.API).Must(t).Decode(t, "data", &list)
+		if len(list) != 1 || list[0].ID != p.ID || list[0].Code == nil || *list[0].Code != nfc {
+			t.Errorf("list by the decomposed code: got %s, want the promotion with its code as created", show(list))
+		}
+		items := []map[string]any{{"id": "e1", "productId": "p1", "quantity": 1, "price": 100}}
+		var with []json.RawMessage
+		srv.Post(t, "/promotion/v1/promotion.cartPromotions", srv.API, map[string]any{"cartId": "c", "items": items, "coupons": nfd}).
+			Must(t).Decode(t, "itemDiscounts", &with)
+		if len(with) != 1 || !strings.Contains(string(with[0]), p.ID) {
+			t.Errorf("coupon typed decomposed: got %s, want the coded promotion applied", with)
+		}
+
+		d := body("Dup", 1, pIf, pThen)
+		d["code"] = strings.ToLower(nfd)
+		srv.Post(t, "/promotion/v2/promotion.create", srv.Admin, d).Expect(t, 409, "duplicate_key")
+		other := create(t, srv, body("Other", 2, pIf, pThen))
+		srv.Post(t, "/promotion/v1/promotion.update", srv.Admin, map[string]any{"id": other.ID, "code": nfd}).Expect(t, 409, "duplicate_key")
+		srv.Get(t, "/promotion/v1/promotion.list?code="+url.QueryEscape(nfc), srv.API).Must(t).Decode(t, "data", &list)
+		if len(list) != 1 || list[0].ID != p.ID {
+			t.Errorf("after the refused duplicates: got %s, want the first promotion alone", show(list))
+		}
 	})
 }

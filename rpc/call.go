@@ -83,7 +83,7 @@ func (s *Server) call(ctx context.Context, claims commerce.Claims, rt *route, bo
 	defer func() {
 		if p := recover(); p != nil {
 			s.logger.Error("panic", "operation", rt.op.Name, "panic", p)
-			out, err = nil, commerce.Errorf(commerce.EInternal, "panic: %v", p)
+			out, err = nil, panicError(p)
 		}
 	}()
 	res, err := rt.call(commerce.WithClaims(ctx, claims), nil, body)

@@ -185,7 +185,7 @@ func (r *idemRun) finish(ctx context.Context, s *Server, status int) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	var err error
-	if status >= 200 && status < 500 && r.rec.status == status {
+	if status >= 200 && status < 500 && status != StatusClientClosedRequest && r.rec.status == status {
 		err = r.store.Finish(ctx, r.sub, r.key, status, r.seal.seal(r.rec.buf.Bytes()))
 	} else {
 		err = r.store.Abort(ctx, r.sub, r.key)

@@ -195,13 +195,7 @@ func (s *Server) serveOp(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.logger.Error("panic", "operation", opName, "panic", p)
-			var err error
-			if perr, ok := p.(error); ok {
-				err = commerce.Errorf(commerce.EInternal, "panic: %w", perr)
-			} else {
-				err = commerce.Errorf(commerce.EInternal, "panic: %v", p)
-			}
-			status = s.writeError(w, r, opName, err)
+			status = s.writeError(w, r, opName, panicError(p))
 		}
 		if idem != nil {
 			idem.finish(r.Context(), s, status)
@@ -257,7 +251,9 @@ func (s *Server) serveOp(w http.ResponseWriter, r *http.Request) {
 	ctx := commerce.WithClaims(base, claims)
 	res, err := rt.call(ctx, r.URL.Query(), body)
 	if err != nil {
-		status = s.writeError(w, r, opName, err)
+		// A run under a key is detached from the request: its failure is
+		// never the client's going away, even when the client has gone.
+		status = s.answerError(w, opName, err, run == nil && clientClosed(r, err))
 		return
 	}
 	out, err := envelope(res)
@@ -267,6 +263,15 @@ func (s *Server) serveOp(w http.ResponseWriter, r *http.Request) {
 	}
 	status = http.StatusOK
 	writeJSON(w, status, out)
+}
+
+// panicError is the internal error of an operation that panicked with p,
+// with p in its chain when p is an error.
+func panicError(p any) error {
+	if perr, ok := p.(error); ok {
+		return commerce.Errorf(commerce.EInternal, "panic: %w", perr)
+	}
+	return commerce.Errorf(commerce.EInternal, "panic: %v", p)
 }
 
 // route finds the operation of a path, with or without /services, and the
@@ -313,6 +318,12 @@ func readBody(r *http.Request) ([]byte, error) {
 	if err != nil {
 		e := commerce.Invalid("body: could not be read")
 		e.Err = err
+		if cerr := r.Context().Err(); cerr != nil {
+			// The connection broke off during the upload (net/http
+			// cancels the request's context on a failed read): the
+			// client went away, it did not send a bad body.
+			e.Err = errors.Join(err, cerr)
+		}
 		return nil, e
 	}
 	if len(b) > MaxBody {
@@ -369,15 +380,30 @@ type errorBody struct {
 // writeError writes the error envelope with the code's status; internal
 // errors are logged and sent without details. It returns the status.
 //
-// An internal or unavailable error of a request whose client has gone away
-// (its context is cancelled: the store's query was cut short because of
-// it) is the client's doing, not the server's: it is counted as 499 and
-// logged at INFO.
+// An error caused by the request's own cancellation (the client went
+// away: clientClosed) is the client's doing, not the server's: it is
+// counted as 499 and logged at INFO. Any other error keeps its status, a
+// failure its 500 at ERROR, whether or not the client is still there.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, op string, err error) int {
+	return s.answerError(w, op, err, clientClosed(r, err))
+}
+
+// clientClosed reports whether err is the request's cancellation: the
+// request's context is done (its client went away) and its error is in
+// err's chain (the operation, the store or the body read stopped because
+// of it). A failure that merely happens while the client is gone is not.
+func clientClosed(r *http.Request, err error) bool {
+	cerr := r.Context().Err()
+	return cerr != nil && errors.Is(err, cerr)
+}
+
+// answerError is writeError once it is known whether the client closed
+// the request.
+func (s *Server) answerError(w http.ResponseWriter, op string, err error, closed bool) int {
 	code := commerce.ErrorCode(err)
 	status := Status(code)
 	var data any
-	if (code == commerce.EInternal || code == commerce.EUnavailable) && r.Context().Err() != nil {
+	if closed {
 		s.logger.Info("client closed the request", "operation", op, "err", err)
 		writeJSON(w, StatusClientClosedRequest, []byte(`{"ok":false,"error":"`+code+`"}`))
 		return StatusClientClosedRequest

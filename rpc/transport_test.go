@@ -94,7 +94,11 @@ type transportFixture struct {
 
 	slowStarted chan struct{}
 	slowDone    chan error
-	gotPattern  atomic.Pointer[patternArgs]
+	// broken.create waits for brokenRelease, then fails with the error
+	// it receives: a failure that is not the request's cancellation.
+	brokenStarted chan struct{}
+	brokenRelease chan error
+	gotPattern    atomic.Pointer[patternArgs]
 }
 
 func newTransportFixture(t *testing.T) *transportFixture {
@@ -103,7 +107,8 @@ func newTransportFixture(t *testing.T) *transportFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &transportFixture{keys: keys, logs: &records{}, slowStarted: make(chan struct{}, 1), slowDone: make(chan error, 1)}
+	f := &transportFixture{keys: keys, logs: &records{}, slowStarted: make(chan struct{}, 1), slowDone: make(chan error, 1),
+		brokenStarted: make(chan struct{}, 1), brokenRelease: make(chan error, 1)}
 	s := rpc.NewServer(keys, slog.New(f.logs), func(context.Context) error { return nil })
 	f.srv = s
 	rpc.Handle(s, rpc.Op{Service: "test", Name: "shape.info", Read: true},
@@ -126,6 +131,13 @@ func newTransportFixture(t *testing.T) *transportFixture {
 			f.slowDone <- err
 			return nil, err
 		})
+	rpc.Handle(s, rpc.Op{Service: "test", Name: "broken.create"},
+		func(ctx context.Context, a *shapeArgs) (any, error) {
+			f.brokenStarted <- struct{}{}
+			return nil, <-f.brokenRelease
+		})
+	rpc.Handle(s, rpc.Op{Service: "test", Name: "panicky.info", Read: true},
+		func(ctx context.Context, a *shapeArgs) (any, error) { panic(errFixturePanic) })
 	// The same operation name in two services, and one in two versions.
 	for _, svc := range []string{"catalog", "tax"} {
 		rpc.Handle(s, rpc.Op{Service: svc, Name: "tax.cartTaxes"},
@@ -390,5 +402,21 @@ func TestSecurityHeaders(t *testing.T) {
 				t.Errorf("Cache-Control = %q, want no-store", got)
 			}
 		})
+	}
+}
+
+var errFixturePanic = errors.New("fixture panic")
+
+// An operation that panics with an error is an internal error with the
+// panic's error in its chain, over HTTP and in process (Call) alike.
+func TestPanicErrorChain(t *testing.T) {
+	f := newTransportFixture(t)
+	_, err := f.srv.Call(context.Background(), commerce.Claims{Subject: "u", Scopes: []string{commerce.ScopeAPI}}, "test/v1/panicky.info", nil)
+	if commerce.ErrorCode(err) != commerce.EInternal || !errors.Is(err, errFixturePanic) {
+		t.Errorf("Call: got %v, want internal_error with the panic's error in its chain", err)
+	}
+	status, e, _ := call(t, "GET", f.hs.URL+"/test/v1/panicky.info", f.token(t, "api"), "")
+	if status != 500 || e.Error != commerce.EInternal {
+		t.Errorf("HTTP: got %d %q, want 500 internal_error", status, e.Error)
 	}
 }

@@ -52,6 +52,19 @@ type stockTx struct{ tx *Tx }
 // Emit implements stock.Tx.
 func (t stockTx) Emit(e event.Event) { t.tx.Emit(e) }
 
+// LockProduct implements stock.Tx: the product's row read FOR UPDATE
+// (PostgreSQL; SQLite's writer is alone), which a concurrent
+// product.remove's DELETE waits for, and which waits for a removal that
+// deleted the row first and then finds nothing.
+func (t stockTx) LockProduct(ctx context.Context, productID string) error {
+	var seq int64
+	err := t.tx.QueryRow(ctx, `SELECT seq FROM products WHERE id = ?`+t.tx.ForUpdate(), productID).Scan(&seq)
+	if err != nil {
+		return fmt.Errorf("lock product %s: %w", productID, t.tx.DB().NotFound(err, stock.ProductNotFound(productID)))
+	}
+	return nil
+}
+
 // Create implements stock.Tx.
 func (t stockTx) Create(ctx context.Context, st stock.Stock) error {
 	_, err := t.tx.Exec(ctx, `INSERT INTO stock (product_id, warehouse_id, quantity, reserved) VALUES (?, ?, ?, 0)`,

@@ -2,7 +2,6 @@ package stock
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -14,30 +13,25 @@ import (
 
 // Service is the stock area's use cases.
 type Service struct {
-	store   Store
-	catalog Catalog
-	now     func() time.Time
-	ttl     time.Duration
+	store Store
+	now   func() time.Time
+	ttl   time.Duration
 }
 
-// NewService returns the service over store, checking products against
-// catalog, with the clock now (time.Now when nil) and the reservation
-// lifetime ttl (DefaultTTL when 0 or less).
-func NewService(store Store, catalog Catalog, now func() time.Time, ttl time.Duration) *Service {
+// NewService returns the service over store, with the clock now (time.Now
+// when nil) and the reservation lifetime ttl (DefaultTTL when 0 or less).
+func NewService(store Store, now func() time.Time, ttl time.Duration) *Service {
 	if now == nil {
 		now = time.Now
 	}
 	if ttl <= 0 {
 		ttl = DefaultTTL
 	}
-	return &Service{store: store, catalog: catalog, now: now, ttl: ttl}
+	return &Service{store: store, now: now, ttl: ttl}
 }
 
 // TTL is how long a new reservation holds its units.
 func (s *Service) TTL() time.Duration { return s.ttl }
-
-// errNoCatalog is the internal error of a service built without a catalog.
-var errNoCatalog = errors.New("stock: no catalog to check products against")
 
 // Create is stock.create: a new record of the pair with the quantity on
 // hand and nothing reserved, and CREATE on STOCK with {new, data}. The
@@ -52,18 +46,15 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (Stock, error) {
 	if err != nil {
 		return Stock{}, err
 	}
-	if s.catalog == nil {
-		return Stock{}, commerce.Errorf(commerce.EInternal, "create stock: %w", errNoCatalog)
-	}
-	exists, err := s.catalog.ProductExists(ctx, k.ProductID)
-	if err != nil {
-		return Stock{}, fmt.Errorf("create stock: product %s: %w", k.ProductID, err)
-	}
-	if !exists {
-		return Stock{}, ProductNotFound(k.ProductID)
-	}
 	st := Stock{ProductID: k.ProductID, WarehouseID: k.WarehouseID, Quantity: *in.Quantity}
 	err = s.store.Update(ctx, func(tx Tx) error {
+		// Checked in the transaction, with the product's row held until
+		// it commits: a product.remove either ends before (and this is
+		// product_not_found) or waits for this record, and removes it
+		// with the product.
+		if err := tx.LockProduct(ctx, k.ProductID); err != nil {
+			return err
+		}
 		if err := tx.Create(ctx, st); err != nil {
 			return err
 		}

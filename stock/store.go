@@ -28,6 +28,12 @@ type Tx interface {
 	// Emit queues an event, committed with the transaction.
 	Emit(e event.Event)
 
+	// LockProduct checks that the catalog has the product (in any
+	// status) and holds its row until the transaction ends, so that the
+	// product is not removed before the transaction commits (product.remove
+	// removes the product's stock records in its own transaction).
+	// Errors: product_not_found (see ProductNotFound).
+	LockProduct(ctx context.Context, productID string) error
 	// Create stores a new record with nothing reserved.
 	// Errors: duplicate_key (see Duplicate) when the pair exists.
 	Create(ctx context.Context, s Stock) error
@@ -84,16 +90,3 @@ type Tx interface {
 	// and returns how many it released.
 	Sweep(ctx context.Context, now time.Time, limit int) (int, error)
 }
-
-// Catalog tells the stock area which products exist (the catalog area).
-type Catalog interface {
-	// ProductExists reports whether a product with the id exists,
-	// whatever its status.
-	ProductExists(ctx context.Context, id string) (bool, error)
-}
-
-// CatalogFunc adapts a function to Catalog.
-type CatalogFunc func(ctx context.Context, id string) (bool, error)
-
-// ProductExists calls f(ctx, id).
-func (f CatalogFunc) ProductExists(ctx context.Context, id string) (bool, error) { return f(ctx, id) }
