@@ -229,11 +229,7 @@ func promotionList(t *testing.T, db *sqldb.DB) {
 		fixturePromotion(t, "Clearance", true, 5, "p"))
 	yes, no := true, false
 	pattern := func(s string) *commerce.Pattern { p := commerce.Pattern(s); return &p }
-	tests := []struct {
-		name string
-		f    promotion.Filter
-		want []int
-	}{
+	tests := []listCase[promotion.Filter]{
 		{"all in creation order", promotion.Filter{Limit: 10}, []int{0, 1, 2, 3, 4}},
 		{"ids", promotion.Filter{IDs: []string{ps[3].ID, ps[0].ID, "nope"}, Limit: 10}, []int{0, 3}},
 		{"active", promotion.Filter{Active: &yes, Limit: 10}, []int{0, 2, 4}},
@@ -245,25 +241,15 @@ func promotionList(t *testing.T, db *sqldb.DB) {
 		{"pattern, limit and skip", promotion.Filter{Title: pattern("e"), Limit: 2, Skip: 1}, []int{1, 2}},
 		{"skip past the end", promotion.Filter{Limit: 10, Skip: 10}, []int{}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := s.Promotions(ctx, tc.f)
-			wantList(t, got, err, ps, tc.want)
-		})
-	}
+	wantLists(t, ps, func(f promotion.Filter) ([]promotion.Promotion, error) { return s.Promotions(ctx, f) }, tests)
 }
 
 func promotionPatterns(t *testing.T, db *sqldb.DB) {
 	ctx := context.Background()
 	s := sqldb.NewPromotionStore(db)
-	fill := func(n int) {
-		ps := make([]promotion.Promotion, n)
-		for i := range ps {
-			ps[i] = fixturePromotion(t, fmt.Sprint(i, slowTitle), true, 0, "p")
-		}
-		createPromotions(t, s, ps...)
-	}
-	wantPatternTimeout(t, db, fill, func(p *commerce.Pattern) error {
+	fixture := func(title string) promotion.Promotion { return fixturePromotion(t, title, true, 0, "p") }
+	create := func(ps ...promotion.Promotion) { createPromotions(t, s, ps...) }
+	wantTitlePatternTimeout(t, db, fixture, create, func(p *commerce.Pattern) error {
 		_, err := s.Promotions(ctx, promotion.Filter{Title: p, Limit: 10})
 		return err
 	}, "title")
