@@ -148,7 +148,7 @@ func promotionUpdate(t *testing.T, db *sqldb.DB) {
 func promotionRollback(t *testing.T, db *sqldb.DB) {
 	ctx := context.Background()
 	s := sqldb.NewPromotionStore(db)
-	before, err := s.PromotionsVersion(ctx)
+	before, err := s.Version(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func promotionRollback(t *testing.T, db *sqldb.DB) {
 	if types, _ := channelEvents(t, db, event.Promotions); len(types) != 0 {
 		t.Errorf("got events %q after a rollback, want none", types)
 	}
-	if after, _ := s.PromotionsVersion(ctx); after != before {
+	if after, _ := s.Version(ctx); after != before {
 		t.Errorf("version %d after a rollback, want %d", after, before)
 	}
 }
@@ -176,7 +176,7 @@ func promotionRollback(t *testing.T, db *sqldb.DB) {
 func promotionVersion(t *testing.T, db *sqldb.DB) {
 	ctx := context.Background()
 	s := sqldb.NewPromotionStore(db)
-	v0, err := s.PromotionsVersion(ctx)
+	v0, err := s.Version(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func promotionVersion(t *testing.T, db *sqldb.DB) {
 		fixturePromotion(t, "off", false, 0, "p1"),
 		fixturePromotion(t, "early", true, -1, "p1"),
 		fixturePromotion(t, "tie", true, 5, "p1"))
-	v1, _ := s.PromotionsVersion(ctx)
+	v1, _ := s.Version(ctx)
 	if v1 < v0+4 {
 		t.Errorf("version %d after 4 creations from %d, want it up by one a change", v1, v0)
 	}
@@ -204,7 +204,7 @@ func promotionVersion(t *testing.T, db *sqldb.DB) {
 	if err := s.Update(ctx, func(tx promotion.Tx) error { return tx.UpdatePromotion(ctx, ps[1]) }); err != nil {
 		t.Fatal(err)
 	}
-	v2, _ := s.PromotionsVersion(ctx)
+	v2, _ := s.Version(ctx)
 	if v2 <= v1 {
 		t.Errorf("version %d after an update, want above %d", v2, v1)
 	}
