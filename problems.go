@@ -126,6 +126,19 @@ type Checker interface {
 // key when stored and compared ("café" typed precomposed or decomposed).
 func Key(s string) string { return norm.NFC.String(s) }
 
+// Keys returns the values in the form of Key (a list filter of slugs,
+// skus or codes, compared as they are stored), nil for none.
+func Keys(vals []string) []string {
+	if len(vals) == 0 {
+		return nil
+	}
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		out[i] = Key(v)
+	}
+	return out
+}
+
 // EmailKey is the form an email address is stored and compared in, for
 // customers and staff alike: Key (NFC), without surrounding spaces, in
 // lower case.

@@ -3,6 +3,7 @@ package commerce
 import (
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -91,6 +92,15 @@ func TestKeyIsNFC(t *testing.T) {
 	}
 	if Key(nfd) != nfc || Key(nfc) != nfc {
 		t.Errorf("Key(%q) = %q, Key(%q) = %q; want both %q", nfd, Key(nfd), nfc, Key(nfc), nfc)
+	}
+}
+
+func TestKeys(t *testing.T) {
+	if got := Keys(nil); got != nil {
+		t.Errorf("Keys(nil) = %q, want nil", got)
+	}
+	if got := Keys([]string{"cafe\u0301", "x"}); !slices.Equal(got, []string{"caf\u00e9", "x"}) {
+		t.Errorf("Keys = %q, want each value in NFC", got)
 	}
 }
 

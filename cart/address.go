@@ -3,12 +3,7 @@ package cart
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"math"
-	"reflect"
-	"slices"
 	"strings"
 
 	"github.com/commercekit/commerce"
@@ -19,7 +14,7 @@ import (
 // stored and returned as given: validated, not normalised (a state given
 // as "Hawaii" stays "Hawaii"). PostCode and Phone are accepted as a JSON
 // number or string and kept as strings; Address2 (typed "Array Number" in
-// SPEC.md) is kept as whatever JSON value was given.
+// SPEC.md) is kept as whatever JSON value was given (null is absent).
 type Address struct {
 	FirstName    string          `json:"firstName"`
 	LastName     string          `json:"lastName,omitempty"`
@@ -39,7 +34,8 @@ type Address struct {
 type Text string
 
 // UnmarshalJSON reads a string or a number; null leaves it unchanged.
-// Another JSON value is a *json.UnmarshalTypeError naming Text.
+// Another JSON value is a *json.UnmarshalTypeError naming Text, which the
+// transport reports as "must be a string or a number".
 func (t *Text) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	switch {
@@ -56,9 +52,7 @@ func (t *Text) UnmarshalJSON(b []byte) error {
 		*t = Text(b)
 		return nil
 	}
-	// The decoder names the field; an offset past the end tells the
-	// transport to use that name rather than look for the value.
-	return &json.UnmarshalTypeError{Value: "value", Type: reflect.TypeFor[Text](), Offset: math.MaxInt64}
+	return wrongForm[Text]()
 }
 
 // Check records the address's missing fields under path: the required
@@ -102,73 +96,4 @@ func (a *Address) Validate(path string) error {
 		return err
 	}
 	return a.CheckPlace(path)
-}
-
-// argProblem is a problem of an argument at a path relative to it ("" for
-// the argument itself).
-type argProblem struct{ path, msg string }
-
-// addProblems records the problems of the argument name.
-func addProblems(p *commerce.Problems, name string, ps []argProblem) {
-	for _, x := range ps {
-		path := name
-		if x.path != "" {
-			path += "." + x.path
-		}
-		p.Add(path, "%s", x.msg)
-	}
-}
-
-// addressFields are the names of an address's fields, matched exactly.
-var addressFields = map[string]bool{
-	"firstName": true, "lastName": true, "address_1": true, "address_2": true, "postCode": true,
-	"city": true, "state": true, "country": true, "company": true, "phone": true, "instructions": true,
-}
-
-// decodeAddress decodes an address object strictly: a field whose name is
-// not exactly one of addressFields is a problem, as in every request body
-// (encoding/json alone would take "FIRSTNAME" for firstName), and so is a
-// value of the wrong type. An address_2 given as null is absent.
-func decodeAddress(b []byte) (*Address, []argProblem) {
-	var keys map[string]json.RawMessage
-	if err := json.Unmarshal(b, &keys); err != nil {
-		return nil, []argProblem{{"", "not valid JSON"}}
-	}
-	var unknown []argProblem
-	for k := range keys {
-		if !addressFields[k] {
-			unknown = append(unknown, argProblem{k, "unknown field"})
-		}
-	}
-	if unknown != nil {
-		slices.SortFunc(unknown, func(a, b argProblem) int { return strings.Compare(a.path, b.path) })
-		return nil, unknown
-	}
-	var a Address
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&a); err != nil {
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &te):
-			return nil, []argProblem{{te.Field, "must be " + typeName(te.Type)}}
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			return nil, []argProblem{{"", "not valid JSON"}}
-		}
-		return nil, []argProblem{{"", strings.TrimPrefix(err.Error(), "json: ")}}
-	}
-	if commerce.IsNull(a.Address2) {
-		a.Address2 = nil
-	}
-	return &a, nil
-}
-
-func typeName(t reflect.Type) string {
-	if t == reflect.TypeFor[Text]() {
-		return "a string or a number"
-	}
-	if t != nil && t.Kind() == reflect.String {
-		return "a string"
-	}
-	return "of another type"
 }

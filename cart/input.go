@@ -3,8 +3,8 @@ package cart
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
-	"strings"
+	"math"
+	"reflect"
 
 	"github.com/commercekit/commerce"
 )
@@ -67,7 +67,7 @@ type BillingAddressInput struct {
 	CartID string `json:"cartId"`
 	// BillingAddress is an address object, or the string SAMEASSHIPPING;
 	// absent (or null) means SAMEASSHIPPING.
-	BillingAddress *AddressArg `json:"billingAddress,omitempty"`
+	BillingAddress *BillingAddressArg `json:"billingAddress,omitempty"`
 }
 
 // ShippingMethodInput is the argument of cart.setShippingMethod.
@@ -82,125 +82,138 @@ type ShippingMethodInput struct {
 // provider and PaymentData (a JSON object, opaque to the cart) is passed to
 // it.
 type CheckoutInput struct {
-	CartID          string          `json:"cartId"`
-	ShippingAddress *AddressArg     `json:"shippingAddress,omitempty"`
-	ShippingMethod  *MethodRef      `json:"shippingMethod,omitempty"`
-	BillingAddress  *AddressArg     `json:"billingAddress,omitempty"`
-	PaymentID       string          `json:"paymentId"`
-	PaymentData     json.RawMessage `json:"paymentData,omitempty"`
+	CartID          string             `json:"cartId"`
+	ShippingAddress *AddressArg        `json:"shippingAddress,omitempty"`
+	ShippingMethod  *MethodRef         `json:"shippingMethod,omitempty"`
+	BillingAddress  *BillingAddressArg `json:"billingAddress,omitempty"`
+	PaymentID       string             `json:"paymentId"`
+	PaymentData     json.RawMessage    `json:"paymentData,omitempty"`
 	// Email is the order's email (optional).
 	Email *string `json:"email,omitempty"`
 }
 
-// AddressArg is an argument holding an address: shippingAddress, and
-// billingAddress, which may also be the string SAMEASSHIPPING. It reads
-// any JSON value: an object is decoded strictly into Address (exact field
-// names, typed values), a string is kept in String, and what does not fit
-// is kept as problems (paths relative to the argument) that the use case
-// reports under the argument's name together with the request's other
-// problems, so that one answer lists them all.
+// AddressArg is an address argument given as an object: shippingAddress,
+// checkout's addresses, and a customer's address (which embeds it). The
+// transport decodes it as every argument, strictly (exact field names,
+// typed values, problems with their paths); the use case checks the
+// required fields (Address.Check) and the place (Address.CheckPlace).
+// Another JSON value than an object is "must be an address object".
 type AddressArg struct {
-	// Address is the address given as an object, nil when the object did
-	// not decode or another value was given.
-	Address *Address
-	// String is the string given instead of an object, nil otherwise.
-	String *string
-	// other: neither an object nor a string was given.
-	other    bool
-	problems []argProblem
+	Address
 }
 
-// UnmarshalJSON reads an address object, a string, or anything else (see
-// AddressArg); it fails only on malformed JSON, which the transport
-// rejects before.
-func (a *AddressArg) UnmarshalJSON(b []byte) error {
-	*a = AddressArg{}
-	b = bytes.TrimSpace(b)
+// BillingAddressArg is billingAddress: an address object, or the string
+// SAMEASSHIPPING (anything else is "must be an address object or the
+// string \"SAMEASSHIPPING\"").
+type BillingAddressArg struct {
+	// Address is the address given as an object, nil for SAMEASSHIPPING.
+	Address *AddressArg
+	// SameAsShipping is set when the string SAMEASSHIPPING was given.
+	SameAsShipping bool
+}
+
+// UnmarshalJSON takes the form given: an object is decoded into Address
+// by encoding/json, after the transport has checked its field names
+// against AddressArg (its wire forms, rpc/args.go); SAMEASSHIPPING sets
+// SameAsShipping; another value is a *json.UnmarshalTypeError naming
+// BillingAddressArg.
+func (b *BillingAddressArg) UnmarshalJSON(data []byte) error {
+	*b = BillingAddressArg{}
+	data = bytes.TrimSpace(data)
 	switch {
-	case commerce.IsNull(b):
-	case b[0] == '"':
+	case commerce.IsNull(data):
+		return nil
+	case data[0] == '{':
+		b.Address = new(AddressArg)
+		return unplaced(json.Unmarshal(data, b.Address))
+	case data[0] == '"':
 		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
+		if err := json.Unmarshal(data, &s); err == nil && s == SameAsShipping {
+			b.SameAsShipping = true
+			return nil
 		}
-		a.String = &s
-	case len(b) > 0 && b[0] == '{':
-		a.Address, a.problems = decodeAddress(b)
-	default:
-		a.other = true
 	}
-	return nil
+	return wrongForm[BillingAddressArg]()
 }
 
-// MarshalJSON writes the address, or the string, as given (null for
-// anything else): the argument as events record it.
-func (a AddressArg) MarshalJSON() ([]byte, error) {
-	switch {
-	case a.Address != nil:
-		return json.Marshal(a.Address)
-	case a.String != nil:
-		return json.Marshal(*a.String)
+// MarshalJSON writes the address, or the string SAMEASSHIPPING: the
+// argument as events record it.
+func (b BillingAddressArg) MarshalJSON() ([]byte, error) {
+	if b.SameAsShipping || b.Address == nil {
+		return json.Marshal(SameAsShipping)
 	}
-	return []byte("null"), nil
+	return json.Marshal(b.Address)
 }
 
 // MethodRef is a shipping method argument (methodId, and checkout's
-// shippingMethod): the method's id as a string, or an object with the id
-// (such as a method of setShippingAddress's list: id, title, active,
-// taxCode and rates are accepted; only id is used). Like AddressArg it
-// reads any JSON value and keeps what does not fit as problems.
+// shippingMethod): the method's id as a string, or a method object with
+// the id (a MethodObject, such as a method of setShippingAddress's list).
+// Another JSON value is "must be a shipping method id or an object with
+// the id"; a blank id is left to the use case.
 type MethodRef struct {
-	// ID is the method's id ("" when it was not given well).
-	ID       string
-	problems []argProblem
+	// ID is the method's id as given.
+	ID string
+	// Object reports that the id came in a method object.
+	Object bool
 }
 
-// methodFields are the fields a method object may have.
-var methodFields = []string{"active", "id", "rates", "taxCode", "title"}
+// MethodObject is a shipping method given as an object for a MethodRef:
+// id, title, active, taxCode and rates are accepted (the transport checks
+// the names); only id is used.
+type MethodObject struct {
+	ID      string          `json:"id"`
+	Title   json.RawMessage `json:"title,omitempty"`
+	Active  json.RawMessage `json:"active,omitempty"`
+	TaxCode json.RawMessage `json:"taxCode,omitempty"`
+	Rates   json.RawMessage `json:"rates,omitempty"`
+}
 
-// UnmarshalJSON reads a method id or an object with it (see MethodRef); it
-// fails only on malformed JSON.
-func (m *MethodRef) UnmarshalJSON(b []byte) error {
+// UnmarshalJSON takes the form given: a string is the id, an object is
+// decoded into a MethodObject by encoding/json (its field names checked by
+// the transport before); another value is a *json.UnmarshalTypeError
+// naming MethodRef.
+func (m *MethodRef) UnmarshalJSON(data []byte) error {
 	*m = MethodRef{}
-	b = bytes.TrimSpace(b)
-	if commerce.IsNull(b) {
+	data = bytes.TrimSpace(data)
+	switch {
+	case commerce.IsNull(data):
+		return nil
+	case data[0] == '"':
+		return json.Unmarshal(data, &m.ID)
+	case data[0] == '{':
+		var o MethodObject
+		if err := json.Unmarshal(data, &o); err != nil {
+			return unplaced(err)
+		}
+		m.ID, m.Object = o.ID, true
 		return nil
 	}
-	if b[0] == '"' {
-		if err := json.Unmarshal(b, &m.ID); err != nil {
-			return err
-		}
-		if strings.TrimSpace(m.ID) == "" {
-			m.ID, m.problems = "", []argProblem{{"", "must not be blank"}}
-		}
-		return nil
-	}
-	var obj map[string]json.RawMessage
-	if len(b) == 0 || b[0] != '{' || json.Unmarshal(b, &obj) != nil {
-		m.problems = []argProblem{{"", "must be a shipping method id or an object with the id"}}
-		return nil
-	}
-	for k := range obj {
-		if !slices.Contains(methodFields, k) {
-			m.problems = append(m.problems, argProblem{k, "unknown field"})
-		}
-	}
-	slices.SortFunc(m.problems, func(a, b argProblem) int { return strings.Compare(a.path, b.path) })
-	var id string
-	if json.Unmarshal(obj["id"], &id) != nil || strings.TrimSpace(id) == "" {
-		m.problems = append(m.problems, argProblem{"id", "required, a shipping method id"})
-	} else if len(m.problems) == 0 {
-		m.ID = id
-	}
-	return nil
+	return wrongForm[MethodRef]()
 }
 
-// MarshalJSON writes the method's id (null when it was not given well).
+// MarshalJSON writes the method's id (null without one).
 func (m MethodRef) MarshalJSON() ([]byte, error) {
 	if m.ID == "" {
 		return []byte("null"), nil
 	}
 	return json.Marshal(m.ID)
+}
+
+// wrongForm is the error of a JSON value of another form than T takes:
+// the transport names the field and T's forms ("must be ...").
+func wrongForm[T any]() error {
+	return unplaced(&json.UnmarshalTypeError{Value: "value", Type: reflect.TypeFor[T]()})
+}
+
+// unplaced marks a type error found by an UnmarshalJSON, which does not
+// know where its value is in the request, with the offset past any end:
+// the transport then names the field by the decoder's field names (its
+// offset would be relative to the value, not the request).
+func unplaced(err error) error {
+	if te, ok := err.(*json.UnmarshalTypeError); ok {
+		te.Offset = math.MaxInt64
+	}
+	return err
 }
 
 // CouponInput is the argument of cart.applyCoupon and cart.removeCoupon:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/commercekit/commerce"
@@ -24,7 +25,7 @@ func (s *Service) SetShippingAddress(ctx context.Context, in ShippingAddressInpu
 	if in.CartID == "" {
 		p.Add("cartId", "required")
 	}
-	addr, _ := addressArg(&p, "shippingAddress", in.ShippingAddress, false)
+	addr := addressArg(&p, "shippingAddress", in.ShippingAddress)
 	if in.ShippingAddress == nil {
 		p.Add("shippingAddress", "required")
 	}
@@ -47,39 +48,48 @@ func (s *Service) SetShippingAddress(ctx context.Context, in ShippingAddressInpu
 	return c, methods, nil
 }
 
-// addressArg reads the address argument name into p: the address given,
-// or same when the string SAMEASSHIPPING was given and sameOK says it may
-// be. What does not fit, and the address's missing fields (Address.Check),
-// are recorded in p; the country and state are left to Address.CheckPlace,
-// once every problem of the request is known. Absent: nil, false.
-func addressArg(p *commerce.Problems, name string, a *AddressArg, sameOK bool) (addr *Address, same bool) {
-	switch {
-	case a == nil:
-		return nil, false
-	case sameOK && a.String != nil && *a.String == SameAsShipping:
-		return nil, true
-	case a.String != nil || a.other:
-		if sameOK {
-			p.Add(name, "must be an address object or the string %q", SameAsShipping)
-		} else {
-			p.Add(name, "must be an address object")
-		}
-		return nil, false
-	case a.problems != nil || a.Address == nil:
-		addProblems(p, name, a.problems)
-		return nil, false
+// addressArg reads the address argument name: its missing fields
+// (Address.Check) are recorded in p; the country and state are left to
+// Address.CheckPlace, once every problem of the request is known. Absent:
+// nil.
+func addressArg(p *commerce.Problems, name string, a *AddressArg) *Address {
+	if a == nil {
+		return nil
 	}
-	a.Address.Check(p, name)
-	return a.Address, false
+	if commerce.IsNull(a.Address2) {
+		a.Address2 = nil // null is absent
+	}
+	a.Check(p, name)
+	return &a.Address
 }
 
-// methodArg reads the shipping method argument name into p: the method's
-// id, "" when absent; what does not fit is recorded in p.
+// billingArg reads the billing address argument name as addressArg does:
+// the address given, or same when SAMEASSHIPPING was given. Absent: nil,
+// false.
+func billingArg(p *commerce.Problems, name string, b *BillingAddressArg) (addr *Address, same bool) {
+	if b == nil {
+		return nil, false
+	}
+	if b.SameAsShipping {
+		return nil, true
+	}
+	return addressArg(p, name, b.Address), false
+}
+
+// methodArg reads the shipping method argument name: the method's id, ""
+// when absent; a blank id is recorded in p.
 func methodArg(p *commerce.Problems, name string, m *MethodRef) string {
 	if m == nil {
 		return ""
 	}
-	addProblems(p, name, m.problems)
+	if strings.TrimSpace(m.ID) == "" {
+		if m.Object {
+			p.Add(name+".id", "required, a shipping method id")
+		} else {
+			p.Add(name, "must not be blank")
+		}
+		return ""
+	}
 	return m.ID
 }
 
@@ -123,7 +133,7 @@ func (s *Service) SetBillingAddress(ctx context.Context, in BillingAddressInput)
 	if in.CartID == "" {
 		p.Add("cartId", "required")
 	}
-	addr, same := addressArg(&p, "billingAddress", in.BillingAddress, true)
+	addr, same := billingArg(&p, "billingAddress", in.BillingAddress)
 	if in.BillingAddress == nil {
 		same = true // absent (or null) means SAMEASSHIPPING
 	}
@@ -194,10 +204,8 @@ func (s *Service) shipWith(ctx context.Context, c *Cart, methodID string) error 
 
 // ReadAddress reads an address argument that must be an object, as the
 // cart's operations do (for other areas' addresses: a customer's address
-// book): what does not fit and the missing fields are recorded in p under
-// name, and the address is nil then; country and state are left to
-// Address.CheckPlace. Absent: nil.
+// book): the missing fields are recorded in p under name; country and
+// state are left to Address.CheckPlace. Absent: nil.
 func ReadAddress(p *commerce.Problems, name string, a *AddressArg) *Address {
-	addr, _ := addressArg(p, name, a, false)
-	return addr
+	return addressArg(p, name, a)
 }

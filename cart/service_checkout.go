@@ -96,9 +96,9 @@ func (s *Service) CheckoutOrder(ctx context.Context, in CheckoutInput) (*Cart, *
 	case b[0] != '{' || !json.Valid(b):
 		p.Add("paymentData", "must be an object")
 	}
-	ship, _ := addressArg(&p, "shippingAddress", in.ShippingAddress, false)
+	ship := addressArg(&p, "shippingAddress", in.ShippingAddress)
 	methodID := methodArg(&p, "shippingMethod", in.ShippingMethod)
-	bill, sameBill := addressArg(&p, "billingAddress", in.BillingAddress, true)
+	bill, sameBill := billingArg(&p, "billingAddress", in.BillingAddress)
 	if err := p.Err(); err != nil {
 		return nil, nil, err
 	}

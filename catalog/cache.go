@@ -5,13 +5,9 @@ import (
 	"encoding/json"
 	"sync"
 	"time"
-)
 
-// RefreshInterval is the longest a process answers product reads from
-// its cache without checking the catalog's version in the storage: the
-// bound on how late a change made by another process sharing the
-// database is seen. A change made through this process is seen at once.
-const RefreshInterval = 500 * time.Millisecond
+	"github.com/commercekit/commerce/internal/snapcache"
+)
 
 // maxCachedProducts bounds the product cache; it is emptied when full
 // (a product is a few KB, so the cache stays within a few tens of MB).
@@ -22,7 +18,7 @@ const maxCachedProducts = 10000
 // cache are shared between callers: they are read-only.
 //
 // Correctness: every Update through this process empties the cache after
-// its commit, and every RefreshInterval at most a read compares the
+// its commit, and every snapcache.Interval at most a read compares the
 // storage's version with the one the cache was filled under, emptying
 // it when another process changed the catalog. A read that loaded a
 // product before an invalidation does not put it in the cache after it
@@ -74,14 +70,14 @@ func (c *cachedStore) invalidate(version int64) {
 	c.mu.Unlock()
 }
 
-// fresh makes sure the cache is not older than RefreshInterval relative
+// fresh makes sure the cache is not older than snapcache.Interval relative
 // to the storage's version and returns the generation to load under.
 func (c *cachedStore) fresh(ctx context.Context) (uint64, error) {
 	now := time.Since(c.epoch) + 1
 	c.mu.RLock()
 	gen, checked := c.gen, c.checked
 	c.mu.RUnlock()
-	if checked != 0 && now-checked < RefreshInterval {
+	if checked != 0 && now-checked < snapcache.Interval {
 		return gen, nil
 	}
 	c.check.Lock()
@@ -89,7 +85,7 @@ func (c *cachedStore) fresh(ctx context.Context) (uint64, error) {
 	c.mu.RLock()
 	gen, checked = c.gen, c.checked
 	c.mu.RUnlock()
-	if checked != 0 && now-checked < RefreshInterval {
+	if checked != 0 && now-checked < snapcache.Interval {
 		return gen, nil // checked meanwhile by another read
 	}
 	v, err := c.Store.Version(ctx)

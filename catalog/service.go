@@ -72,16 +72,3 @@ func dedupe(ids []string) []string {
 	}
 	return out
 }
-
-// keys returns the values normalised with commerce.Key (slugs, skus and
-// tax codes are compared in that form), nil for none.
-func keys(vals []string) []string {
-	if len(vals) == 0 {
-		return nil
-	}
-	out := make([]string, len(vals))
-	for i, v := range vals {
-		out[i] = commerce.Key(v)
-	}
-	return out
-}

@@ -222,6 +222,6 @@ func (s *Service) ListCategories(ctx context.Context, f CategoryFilter) ([]*Cate
 	if err := f.check(); err != nil {
 		return nil, err
 	}
-	f.Slugs = keys(f.Slugs)
+	f.Slugs = commerce.Keys(f.Slugs)
 	return s.store.ListCategories(ctx, f)
 }

@@ -233,7 +233,7 @@ func (s *Service) ListProducts(ctx context.Context, f ProductFilter) ([]*Product
 	if len(f.Statuses) == 0 {
 		f.Statuses = []string{StatusOnline}
 	}
-	f.SKUs, f.TaxCodes = keys(f.SKUs), keys(f.TaxCodes)
+	f.SKUs, f.TaxCodes = commerce.Keys(f.SKUs), commerce.Keys(f.TaxCodes)
 	return s.store.ListProducts(ctx, f)
 }
 

@@ -1,9 +1,6 @@
 package customer
 
 import (
-	"bytes"
-	"encoding/json"
-
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/cart"
 )
@@ -44,41 +41,15 @@ type AddAddressInput struct {
 	Address *AddressArg `json:"address,omitempty"`
 }
 
-// AddressArg is an address argument: a cart address object (decoded
-// strictly, as the cart does) plus the optional Boolean `default`.
+// AddressArg is an address argument: a cart address object plus the
+// optional Boolean `default`, decoded by the transport as every argument
+// (exact field names, typed values).
 type AddressArg struct {
 	cart.AddressArg
-	Default bool
-	// problem is what did not fit of `default`.
+	Default bool `json:"default,omitempty"`
+	// problem is never set: the transport reports a `default` that is
+	// not a Boolean. (Read by AddAddress until it drops the check.)
 	problem string
-}
-
-// UnmarshalJSON takes `default` out of an address object and reads the
-// rest as cart.AddressArg does.
-func (a *AddressArg) UnmarshalJSON(b []byte) error {
-	*a = AddressArg{}
-	b = bytes.TrimSpace(b)
-	if len(b) > 0 && b[0] == '{' {
-		var fields map[string]json.RawMessage
-		if err := json.Unmarshal(b, &fields); err == nil {
-			if d, ok := fields["default"]; ok {
-				delete(fields, "default")
-				switch string(bytes.TrimSpace(d)) {
-				case "true":
-					a.Default = true
-				case "false", "null":
-				default:
-					a.problem = "must be a Boolean"
-				}
-				rest, err := json.Marshal(fields)
-				if err != nil {
-					return err
-				}
-				b = rest
-			}
-		}
-	}
-	return a.AddressArg.UnmarshalJSON(b)
 }
 
 // RemoveAddressInput is the argument of customer.removeAddress.

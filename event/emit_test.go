@@ -2,6 +2,7 @@ package event
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 )
@@ -21,5 +22,26 @@ func TestEmit(t *testing.T) {
 	}
 	if err := Emit(&q, Taxes, Remove, now, json.RawMessage(`{`)); err == nil || len(q) != 1 {
 		t.Errorf("a payload that does not marshal: got %v and %d events, want an error and nothing queued", err, len(q))
+	}
+}
+
+// TestChannels: every channel is in Channels once, spelled as its subject
+// part (upper-case letters), the areas' channels of orders, customers and
+// webhooks included.
+func TestChannels(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range Channels {
+		if seen[c] || c == "" || strings.Trim(c, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
+			t.Errorf("channel %q: repeated or not upper-case letters", c)
+		}
+		seen[c] = true
+	}
+	for _, c := range []string{Products, Categories, Promotions, Carts, Taxes, Stock, Shipping, Orders, Customers, Webhooks} {
+		if !seen[c] {
+			t.Errorf("channel %q missing from Channels", c)
+		}
+	}
+	if len(Channels) != len(seen) || len(seen) != 10 {
+		t.Errorf("got %d channels, want the 10 constants", len(Channels))
 	}
 }

@@ -11,7 +11,8 @@ import (
 	"github.com/commercekit/commerce"
 )
 
-// Channels.
+// Channels: one per area that emits events, named here and nowhere else
+// (an area emits on event.<Channel>, never on a constant of its own).
 const (
 	Products   = "PRODUCTS"
 	Categories = "CATEGORIES"
@@ -20,7 +21,14 @@ const (
 	Taxes      = "TAXES"
 	Stock      = "STOCK"
 	Shipping   = "SHIPPING"
+	Orders     = "ORDERS"
+	Customers  = "CUSTOMERS"
+	Webhooks   = "WEBHOOKS"
 )
+
+// Channels lists every channel, in the order above (for pickers and
+// filters).
+var Channels = []string{Products, Categories, Promotions, Carts, Taxes, Stock, Shipping, Orders, Customers, Webhooks}
 
 // Types.
 const (

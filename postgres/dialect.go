@@ -38,9 +38,6 @@ func (Dialect) Upsert(table string, rows int, cols, key, update []string) string
 	return sqldb.OnConflictUpsert(table, rows, cols, key, update)
 }
 
-// Returning implements sqldb.Dialect: PostgreSQL has RETURNING.
-func (Dialect) Returning() bool { return true }
-
 // WritableCTE implements sqldb.Dialect.
 func (Dialect) WritableCTE() bool { return true }
 

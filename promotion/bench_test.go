@@ -150,7 +150,7 @@ func (m mapCatalog) CategoryAncestors(_ context.Context, ids []string) (map[stri
 // with the index cached: a 50-entry cart against 1,000 active promotions,
 // in the v2 and the v1 form. The catalog is in memory, so this is the
 // promotion area's own cost: request validation, the version check (once
-// per RefreshInterval), the evaluation and the response's form.
+// per snapcache.Interval), the evaluation and the response's form.
 func BenchmarkCartPromotions(b *testing.B) {
 	stores := map[string]func(testing.TB) *sqldb.DB{"sqlite": func(tb testing.TB) *sqldb.DB { return testdb.SQLite(tb) }}
 	if os.Getenv(testdb.PostgresEnv) != "" {

@@ -4,21 +4,16 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
-	"sync/atomic"
-	"time"
 
+	"github.com/commercekit/commerce/internal/snapcache"
 	"github.com/commercekit/commerce/promotion/engine"
 )
 
-// RefreshInterval is the longest an instance uses its cache of active
-// promotions without checking the version number in the database: the
-// bound on how late a change made through another instance takes effect.
-const RefreshInterval = 500 * time.Millisecond
-
-// snapshot is the compiled set of active promotions as of a version.
+// snapshot is the compiled set of active promotions, the value of the
+// service's snapcache.Cache (checked against the store's Version at least
+// every snapcache.Interval, reloaded when it moved or after a change
+// through this service).
 type snapshot struct {
-	version int64
 	// index is the active promotions compiled; when none of them needs
 	// the category membership of products (Index.UsesCategories), an
 	// evaluation skips the catalog look-up.
@@ -27,85 +22,19 @@ type snapshot struct {
 	limited map[string]limited
 }
 
-// cache holds the current snapshot and when the version was last checked.
-type cache struct {
-	snap atomic.Pointer[snapshot]
-	// epoch gives the monotonic clock that checked is measured on.
-	epoch time.Time
-	// checked is when (nanoseconds since epoch, +1) the last version check
-	// that found the snapshot current started; 0 forces a check.
-	checked atomic.Int64
-	// mu makes the evaluations that find a check due wait for the one in
-	// flight instead of all querying the database. It guards no data:
-	// snap and checked are atomics, and correctness across processes
-	// comes from the database's version number.
-	mu sync.Mutex
-}
-
-func (c *cache) init() { c.epoch = time.Now() }
-
-// stamp returns the monotonic time now, never 0.
-func (c *cache) stamp() int64 { return int64(time.Since(c.epoch)) + 1 }
-
-// fresh reports whether the version was checked recently enough.
-func (c *cache) fresh() bool {
-	at := c.checked.Load()
-	return at != 0 && c.stamp()-at < int64(RefreshInterval)
-}
-
-// install makes snap current unless a newer version is already
-// installed, and returns the current snapshot.
-func (c *cache) install(snap *snapshot) *snapshot {
-	for {
-		cur := c.snap.Load()
-		if cur != nil && cur.version > snap.version {
-			return cur
-		}
-		if c.snap.CompareAndSwap(cur, snap) {
-			return snap
-		}
-	}
-}
-
-// current returns the snapshot to evaluate with: the cached one when the
-// version was checked less than RefreshInterval ago, else after checking
-// the version (and rebuilding the index when it moved).
-func (s *Service) current(ctx context.Context) (*snapshot, error) {
-	c := &s.cache
-	if snap := c.snap.Load(); snap != nil && c.fresh() {
-		return snap, nil
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	snap := c.snap.Load()
-	if snap != nil && c.fresh() {
-		return snap, nil // another evaluation just checked
-	}
-	start := c.stamp()
-	if snap != nil {
-		v, err := s.store.PromotionsVersion(ctx)
+// newCache returns the cache of the active promotions of store.
+func newCache(store Store) *snapcache.Cache[*snapshot] {
+	return snapcache.New(store.Version, func(ctx context.Context) (int64, *snapshot, error) {
+		version, promos, err := store.ActivePromotions(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("promotions version: %w", err)
+			return 0, nil, err
 		}
-		if v == snap.version {
-			c.checked.Store(start)
-			return snap, nil
-		}
-	}
-	snap, err := s.load(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c.checked.Store(start)
-	return snap, nil
+		return version, compile(promos), nil
+	})
 }
 
-// load reads the active promotions, compiles them and installs the result.
-func (s *Service) load(ctx context.Context) (*snapshot, error) {
-	version, promos, err := s.store.ActivePromotions(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("load active promotions: %w", err)
-	}
+// compile builds the snapshot of the active promotions promos.
+func compile(promos []Promotion) *snapshot {
 	list := make([]engine.Promotion, len(promos))
 	lim := map[string]limited{}
 	for i, p := range promos {
@@ -123,20 +52,16 @@ func (s *Service) load(ctx context.Context) (*snapshot, error) {
 			lim[p.ID] = limitsOf(p)
 		}
 	}
-	return s.cache.install(&snapshot{version: version, index: engine.NewIndex(list), limited: lim}), nil
+	return &snapshot{index: engine.NewIndex(list), limited: lim}
 }
 
-// changed rebuilds the cache after a change committed through this
-// instance, so that the change is in use as soon as the operation answers.
-// The change is committed whatever happens here: when the rebuild fails,
-// the next evaluation checks the version instead.
-func (s *Service) changed(ctx context.Context) {
-	start := s.cache.stamp()
-	if _, err := s.load(context.WithoutCancel(ctx)); err != nil {
-		s.cache.checked.Store(0)
-		return
+// current returns the snapshot to evaluate with (see snapcache.Cache.Get).
+func (s *Service) current(ctx context.Context) (*snapshot, error) {
+	snap, err := s.cache.Get(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("active promotions: %w", err)
 	}
-	s.cache.checked.Store(start)
+	return snap, nil
 }
 
 // Evaluate applies the active promotions to the entries (unit prices in

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/internal/snapcache"
 	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/promotion"
 	"github.com/commercekit/commerce/promotion/engine"
@@ -21,7 +22,7 @@ import (
 type countingStore struct {
 	promotion.Store
 	mu       sync.Mutex
-	versions int // PromotionsVersion calls
+	versions int // Version calls
 	loads    int // ActivePromotions calls
 	fail     error
 }
@@ -49,7 +50,7 @@ func (c *countingStore) ActivePromotions(ctx context.Context) (int64, []promotio
 	return c.Store.ActivePromotions(ctx)
 }
 
-func (c *countingStore) PromotionsVersion(ctx context.Context) (int64, error) {
+func (c *countingStore) Version(ctx context.Context) (int64, error) {
 	c.mu.Lock()
 	c.versions++
 	fail := c.fail
@@ -57,7 +58,7 @@ func (c *countingStore) PromotionsVersion(ctx context.Context) (int64, error) {
 	if fail != nil {
 		return 0, fail
 	}
-	return c.Store.PromotionsVersion(ctx)
+	return c.Store.Version(ctx)
 }
 
 // createPromo creates an active promotion of priority 1 through svc.
@@ -138,7 +139,7 @@ func TestCacheChecksVersionOncePerInterval(t *testing.T) {
 		if res, _ := svc.Evaluate(ctx, entries, 2); !slices.Equal(fired(res), []string{first.ID}) {
 			t.Fatalf("within the interval: got %v, want the cached [%s]", fired(res), first.ID)
 		}
-		time.Sleep(promotion.RefreshInterval)
+		time.Sleep(snapcache.Interval)
 		if res, _ := svc.Evaluate(ctx, entries, 2); !slices.Equal(fired(res), []string{first.ID, second.ID}) {
 			t.Fatalf("after the interval: got %v, want [%s %s]", fired(res), first.ID, second.ID)
 		}
@@ -147,14 +148,14 @@ func TestCacheChecksVersionOncePerInterval(t *testing.T) {
 		}
 
 		// An unchanged version costs one check and no load.
-		time.Sleep(promotion.RefreshInterval)
+		time.Sleep(snapcache.Interval)
 		svc.Evaluate(ctx, entries, 2)
 		if v, l := store.counts(); v != 2 || l != 2 {
 			t.Fatalf("unchanged version: %d version checks and %d loads, want 2 and 2", v, l)
 		}
 
 		// A storage failure on a due check is reported, not hidden.
-		time.Sleep(promotion.RefreshInterval)
+		time.Sleep(snapcache.Interval)
 		store.setFail(commerce.NewError(commerce.EUnavailable, nil))
 		if _, err := svc.Evaluate(ctx, entries, 2); commerce.ErrorCode(err) != commerce.EUnavailable {
 			t.Fatalf("got error %v, want unavailable", err)

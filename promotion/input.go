@@ -24,6 +24,9 @@ type CreateInput struct {
 // promotion.update (CONTRACT.md section 16): a code (unique,
 // case-insensitive; on update "" removes it), startDate and endDate
 // (RFC 3339), usageLimit and usageLimitPerCustomer (positive integers).
+// The dates are strings the service parses, not times the transport
+// decodes, so that a bad date is listed in one answer with the request's
+// other problems (CONVENTIONS.md, "Inputs and validation").
 type Coupon struct {
 	Code                  *string `json:"code,omitempty"`
 	StartDate             *string `json:"startDate,omitempty"`

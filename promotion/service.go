@@ -9,33 +9,32 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/internal/snapcache"
 	"github.com/commercekit/commerce/promotion/engine"
 )
 
 // Service holds the promotion use cases: the promotion.* operations and the
 // in-process evaluation the cart calls (Evaluate).
 //
-// The active promotions are held in memory compiled as an engine.Index, so
-// an evaluation reads nothing but the category membership of the cart's
-// products. The cache follows a version number that the store bumps in the
-// same transaction as every change of a promotion:
-//   - on this instance a change rebuilds the index right after its commit,
+// The active promotions are held in memory compiled as an engine.Index
+// (an internal/snapcache.Cache), so an evaluation reads nothing but the
+// category membership of the cart's products. The cache follows the
+// store's Version, which the store bumps in the same transaction as every
+// change of a promotion:
+//   - on this instance a change drops the cache right after its commit,
 //     before the operation answers, so the next evaluation sees it;
 //   - every instance, whoever made the change, reads the version (one
 //     primary-key read) before an evaluation when it last did so
-//     RefreshInterval or more ago, and rebuilds the index when the version
-//     moved. Evaluations that find the check due wait for the one check in
-//     flight, so none uses a cache older than RefreshInterval: a change
-//     made through any instance sharing the PostgreSQL database is in use
-//     everywhere within RefreshInterval (under a second).
-//
-// The swap is an atomic pointer: evaluations never block on a rebuild
-// triggered by a change, and a slower rebuild never replaces a newer one.
+//     snapcache.Interval (500 ms) or more ago, and rebuilds the index when
+//     the version moved. Evaluations that find the check due wait for the
+//     one check in flight, so none uses a cache older than the interval: a
+//     change made through any instance sharing the database is in use
+//     everywhere within it.
 type Service struct {
 	store   Store
 	catalog Catalog
 	now     func() time.Time
-	cache   cache
+	cache   *snapcache.Cache[*snapshot]
 }
 
 // NewService returns the service over store. catalog gives the category
@@ -45,9 +44,7 @@ func NewService(store Store, catalog Catalog, now func() time.Time) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	s := &Service{store: store, catalog: catalog, now: now}
-	s.cache.init()
-	return s
+	return &Service{store: store, catalog: catalog, now: now, cache: newCache(store)}
 }
 
 // placeholder rules stand in for the half of a promotion's rules that an
@@ -116,10 +113,12 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (Promotion, error)
 		}
 		return event.Emit(tx, event.Promotions, event.Create, s.now(), map[string]any{"new": out, "data": in})
 	})
+	// Dropped whatever the outcome: a commit that reports an error may
+	// still have happened.
+	s.cache.Invalidate()
 	if err != nil {
 		return Promotion{}, fmt.Errorf("create promotion: %w", err)
 	}
-	s.changed(ctx)
 	return out, nil
 }
 
@@ -184,10 +183,12 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (Promotion, error)
 		out = p
 		return event.Emit(tx, event.Promotions, event.Update, s.now(), map[string]any{"data": in, "old": old, "new": p})
 	})
+	// Dropped whatever the outcome: a commit that reports an error may
+	// still have happened.
+	s.cache.Invalidate()
 	if err != nil {
 		return Promotion{}, fmt.Errorf("update promotion: %w", err)
 	}
-	s.changed(ctx)
 	return out, nil
 }
 

@@ -36,10 +36,10 @@ type Store interface {
 	// in evaluation order: ascending priority, then creation order. No
 	// error codes of its own.
 	ActivePromotions(ctx context.Context) (version int64, promos []Promotion, err error)
-	// PromotionsVersion returns the version number, which every change of
-	// a promotion increases. It is one primary-key read. No error codes of
+	// Version returns the version number, which every change of a
+	// promotion increases. It is one primary-key read. No error codes of
 	// its own.
-	PromotionsVersion(ctx context.Context) (int64, error)
+	Version(ctx context.Context) (int64, error)
 	// PromotionByCode returns the promotion whose code has the key
 	// (CodeKey), active or not. Errors: promotion_not_found (data: key).
 	PromotionByCode(ctx context.Context, key string) (Promotion, error)

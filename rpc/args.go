@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"reflect"
 	"sort"
@@ -14,6 +15,8 @@ import (
 	"sync"
 
 	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/cart"
+	"github.com/commercekit/commerce/customer"
 )
 
 // argFields maps the JSON names of an argument struct's top-level fields to
@@ -135,7 +138,7 @@ func mergeArgs(fields argFields, query url.Values, body []byte) (merged []byte, 
 	m := map[string]json.RawMessage{}
 	if len(body) > 0 {
 		if err := json.Unmarshal(body, &m); err != nil {
-			return nil, false, decodeError(err, body)
+			return nil, false, decodeError(err, body, nil)
 		}
 	}
 	for k, vs := range query {
@@ -182,7 +185,7 @@ func decodeArgs(dst any, fields argFields, query url.Values, body []byte) error 
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
-		return decodeError(err, body)
+		return decodeError(err, body, reflect.TypeOf(dst))
 	}
 	if dec.More() {
 		return commerce.Invalid("body: unexpected data after the JSON object")
@@ -285,6 +288,12 @@ func walkFields(v any, t reflect.Type, path string, problems *commerce.Problems)
 		problems.Add(path, "at most %d values", commerce.MaxListValues)
 		return
 	}
+	if f, ok := wireForms[t]; ok && f.object != nil {
+		if m, ok := v.(map[string]any); ok {
+			walkFields(m, f.object, path, problems) // the object form
+		}
+		return // another form: the type reads it
+	}
 	if t == rawMessageType || t.Kind() == reflect.Interface || reflect.PointerTo(t).Implements(unmarshalerTyp) {
 		return // the type reads its own JSON
 	}
@@ -344,6 +353,9 @@ func hasShape(t reflect.Type) bool {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	if f, ok := wireForms[t]; ok && f.object != nil {
+		return true
+	}
 	switch {
 	case t == stringListType:
 		return true
@@ -359,9 +371,16 @@ func hasShape(t reflect.Type) bool {
 	return false
 }
 
+// unplaced is the Offset of a *json.UnmarshalTypeError that an argument
+// type's UnmarshalJSON returns for its value (cart.Text, the forms of
+// cart.MethodRef): it does not know where the value is in the body, so
+// the error is placed by the decoder's field name instead (jsonPath).
+const unplaced = math.MaxInt64
+
 // decodeError turns a JSON decoding error into a validation_error naming
-// the field path, with the decoder's error as its cause.
-func decodeError(err error, body []byte) error {
+// the field path, with the decoder's error as its cause. t is the type
+// decoded into (nil for a generic value).
+func decodeError(err error, body []byte, t reflect.Type) error {
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
 	var ce *commerce.Error
@@ -374,9 +393,12 @@ func decodeError(err error, body []byte) error {
 	case errors.As(err, &ce):
 		return ce
 	case errors.As(err, &te):
-		field, ok := pathAt(body, te.Offset)
+		field, ok := "", false
+		if te.Offset != unplaced {
+			field, ok = pathAt(body, te.Offset)
+		}
 		if !ok {
-			field = te.Field
+			field = jsonPath(t, te.Field)
 		}
 		if field == "" {
 			field = "body"
@@ -436,6 +458,11 @@ func pathAt(body []byte, off int64) (string, bool) {
 				if n > 0 && stack[n-1].array {
 					stack[n-1].idx++
 				}
+				if n > 0 && dec.InputOffset() >= off {
+					// An object or list where another type was due:
+					// the decoder's offset is just past its opening.
+					return path(), true
+				}
 				stack = append(stack, frame{array: d == '[', idx: -1, wantKey: d == '{'})
 			default:
 				stack = stack[:n-1]
@@ -457,12 +484,74 @@ func pathAt(body []byte, off int64) (string, bool) {
 	}
 }
 
+// wireForm is the JSON form of an argument type that its Go type does not
+// show (wireForms).
+type wireForm struct {
+	// kind names the form in a problem: "must be <kind>".
+	kind string
+	// object is, for a type given as an object or in another form (whose
+	// UnmarshalJSON takes the form given, decoding an object with
+	// encoding/json), the struct type an object given for it is checked
+	// against, as every object argument is (unknown fields with their
+	// paths); nil for the others.
+	object reflect.Type
+}
+
+// wireForms are the argument types whose JSON form is not what their Go
+// type says. A new one (a value given in two forms, a struct with a
+// name of its own in problems) is a line here.
+var wireForms = map[reflect.Type]wireForm{
+	reflect.TypeFor[cart.Text]():              {kind: "a string or a number"},
+	reflect.TypeFor[cart.AddressArg]():        {kind: "an address object"},
+	reflect.TypeFor[customer.AddressArg]():    {kind: "an address object"},
+	reflect.TypeFor[cart.BillingAddressArg](): {kind: `an address object or the string "` + cart.SameAsShipping + `"`, object: reflect.TypeFor[cart.AddressArg]()},
+	reflect.TypeFor[cart.MethodRef]():         {kind: "a shipping method id or an object with the id", object: reflect.TypeFor[cart.MethodObject]()},
+}
+
+// jsonPath turns the decoder's field name of a type error in a value of
+// type t ("address.AddressArg.Address.postCode": it names embedded
+// structs by their Go type) into the argument's path ("address.postCode").
+// It knows no list index (the decoder gives none).
+func jsonPath(t reflect.Type, field string) string {
+	if field == "" || t == nil {
+		return field
+	}
+	var out []string
+	for _, name := range strings.Split(field, ".") {
+		for t != nil && (t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map) {
+			t = t.Elem()
+		}
+		if f, ok := wireForms[t]; ok && f.object != nil {
+			t = f.object
+		}
+		if t == nil || t.Kind() != reflect.Struct {
+			out, t = append(out, name), nil
+			continue
+		}
+		if sf, ok := t.FieldByName(name); ok && sf.Anonymous && sf.Tag.Get("json") == "" {
+			t = sf.Type // an embedded struct: its fields are the parent's
+			continue
+		}
+		out = append(out, name)
+		ft, ok := fieldsOf(t)[name]
+		if !ok {
+			t = nil
+			continue
+		}
+		t = ft
+	}
+	return strings.Join(out, ".")
+}
+
 func kindName(t reflect.Type) string {
 	if t == nil {
 		return "of another type"
 	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if f, ok := wireForms[t]; ok {
+		return f.kind
 	}
 	switch t.Kind() {
 	case reflect.String:

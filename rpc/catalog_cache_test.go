@@ -11,7 +11,7 @@ import (
 // TestProductCacheAcrossProcesses: two services over one database (two
 // processes sharing it). A product read (and so cached) by one is changed
 // through the other: the first sees the change within a bounded time
-// (catalog.RefreshInterval, 500 ms), and the one that made it at once; a
+// (snapcache.Interval, 500 ms), and the one that made it at once; a
 // removal is seen the same way.
 func TestProductCacheAcrossProcesses(t *testing.T) {
 	testdb.EachPair(t, func(t *testing.T, a, b *sqldb.DB) {

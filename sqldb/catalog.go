@@ -3,7 +3,6 @@ package sqldb
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"strings"
 
 	"github.com/commercekit/commerce/catalog"
@@ -47,27 +46,14 @@ type catalogQuerier interface {
 }
 
 // Update runs fn in a write transaction (catalog.Store).
-// Every update moves the catalog's version (last, so that the row is
-// locked for the shortest time).
+// Every update moves the catalog's version (see versions.go).
 func (s *CatalogStore) Update(ctx context.Context, fn func(tx catalog.Tx) error) error {
-	return s.db.Update(ctx, func(tx *Tx) error {
-		if err := fn(catalogTx{tx}); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `UPDATE catalog_version SET version = version + 1 WHERE id = 1`); err != nil {
-			return fmt.Errorf("bump catalog version: %w", err)
-		}
-		return nil
-	})
+	return s.db.updateVersioned(ctx, versionCatalog, func(tx *Tx) error { return fn(catalogTx{tx}) })
 }
 
 // Version returns the catalog's version (catalog.Store).
 func (s *CatalogStore) Version(ctx context.Context) (int64, error) {
-	var v int64
-	if err := s.db.QueryRow(ctx, `SELECT version FROM catalog_version WHERE id = 1`).Scan(&v); err != nil {
-		return 0, s.db.translate(fmt.Errorf("catalog version: %w", err))
-	}
-	return v, nil
+	return s.db.areaVersion(ctx, versionCatalog)
 }
 
 // catalogArgs turns strings into query arguments.

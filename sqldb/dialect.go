@@ -13,6 +13,17 @@ import (
 // and ask the dialect for the rest; the sqlite and postgres packages
 // implement it. Adding a database is one package implementing Dialect (and
 // opening the pools), plus its migrations.
+//
+// What the portable SQL requires of a database, beyond standard SQL:
+// RETURNING on INSERT (INSERT ... DEFAULT VALUES RETURNING included),
+// UPDATE and DELETE, as SQLite (3.35 and later) and PostgreSQL have it; the
+// stores read generated keys and removed rows with it, in one statement. A
+// database without it on one of the three (MariaDB 10.5 and later has it
+// for INSERT and DELETE only, MySQL not at all) needs those statements
+// rewritten in sqldb before a Dialect for it can work: there is no switch
+// for it here, since a switch no statement consults would only pretend to
+// be a boundary. The dialect conformance suite (internal/storetest,
+// "dialect") checks the three forms.
 type Dialect interface {
 	// Name names the database in logs and metrics. Code must not branch
 	// on it: what differs is a method here.
@@ -34,11 +45,6 @@ type Dialect interface {
 	// with no update columns, leaves the existing row as it is and skips
 	// the new one.
 	Upsert(table string, rows int, cols, key, update []string) string
-
-	// Returning reports whether INSERT, UPDATE and DELETE take a
-	// RETURNING clause. The stores of this repository use it; a dialect
-	// without it needs those statements written another way.
-	Returning() bool
 
 	// WritableCTE reports whether a WITH clause may hold a data-modifying
 	// statement whose RETURNING rows feed the main statement (WITH s AS

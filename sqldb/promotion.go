@@ -14,11 +14,9 @@ import (
 
 // PromotionStore keeps the promotions (promotion.Store).
 //
-// Every write of a promotion (promotion.Tx) bumps the single row of
-// promotions_version in its transaction. On PostgreSQL that UPDATE also
-// serialises the changes of promotions (they are rare) and makes the
-// version follow commit order, so a process that reads version v and then
-// the active promotions has every change up to v.
+// Every write of a promotion (CreatePromotion, UpdatePromotion) bumps the
+// promotions' version (versions.go) in its transaction; recording uses
+// (Redeem) does not, since the cache holds no counts.
 type PromotionStore struct{ db *DB }
 
 // NewPromotionStore returns the promotion store of db.
@@ -74,7 +72,7 @@ func (t promotionTx) CreatePromotion(ctx context.Context, p *promotion.Promotion
 	if err != nil {
 		return fmt.Errorf("insert promotion: %w", t.tx.Translate(err))
 	}
-	return bumpPromotions(ctx, t.tx)
+	return bumpVersion(ctx, t.tx, versionPromotions)
 }
 
 // UpdatePromotion implements promotion.Tx.
@@ -95,7 +93,7 @@ func (t promotionTx) UpdatePromotion(ctx context.Context, p promotion.Promotion)
 	} else if n == 0 {
 		return promotion.NotFound(p.ID)
 	}
-	return bumpPromotions(ctx, t.tx)
+	return bumpVersion(ctx, t.tx, versionPromotions)
 }
 
 // Promotions implements promotion.Store: every filter, the title pattern
@@ -126,7 +124,7 @@ func (s *PromotionStore) ActivePromotions(ctx context.Context) (int64, []promoti
 	var version int64
 	var out []promotion.Promotion
 	err := s.db.View(ctx, func(tx *Tx) error {
-		if err := tx.QueryRow(ctx, `SELECT version FROM promotions_version WHERE id = 1`).Scan(&version); err != nil {
+		if err := tx.QueryRow(ctx, versionQuery, versionPromotions).Scan(&version); err != nil {
 			return fmt.Errorf("promotions version: %w", err)
 		}
 		rows, err := tx.Query(ctx, `SELECT `+promotionColumns+` FROM promotions WHERE active = ? ORDER BY priority, seq`, true)
@@ -150,21 +148,9 @@ func (s *PromotionStore) ActivePromotions(ctx context.Context) (int64, []promoti
 	return version, out, nil
 }
 
-// PromotionsVersion implements promotion.Store.
-func (s *PromotionStore) PromotionsVersion(ctx context.Context) (int64, error) {
-	var v int64
-	if err := s.db.QueryRow(ctx, `SELECT version FROM promotions_version WHERE id = 1`).Scan(&v); err != nil {
-		return 0, s.db.translate(fmt.Errorf("promotions version: %w", err))
-	}
-	return v, nil
-}
-
-// bumpPromotions increases the version of the promotions inside tx.
-func bumpPromotions(ctx context.Context, tx *Tx) error {
-	if _, err := tx.Exec(ctx, `UPDATE promotions_version SET version = version + 1 WHERE id = 1`); err != nil {
-		return fmt.Errorf("bump promotions version: %w", err)
-	}
-	return nil
+// Version implements promotion.Store.
+func (s *PromotionStore) Version(ctx context.Context) (int64, error) {
+	return s.db.areaVersion(ctx, versionPromotions)
 }
 
 // ruleJSON returns the stored form of a promotion's rules.

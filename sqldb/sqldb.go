@@ -5,7 +5,7 @@
 // dialect rebinds.
 //
 // Why one package for both databases: the areas' SQL is the same on both
-// (standard SQL plus RETURNING, which both support: Dialect.Returning), so
+// (standard SQL plus RETURNING, which both support; see Dialect), so
 // writing it twice would only give the two copies room to drift. What
 // differs (driver, pragmas, placeholders, row locks, upserts, regex
 // operator, error codes, DDL) is the Dialect, provided by the sqlite and

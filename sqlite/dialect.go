@@ -37,9 +37,6 @@ func (*Dialect) Upsert(table string, rows int, cols, key, update []string) strin
 	return sqldb.OnConflictUpsert(table, rows, cols, key, update)
 }
 
-// Returning implements sqldb.Dialect: SQLite has RETURNING (3.35).
-func (*Dialect) Returning() bool { return true }
-
 // WritableCTE implements sqldb.Dialect.
 func (*Dialect) WritableCTE() bool { return false }
 

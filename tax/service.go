@@ -177,7 +177,7 @@ func (s *Service) List(ctx context.Context, in ListInput) (ListResult, error) {
 	problems.AddErr(err)
 	problems.CheckPattern("title", in.Title)
 	problems.CheckPattern("description", in.Description)
-	f := Filter{IDs: in.ID, Codes: keys(in.Code), Classes: in.Class, Title: in.Title, Description: in.Description,
+	f := Filter{IDs: in.ID, Codes: commerce.Keys(in.Code), Classes: in.Class, Title: in.Title, Description: in.Description,
 		IsPercentage: in.IsPercentage, Limit: page.Limit, Skip: page.Skip}
 	if in.Rate != nil {
 		if rate, err := in.Rate.Decimal(); err != nil {
@@ -207,7 +207,7 @@ func (s *Service) List(ctx context.Context, in ListInput) (ListResult, error) {
 // those codes. The cart calls it in-process.
 func (s *Service) ForCodes(ctx context.Context, codes []string) ([]Tax, error) {
 	set := make([]string, 0, len(codes))
-	for _, c := range keys(codes) {
+	for _, c := range commerce.Keys(codes) {
 		if c == "" {
 			c = DefaultCode
 		}
@@ -238,15 +238,6 @@ func (s *Service) Compute(ctx context.Context, entries []Entry, precision int) (
 		return nil, err
 	}
 	return Compute(entries, taxes, precision)
-}
-
-// keys returns the codes as commerce.Key (NFC), as they are stored.
-func keys(codes []string) []string {
-	out := make([]string, len(codes))
-	for i, c := range codes {
-		out[i] = commerce.Key(c)
-	}
-	return out
 }
 
 // normal returns d in its canonical form (no trailing zeros in the

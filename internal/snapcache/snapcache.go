@@ -1,7 +1,7 @@
 // Package snapcache keeps a whole small table (the taxes, the shipping
-// methods) in memory as one read-only snapshot, valid under a version
-// number that the storage bumps in the same transaction as every change
-// of the table.
+// methods, the compiled active promotions) in memory as one read-only
+// snapshot, valid under a version number that the storage bumps in the
+// same transaction as every change of the table.
 //
 // Correctness across processes sharing a database: a snapshot is used
 // for at most Interval after the version was last found unchanged; then
@@ -19,7 +19,9 @@ import (
 
 // Interval is the longest a snapshot is used without checking the
 // storage's version: the bound on how late a change made by another
-// process sharing the database is seen.
+// process sharing the database is seen. It is the one interval of every
+// in-memory copy checked against a version (the catalog's product cache,
+// which is not a snapshot, included).
 const Interval = 500 * time.Millisecond
 
 // Cache holds the current snapshot of type T. The zero value is not

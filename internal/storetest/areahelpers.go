@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -107,6 +108,41 @@ func wantList[T any](t *testing.T, got []T, err error, all []T, want []int) {
 	if !reflect.DeepEqual(got, records) {
 		t.Errorf("got %+v, want %+v", got, records)
 	}
+}
+
+// listCase is a case of a list filter: the filter, and the indexes (in
+// the fixtures) of the records it must return, in order.
+type listCase[F any] struct {
+	name string
+	f    F
+	want []int
+}
+
+// wantLists runs each case as a subtest: list with the case's filter
+// must return the records of all at the case's indexes (see wantList).
+func wantLists[F, T any](t *testing.T, all []T, list func(f F) ([]T, error), cases []listCase[F]) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := list(tc.f)
+			wantList(t, got, err, all, tc.want)
+		})
+	}
+}
+
+// wantTitlePatternTimeout is wantPatternTimeout over records that fixture
+// makes with a slowTitle title (numbered, so that each is distinct) and
+// create stores.
+func wantTitlePatternTimeout[T any](t *testing.T, db *sqldb.DB, fixture func(title string) T, create func(rows ...T), list func(p *commerce.Pattern) error, fields ...string) {
+	t.Helper()
+	fill := func(n int) {
+		rows := make([]T, n)
+		for i := range rows {
+			rows[i] = fixture(fmt.Sprint(i, slowTitle))
+		}
+		create(rows...)
+	}
+	wantPatternTimeout(t, db, fill, list, fields...)
 }
 
 // wantPatternTimeout checks that a list whose regex filters run past the

@@ -99,7 +99,7 @@ func couponRedeem(t *testing.T, db *sqldb.DB) {
 		}
 		return u[id]
 	}
-	v0, _ := s.PromotionsVersion(ctx)
+	v0, _ := s.Version(ctx)
 
 	if err := redeem(s, "c1", "ann", two, once, open); err != nil {
 		t.Fatal(err)
@@ -136,7 +136,7 @@ func couponRedeem(t *testing.T, db *sqldb.DB) {
 	if u := usage(once, "ann"); u != (promotion.Usage{Count: 4, Customer: 1}) {
 		t.Errorf("once: got %+v, want 4 in all, 1 by ann", u)
 	}
-	if v, _ := s.PromotionsVersion(ctx); v != v0 {
+	if v, _ := s.Version(ctx); v != v0 {
 		t.Errorf("redemptions moved the version from %d to %d", v0, v)
 	}
 	// Release c1: its uses come back, once.

@@ -236,7 +236,7 @@ func customerRollback(t *testing.T, db *sqldb.DB) {
 		if err := tx.SetFailures(ctx, "ada@example.com", []time.Time{customerT0}); err != nil {
 			return err
 		}
-		tx.Emit(areaEvent(t, customer.Channel, event.Create))
+		tx.Emit(areaEvent(t, event.Customers, event.Create))
 		return boom
 	})
 	if !errors.Is(err, boom) {
@@ -248,14 +248,14 @@ func customerRollback(t *testing.T, db *sqldb.DB) {
 	if n := count(t, db, `SELECT COUNT(*) FROM login_failures`); n != 0 {
 		t.Errorf("rolled-back failures: %d", n)
 	}
-	if types, _ := channelEvents(t, db, customer.Channel); len(types) != 0 {
+	if types, _ := channelEvents(t, db, event.Customers); len(types) != 0 {
 		t.Errorf("rolled-back events: %v", types)
 	}
 	err = s.Update(ctx, func(tx customer.Tx) error {
-		tx.Emit(areaEvent(t, customer.Channel, event.Create))
+		tx.Emit(areaEvent(t, event.Customers, event.Create))
 		return tx.Insert(ctx, fixtureCustomer("ada@example.com", "B2C"))
 	})
-	if types, _ := channelEvents(t, db, customer.Channel); err != nil || len(types) != 1 {
+	if types, _ := channelEvents(t, db, event.Customers); err != nil || len(types) != 1 {
 		t.Errorf("committed: %v %v", types, err)
 	}
 }

@@ -14,14 +14,15 @@ import (
 )
 
 // Dialect is the suite of what the dialect gives the storage core and the
-// area stores: placeholders, error classification, upserts, row locks,
-// bytewise ranges, regex matching, read-only views, retried transactions,
-// leader election and migrations.
+// area stores: placeholders, error classification, upserts, RETURNING, row
+// locks, bytewise ranges, regex matching, read-only views, retried
+// transactions, leader election and migrations.
 func Dialect(t *testing.T, open Opener) {
 	t.Run("placeholders", func(t *testing.T) { dialectPlaceholders(t, open(t)) })
 	t.Run("unique violation names the key", func(t *testing.T) { dialectUnique(t, open(t)) })
 	t.Run("foreign key violation", func(t *testing.T) { dialectForeignKey(t, open(t)) })
 	t.Run("upsert", func(t *testing.T) { dialectUpsert(t, open(t)) })
+	t.Run("returning", func(t *testing.T) { dialectReturning(t, open(t)) })
 	t.Run("for update", func(t *testing.T) { dialectForUpdate(t, open(t)) })
 	t.Run("byte range", func(t *testing.T) { dialectByteRange(t, open(t)) })
 	t.Run("regex matches as RE2", func(t *testing.T) { dialectRegex(t, open(t)) })
@@ -169,15 +170,39 @@ func dialectUpsert(t *testing.T, db *sqldb.DB) {
 	if n, v := count(t, db, `SELECT COUNT(*) FROM fixture_up`), count(t, db, `SELECT v FROM fixture_up WHERE k = 'k'`); n != 3 || v != 2 {
 		t.Errorf("three rows: got %d rows and v=%d for k, want 3 rows and k kept (v=2)", n, v)
 	}
-	if !d.Returning() {
-		return
+}
+
+// dialectReturning checks the RETURNING forms the stores use (the SQL a
+// dialect's database must take, see sqldb.Dialect): on INSERT ... DEFAULT
+// VALUES (the defaults come back), on UPDATE (the new values) and on
+// DELETE (the removed row).
+func dialectReturning(t *testing.T, db *sqldb.DB) {
+	ctx := context.Background()
+	exec(t, db, `CREATE TABLE fixture_ret (k TEXT PRIMARY KEY DEFAULT 'd', v INTEGER NOT NULL DEFAULT 7)`)
+	var ins, upd, del struct {
+		k string
+		v int
 	}
-	var k string
-	err = db.Update(ctx, func(tx *sqldb.Tx) error {
-		return tx.QueryRow(ctx, `UPDATE fixture_up SET w = w + 1 WHERE k = ? RETURNING k`, "k").Scan(&k)
+	err := db.Update(ctx, func(tx *sqldb.Tx) error {
+		if err := tx.QueryRow(ctx, `INSERT INTO fixture_ret DEFAULT VALUES RETURNING k, v`).Scan(&ins.k, &ins.v); err != nil {
+			return fmt.Errorf("insert: %w", err)
+		}
+		if err := tx.QueryRow(ctx, `UPDATE fixture_ret SET v = v + 1 WHERE k = ? RETURNING k, v`, "d").Scan(&upd.k, &upd.v); err != nil {
+			return fmt.Errorf("update: %w", err)
+		}
+		if err := tx.QueryRow(ctx, `DELETE FROM fixture_ret WHERE k = ? RETURNING k, v`, "d").Scan(&del.k, &del.v); err != nil {
+			return fmt.Errorf("delete: %w", err)
+		}
+		return nil
 	})
-	if err != nil || k != "k" {
-		t.Errorf("RETURNING: got %q, %v", k, err)
+	if err != nil {
+		t.Fatalf("RETURNING: %v", err)
+	}
+	if ins.k != "d" || ins.v != 7 || upd.k != "d" || upd.v != 8 || del.k != "d" || del.v != 8 {
+		t.Errorf("RETURNING: got insert %+v, update %+v, delete %+v; want (d, 7), (d, 8), (d, 8)", ins, upd, del)
+	}
+	if n := count(t, db, `SELECT COUNT(*) FROM fixture_ret`); n != 0 {
+		t.Errorf("got %d rows after DELETE ... RETURNING, want 0", n)
 	}
 }
 

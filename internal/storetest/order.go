@@ -119,7 +119,7 @@ func orderRecords(t *testing.T, db *sqldb.DB) {
 		if err := tx.Save(ctx, cur); err != nil {
 			return err
 		}
-		e, _ := event.New(order.Channel, order.EventCancel, orderT0, map[string]any{"order": cur})
+		e, _ := event.New(event.Orders, order.EventCancel, orderT0, map[string]any{"order": cur})
 		tx.Emit(e)
 		return errors.New("roll back")
 	})

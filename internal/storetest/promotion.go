@@ -148,7 +148,7 @@ func promotionUpdate(t *testing.T, db *sqldb.DB) {
 func promotionRollback(t *testing.T, db *sqldb.DB) {
 	ctx := context.Background()
 	s := sqldb.NewPromotionStore(db)
-	before, err := s.PromotionsVersion(ctx)
+	before, err := s.Version(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func promotionRollback(t *testing.T, db *sqldb.DB) {
 	if types, _ := channelEvents(t, db, event.Promotions); len(types) != 0 {
 		t.Errorf("got events %q after a rollback, want none", types)
 	}
-	if after, _ := s.PromotionsVersion(ctx); after != before {
+	if after, _ := s.Version(ctx); after != before {
 		t.Errorf("version %d after a rollback, want %d", after, before)
 	}
 }
@@ -176,7 +176,7 @@ func promotionRollback(t *testing.T, db *sqldb.DB) {
 func promotionVersion(t *testing.T, db *sqldb.DB) {
 	ctx := context.Background()
 	s := sqldb.NewPromotionStore(db)
-	v0, err := s.PromotionsVersion(ctx)
+	v0, err := s.Version(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func promotionVersion(t *testing.T, db *sqldb.DB) {
 		fixturePromotion(t, "off", false, 0, "p1"),
 		fixturePromotion(t, "early", true, -1, "p1"),
 		fixturePromotion(t, "tie", true, 5, "p1"))
-	v1, _ := s.PromotionsVersion(ctx)
+	v1, _ := s.Version(ctx)
 	if v1 < v0+4 {
 		t.Errorf("version %d after 4 creations from %d, want it up by one a change", v1, v0)
 	}
@@ -204,7 +204,7 @@ func promotionVersion(t *testing.T, db *sqldb.DB) {
 	if err := s.Update(ctx, func(tx promotion.Tx) error { return tx.UpdatePromotion(ctx, ps[1]) }); err != nil {
 		t.Fatal(err)
 	}
-	v2, _ := s.PromotionsVersion(ctx)
+	v2, _ := s.Version(ctx)
 	if v2 <= v1 {
 		t.Errorf("version %d after an update, want above %d", v2, v1)
 	}
@@ -229,11 +229,7 @@ func promotionList(t *testing.T, db *sqldb.DB) {
 		fixturePromotion(t, "Clearance", true, 5, "p"))
 	yes, no := true, false
 	pattern := func(s string) *commerce.Pattern { p := commerce.Pattern(s); return &p }
-	tests := []struct {
-		name string
-		f    promotion.Filter
-		want []int
-	}{
+	tests := []listCase[promotion.Filter]{
 		{"all in creation order", promotion.Filter{Limit: 10}, []int{0, 1, 2, 3, 4}},
 		{"ids", promotion.Filter{IDs: []string{ps[3].ID, ps[0].ID, "nope"}, Limit: 10}, []int{0, 3}},
 		{"active", promotion.Filter{Active: &yes, Limit: 10}, []int{0, 2, 4}},
@@ -245,25 +241,15 @@ func promotionList(t *testing.T, db *sqldb.DB) {
 		{"pattern, limit and skip", promotion.Filter{Title: pattern("e"), Limit: 2, Skip: 1}, []int{1, 2}},
 		{"skip past the end", promotion.Filter{Limit: 10, Skip: 10}, []int{}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := s.Promotions(ctx, tc.f)
-			wantList(t, got, err, ps, tc.want)
-		})
-	}
+	wantLists(t, ps, func(f promotion.Filter) ([]promotion.Promotion, error) { return s.Promotions(ctx, f) }, tests)
 }
 
 func promotionPatterns(t *testing.T, db *sqldb.DB) {
 	ctx := context.Background()
 	s := sqldb.NewPromotionStore(db)
-	fill := func(n int) {
-		ps := make([]promotion.Promotion, n)
-		for i := range ps {
-			ps[i] = fixturePromotion(t, fmt.Sprint(i, slowTitle), true, 0, "p")
-		}
-		createPromotions(t, s, ps...)
-	}
-	wantPatternTimeout(t, db, fill, func(p *commerce.Pattern) error {
+	fixture := func(title string) promotion.Promotion { return fixturePromotion(t, title, true, 0, "p") }
+	create := func(ps ...promotion.Promotion) { createPromotions(t, s, ps...) }
+	wantTitlePatternTimeout(t, db, fixture, create, func(p *commerce.Pattern) error {
 		_, err := s.Promotions(ctx, promotion.Filter{Title: p, Limit: 10})
 		return err
 	}, "title")

@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -138,11 +137,7 @@ func shippingList(t *testing.T, db *sqldb.DB) {
 		fixtureMethod("Post", true, "default", 500, "JP"))
 	yes, no := true, false
 	pattern := func(s string) *commerce.Pattern { p := commerce.Pattern(s); return &p }
-	tests := []struct {
-		name string
-		f    shipping.Filter
-		want []int
-	}{
+	tests := []listCase[shipping.Filter]{
 		{"all in creation order", shipping.Filter{Limit: 10}, []int{0, 1, 2, 3}},
 		{"ids", shipping.Filter{IDs: []string{ms[3].ID, ms[0].ID, "nope"}, Limit: 10}, []int{0, 3}},
 		{"countries", shipping.Filter{Countries: []string{"JP", "US"}, Limit: 10}, []int{0, 3}},
@@ -157,25 +152,15 @@ func shippingList(t *testing.T, db *sqldb.DB) {
 		{"pattern with paging", shipping.Filter{Title: pattern("u"), Limit: 1, Skip: 1}, []int{1}},
 		{"skip past the end", shipping.Filter{Limit: 10, Skip: 10}, []int{}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := s.Methods(ctx, tc.f)
-			wantList(t, got, err, ms, tc.want)
-		})
-	}
+	wantLists(t, ms, func(f shipping.Filter) ([]shipping.Method, error) { return s.Methods(ctx, f) }, tests)
 }
 
 func shippingPatterns(t *testing.T, db *sqldb.DB) {
 	ctx := context.Background()
 	s := sqldb.NewShippingStore(db)
-	fill := func(n int) {
-		ms := make([]shipping.Method, n)
-		for i := range ms {
-			ms[i] = fixtureMethod(fmt.Sprint(i, slowTitle), true, "default", 1, "GB")
-		}
-		createMethods(t, s, ms...)
-	}
-	wantPatternTimeout(t, db, fill, func(p *commerce.Pattern) error {
+	fixture := func(title string) shipping.Method { return fixtureMethod(title, true, "default", 1, "GB") }
+	create := func(ms ...shipping.Method) { createMethods(t, s, ms...) }
+	wantTitlePatternTimeout(t, db, fixture, create, func(p *commerce.Pattern) error {
 		_, err := s.Methods(ctx, shipping.Filter{Title: p, Limit: 10})
 		return err
 	}, "title")

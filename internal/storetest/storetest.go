@@ -30,6 +30,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("writes", func(t *testing.T) { Writes(t, open) })
 	t.Run("regex", func(t *testing.T) { Regex(t, open) })
 	t.Run("catalog", func(t *testing.T) { Catalog(t, open) })
+	t.Run("versions", func(t *testing.T) { Versions(t, open) })
 	// Areas: one line each, t.Run("<area>", func(t *testing.T) { <Area>(t, open) }).
 	t.Run("stock", func(t *testing.T) { Stock(t, open) })
 	t.Run("cart", func(t *testing.T) { Cart(t, open) })

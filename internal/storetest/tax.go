@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"slices"
 	"testing"
@@ -151,11 +150,7 @@ func taxList(t *testing.T, db *sqldb.DB) {
 	yes, no := true, false
 	pattern := func(s string) *commerce.Pattern { p := commerce.Pattern(s); return &p }
 	rate := func(d money.Decimal) *money.Decimal { return &d }
-	tests := []struct {
-		name string
-		f    tax.Filter
-		want []int
-	}{
+	tests := []listCase[tax.Filter]{
 		{"all in creation order", tax.Filter{Limit: 10}, []int{0, 1, 2, 3, 4}},
 		{"ids", tax.Filter{IDs: []string{taxes[3].ID, taxes[0].ID, "nope"}, Limit: 10}, []int{0, 3}},
 		{"codes", tax.Filter{Codes: []string{"eco", "reduced"}, Limit: 10}, []int{2, 3}},
@@ -173,25 +168,15 @@ func taxList(t *testing.T, db *sqldb.DB) {
 		{"patterns with paging", tax.Filter{Title: pattern("%|fee"), Limit: 2, Skip: 1}, []int{1, 2}},
 		{"skip past the end", tax.Filter{Limit: 10, Skip: 10}, []int{}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := s.Taxes(ctx, tc.f)
-			wantList(t, got, err, taxes, tc.want)
-		})
-	}
+	wantLists(t, taxes, func(f tax.Filter) ([]tax.Tax, error) { return s.Taxes(ctx, f) }, tests)
 }
 
 func taxPatterns(t *testing.T, db *sqldb.DB) {
 	ctx := context.Background()
 	s := sqldb.NewTaxStore(db)
-	fill := func(n int) {
-		taxes := make([]tax.Tax, n)
-		for i := range taxes {
-			taxes[i] = fixtureTax("slow", fmt.Sprint(i, slowTitle), slowTitle, money.Decimal{Units: 1}, true)
-		}
-		createTaxes(t, s, taxes...)
-	}
-	wantPatternTimeout(t, db, fill, func(p *commerce.Pattern) error {
+	fixture := func(title string) tax.Tax { return fixtureTax("slow", title, slowTitle, money.Decimal{Units: 1}, true) }
+	create := func(taxes ...tax.Tax) { createTaxes(t, s, taxes...) }
+	wantTitlePatternTimeout(t, db, fixture, create, func(p *commerce.Pattern) error {
 		_, err := s.Taxes(ctx, tax.Filter{Title: p, Description: p, Limit: 10})
 		return err
 	}, "title", "description")

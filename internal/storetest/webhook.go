@@ -35,7 +35,7 @@ func webhookSetup(t *testing.T, st *sqldb.WebhookStore, active bool) webhook.Web
 		if err := tx.CreateWebhook(ctx, webhook.Stored{Webhook: w, Secret: "sealed"}); err != nil {
 			return err
 		}
-		return event.Emit(tx, webhook.Channel, event.Create, time.Now(), map[string]any{"new": w})
+		return event.Emit(tx, event.Webhooks, event.Create, time.Now(), map[string]any{"new": w})
 	})
 	if err != nil {
 		t.Fatal(err)
