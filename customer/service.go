@@ -181,9 +181,9 @@ func (s *Service) Email(ctx context.Context, id string) (string, error) {
 	return c.Email, nil
 }
 
-// change runs fn on the locked customer the caller may act on, saves it
-// and emits UPDATE {customer}.
-func (s *Service) change(ctx context.Context, rawID string, fn func(c *Customer) error) (*Customer, error) {
+// change runs fn on the locked customer the caller may act on, in the
+// transaction tx, saves it and emits UPDATE {customer}.
+func (s *Service) change(ctx context.Context, rawID string, fn func(tx Tx, c *Customer) error) (*Customer, error) {
 	id, err := target(ctx, rawID)
 	if err != nil {
 		return nil, err
@@ -195,7 +195,7 @@ func (s *Service) change(ctx context.Context, rawID string, fn func(c *Customer)
 		if err != nil {
 			return err
 		}
-		if err := fn(c); err != nil {
+		if err := fn(tx, c); err != nil {
 			return err
 		}
 		if err := tx.Save(ctx, c); err != nil {
@@ -246,26 +246,36 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*Customer, error)
 		if err != nil {
 			return nil, err
 		}
-		ok := false
-		if in.CurrentPassword != nil {
-			ok, err = VerifyPassword(*in.CurrentPassword, c.PasswordHash)
-			if err != nil {
-				return nil, commerce.Errorf(commerce.EInternal, "customer %s: stored password hash: %w", c.ID, err)
-			}
+		checkPassword(&p, "password", *in.Password, c.Email)
+		if in.CurrentPassword != nil && len(*in.CurrentPassword) > 4*MaxPasswordLen {
+			p.Add("currentPassword", "must be at most %d characters long", MaxPasswordLen)
+		}
+		if err := p.Err(); err != nil {
+			return nil, err
+		}
+		if in.CurrentPassword == nil || *in.CurrentPassword == "" {
+			return nil, invalidCredentials() // no guess: nothing to count
+		}
+		// A guess of the current password counts as a login attempt for
+		// the email (the same limit: too_many_attempts once locked, even
+		// when it is right), so that an access token does not allow
+		// guessing it without bound.
+		if err := s.attempt(ctx, c.Email, s.clock()); err != nil {
+			return nil, err
+		}
+		ok, err := VerifyPassword(*in.CurrentPassword, c.PasswordHash)
+		if err != nil {
+			return nil, commerce.Errorf(commerce.EInternal, "customer %s: stored password hash: %w", c.ID, err)
 		}
 		if !ok {
 			return nil, invalidCredentials()
 		}
 		checkedHash = c.PasswordHash
-		checkPassword(&p, "password", *in.Password, c.Email)
-		if err := p.Err(); err != nil {
-			return nil, err
-		}
 		if newHash, err = HashPassword(*in.Password, *s.opts.Params); err != nil {
 			return nil, err
 		}
 	}
-	return s.change(ctx, in.ID, func(c *Customer) error {
+	return s.change(ctx, in.ID, func(tx Tx, c *Customer) error {
 		if in.FirstName != nil {
 			c.FirstName = strings.TrimSpace(*in.FirstName)
 		}
@@ -283,6 +293,11 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*Customer, error)
 				return invalidCredentials() // changed since currentPassword was checked
 			}
 			c.PasswordHash = newHash
+			// The right current password forgets the failures, as a
+			// successful login does.
+			if err := tx.SetFailures(ctx, c.Email, nil); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
@@ -310,7 +325,7 @@ func (s *Service) AddAddress(ctx context.Context, in AddAddressInput) (*Customer
 	if err := addr.CheckPlace("address"); err != nil {
 		return nil, err
 	}
-	return s.change(ctx, in.ID, func(c *Customer) error {
+	return s.change(ctx, in.ID, func(_ Tx, c *Customer) error {
 		if len(c.Addresses) >= MaxAddresses {
 			return commerce.Invalid("address: an address book holds at most 50 addresses")
 		}
@@ -330,7 +345,7 @@ func (s *Service) RemoveAddress(ctx context.Context, in RemoveAddressInput) (*Cu
 	if in.AddressID == "" {
 		return nil, commerce.Invalid("addressId: required")
 	}
-	return s.change(ctx, in.ID, func(c *Customer) error {
+	return s.change(ctx, in.ID, func(_ Tx, c *Customer) error {
 		i := slices.IndexFunc(c.Addresses, func(a Address) bool { return a.ID == in.AddressID })
 		if i < 0 {
 			return AddressNotFound(in.AddressID)
