@@ -2,12 +2,18 @@ package customer_test
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/app"
 	"github.com/commercekit/commerce/customer"
+	"github.com/commercekit/commerce/internal/apitest"
 	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/payment"
+	"github.com/commercekit/commerce/payment/manual"
 	"github.com/commercekit/commerce/postgres"
 	"github.com/commercekit/commerce/sqldb"
 )
@@ -124,6 +130,122 @@ func TestLockFailuresRowDeletedMeanwhile(t *testing.T) {
 		}
 		if len(third) != 1 || !third[0].Equal(now.Add(time.Second)) {
 			t.Errorf("failures after the second attempt %v", third)
+		}
+	})
+}
+
+// gate is a payment provider (manual's, not local) whose authorisations
+// wait: entered is signalled when one starts, and it ends when open is
+// closed.
+type gate struct {
+	payment.Provider
+	entered chan struct{}
+	open    chan struct{}
+}
+
+func (g *gate) Authorize(ctx context.Context, r payment.AuthorizeRequest) (payment.Authorization, error) {
+	select {
+	case g.entered <- struct{}{}:
+	default:
+	}
+	select {
+	case <-g.open:
+	case <-ctx.Done():
+		return payment.Authorization{}, ctx.Err()
+	}
+	return g.Provider.Authorize(ctx, r)
+}
+
+// adasCart registers Ada, signs her in and fills a cart of hers (no
+// address stored on it); it returns her id, her access token and the cart.
+func adasCart(t *testing.T, e *env) (id, token, cartID string) {
+	t.Helper()
+	prod := e.shop(t)
+	ada := e.register(t, "ada@example.com", pw)
+	token = e.login(t, "ada@example.com", pw).AccessToken
+	var c struct{ ID string }
+	e.Post(t, "/cart/v1/cart.create", token, map[string]any{}).Must(t).Decode(t, "cart", &c)
+	e.Post(t, "/cart/v1/cart.addToCart", token, map[string]any{"cartId": c.ID,
+		"items": []map[string]any{{"productId": prod, "quantity": 1, "warehouseId": "W1"}}}).Must(t)
+	return ada.ID, token, c.ID
+}
+
+// customerOrders returns the orders of a customer (admin's order.list).
+func customerOrders(t *testing.T, e *env, id string) []json.RawMessage {
+	t.Helper()
+	var list []json.RawMessage
+	e.Post(t, "/order/v1/order.list", e.Admin, map[string]any{"customerId": id}).Must(t).Decode(t, "data", &list)
+	return list
+}
+
+// TestRemoveDuringCheckout: a checkout of Ada's cart has read her account
+// (step 1) and waits for its authorisation while customer.remove removes
+// the account. The checkout must then place no order: it used to place one
+// with her account's email, after the removal had erased her orders.
+func TestRemoveDuringCheckout(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		g := &gate{Provider: manual.New(), entered: make(chan struct{}, 1), open: make(chan struct{})}
+		e := newEnv(t, db, func(o *app.Options) { o.PaymentProviders = map[string]payment.Provider{"gate": g} })
+		id, token, cartID := adasCart(t, e)
+		answer := make(chan apitest.Response, 1)
+		go func() {
+			answer <- e.Post(t, "/cart/v1/cart.checkout", token, map[string]any{"cartId": cartID, "shippingAddress": hawaii(),
+				"paymentId": "gate", "paymentData": map[string]any{"method": "cash"}})
+		}()
+		<-g.entered
+		e.Post(t, cv1+"customer.remove", e.Admin, map[string]any{"id": id}).Must(t)
+		close(g.open)
+		r := <-answer
+		if r.Status != 404 || r.Error != commerce.ECustomerNotFound {
+			t.Errorf("checkout after the removal: %d %s %s", r.Status, r.Error, r.Raw)
+		}
+		if list := customerOrders(t, e, id); len(list) != 0 {
+			t.Errorf("orders of the removed customer: %s", list)
+		}
+	})
+}
+
+// TestCheckoutDuringRemove: a checkout's transaction holds Ada's cart and
+// account while it waits for a stock row (held by the test); customer.remove
+// comes meanwhile and must wait for it, then erase the order it placed.
+// On PostgreSQL the removal used to lock the account, read her orders (the
+// checkout's not yet committed), wait for the cart only to erase it, and
+// commit with the order unerased. (SQLite runs one writer at a time: the
+// removal runs after the checkout there, as it must.)
+func TestCheckoutDuringRemove(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		e := newEnv(t, db)
+		id, token, cartID := adasCart(t, e)
+		held, release, holder := hold(db, func(ctx context.Context, tx *sqldb.Tx) error {
+			rows, err := tx.Query(ctx, `SELECT quantity FROM stock`+tx.ForUpdate())
+			if err != nil {
+				return err
+			}
+			return rows.Close()
+		})
+		defer release()
+		<-held
+		answer := make(chan apitest.Response, 1)
+		go func() {
+			answer <- e.Post(t, "/cart/v1/cart.checkout", token, map[string]any{"cartId": cartID, "shippingAddress": hawaii(),
+				"paymentId": "manual", "paymentData": map[string]any{"method": "cash"}})
+		}()
+		waitBlocked(t, db, 1) // the checkout, at the stock
+		removed := make(chan apitest.Response, 1)
+		go func() { removed <- e.Post(t, cv1+"customer.remove", e.Admin, map[string]any{"id": id}) }()
+		waitBlocked(t, db, 2) // the removal, behind the checkout
+		release()
+		if err := <-holder; err != nil {
+			t.Fatal(err)
+		}
+		r := (<-answer).Must(t)
+		(<-removed).Must(t)
+		var placed struct{ ID string }
+		r.Decode(t, "order", &placed)
+		o := e.Post(t, "/order/v1/order.info", e.Admin, map[string]any{"id": placed.ID}).Must(t)
+		checkErased(t, "the order", o.Body["order"], "shippingAddress", "billingAddress")
+		if n := len(customerOrders(t, e, id)); n != 1 {
+			t.Errorf("%d orders of the customer, want 1", n)
 		}
 	})
 }

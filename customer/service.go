@@ -368,6 +368,15 @@ func (s *Service) List(ctx context.Context, in ListInput) (commerce.Page, []Cust
 // Remove deletes an account with its addresses and tokens and erases the
 // personal data of its orders and carts (customer.remove); it emits REMOVE
 // {id}.
+//
+// Against a concurrent checkout (which locks the cart, then the account's
+// row: cart.Tx.LockCustomer) it locks in the same order: the customer's
+// carts first (waiting for a checkout holding one), then the account's
+// row, and only then reads the orders, so that every order placed before
+// is seen (PostgreSQL reads committed data per statement) and erased,
+// and a checkout after it finds the account gone and places no order. The
+// carts are read once more after the account's row is held, for one that
+// became the customer's meanwhile (a guest cart adopted at sign-in).
 func (s *Service) Remove(ctx context.Context, in RemoveInput) error {
 	id, err := target(ctx, in.ID)
 	if err != nil {
@@ -375,6 +384,10 @@ func (s *Service) Remove(ctx context.Context, in RemoveInput) error {
 	}
 	now := s.clock()
 	return s.store.Update(ctx, func(tx Tx) error {
+		erased := map[string]bool{}
+		if err := eraseCarts(ctx, tx, id, erased); err != nil {
+			return err
+		}
 		c, err := tx.Lock(ctx, id)
 		if err != nil {
 			return err
@@ -389,7 +402,7 @@ func (s *Service) Remove(ctx context.Context, in RemoveInput) error {
 				return err
 			}
 		}
-		if err := eraseCarts(ctx, tx, c.ID); err != nil {
+		if err := eraseCarts(ctx, tx, c.ID, erased); err != nil {
 			return err
 		}
 		if err := tx.Delete(ctx, c.ID); err != nil {
@@ -406,13 +419,19 @@ func (s *Service) Remove(ctx context.Context, in RemoveInput) error {
 // status, as the orders' are erased: a checked-out cart holds the
 // addresses its order had. Carts keep their items and totals, and the
 // erasure emits no CARTS event (the orders' emits no ORDERS event either:
-// the CUSTOMERS REMOVE tells subscribers to erase what they keep).
-func eraseCarts(ctx context.Context, tx Tx, customerID string) error {
+// the CUSTOMERS REMOVE tells subscribers to erase what they keep). Each
+// cart is locked (and one in done skipped, then added to done), in the
+// order of their ids.
+func eraseCarts(ctx context.Context, tx Tx, customerID string, done map[string]bool) error {
 	ids, err := tx.CartIDs(ctx, customerID)
 	if err != nil {
 		return err
 	}
 	for _, id := range ids {
+		if done[id] {
+			continue
+		}
+		done[id] = true
 		c, err := tx.Cart().Lock(ctx, id)
 		if err != nil {
 			return err

@@ -2,7 +2,9 @@ package sqldb
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -234,6 +236,19 @@ func (t customerTx) Lock(ctx context.Context, id string) (*customer.Customer, er
 		return nil, fmt.Errorf("lock customer %s: %w", id, t.tx.DB().NotFound(err, customer.NotFound(id)))
 	}
 	return c, nil
+}
+
+// LockCustomer implements cart.Tx (here, with the customers' table).
+func (t cartTx) LockCustomer(ctx context.Context, customerID string) (string, error) {
+	var email string
+	err := t.tx.QueryRow(ctx, `SELECT email FROM customers WHERE id = ?`+t.tx.ForUpdate(), customerID).Scan(&email)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("lock customer %s: %w", customerID, t.tx.Translate(err))
+	}
+	return email, nil
 }
 
 // customerDoc is what data holds of a customer.
