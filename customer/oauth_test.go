@@ -208,3 +208,39 @@ func TestSecretsAtRest(t *testing.T) {
 		}
 	})
 }
+
+// TestOAuthTokenMalformedText: a NUL byte or invalid UTF-8 in the form's
+// values (or names, or the Basic credentials) is 400 invalid_request, before
+// any store access (PostgreSQL refuses such text: it was 500 server_error).
+func TestOAuthTokenMalformedText(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		e := newEnv(t, db)
+		grant := func(extra ...string) url.Values {
+			f := url.Values{"grant_type": {"client_credentials"}}
+			for i := 0; i+1 < len(extra); i += 2 {
+				f.Set(extra[i], extra[i+1])
+			}
+			return f
+		}
+		for _, tc := range []struct {
+			name       string
+			form       url.Values
+			id, secret string // Basic
+			want       string // in error_description
+		}{
+			{"NUL in client_id", grant("client_id", "a\x00", "client_secret", "s"), "", "", "client_id must not contain a NUL byte"},
+			{"invalid UTF-8 in client_id", grant("client_id", "a\xff", "client_secret", "s"), "", "", "client_id must be valid UTF-8"},
+			{"NUL in client_secret", grant("client_id", "a", "client_secret", "s\x00"), "", "", "client_secret must not contain a NUL byte"},
+			{"NUL in grant_type", url.Values{"grant_type": {"client_credentials\x00"}}, "", "", "grant_type must not contain a NUL byte"},
+			{"NUL in a parameter name", grant("x\x00", "1", "client_id", "a", "client_secret", "s"), "", "", "a parameter name must not contain a NUL byte"},
+			{"NUL in the Basic id", grant(), "a\x00", "s", "client id of HTTP Basic must not contain a NUL byte"},
+			{"invalid UTF-8 in the Basic secret", grant(), "a", "s\xff", "client secret of HTTP Basic must be valid UTF-8"},
+		} {
+			status, body, h := tokenCall(t, e, http.MethodPost, tc.form, tc.id, tc.secret)
+			desc, _ := body["error_description"].(string)
+			if status != http.StatusBadRequest || body["error"] != "invalid_request" || !strings.Contains(desc, tc.want) || h.Get("Cache-Control") != "no-store" {
+				t.Errorf("%s: %d %v (Cache-Control %q), want 400 invalid_request %q", tc.name, status, body, h.Get("Cache-Control"), tc.want)
+			}
+		}
+	})
+}

@@ -179,8 +179,16 @@ func (t *tokenEndpoint) serve(w http.ResponseWriter, r *http.Request) int {
 	}
 	form := r.PostForm
 	for k, v := range form {
+		// A NUL byte or invalid UTF-8 never reaches the store (PostgreSQL
+		// refuses both): the request is malformed.
+		if msg := commerce.TextProblem(k); msg != "" {
+			return fail(http.StatusBadRequest, "invalid_request", "a parameter name "+msg)
+		}
 		if len(v) > 1 {
 			return fail(http.StatusBadRequest, "invalid_request", "parameter "+k+" is repeated")
+		}
+		if msg := commerce.TextProblem(v[0]); msg != "" {
+			return fail(http.StatusBadRequest, "invalid_request", "parameter "+k+" "+msg)
 		}
 	}
 	switch gt := form.Get("grant_type"); {
@@ -197,6 +205,11 @@ func (t *tokenEndpoint) serve(w http.ResponseWriter, r *http.Request) int {
 		secret, err2 = url.QueryUnescape(secret)
 		if err1 != nil || err2 != nil {
 			return fail(http.StatusUnauthorized, "invalid_client", "client authentication failed")
+		}
+		for _, c := range []struct{ name, v string }{{"the client id", id}, {"the client secret", secret}} {
+			if msg := commerce.TextProblem(c.v); msg != "" {
+				return fail(http.StatusBadRequest, "invalid_request", c.name+" of HTTP Basic "+msg)
+			}
 		}
 		if form.Has("client_id") || form.Has("client_secret") {
 			return fail(http.StatusBadRequest, "invalid_request", "use one way of client authentication")
