@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/internal/testdb"
@@ -243,4 +244,41 @@ func TestOAuthTokenMalformedText(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestOAuthTokenMetrics: POST /oauth/token is counted in the request
+// metrics as the operations are (service oauth, operation oauth.token, no
+// version), by status.
+func TestOAuthTokenMetrics(t *testing.T) {
+	e := newEnv(t, testdb.SQLite(t))
+	var secret string
+	var c struct{ ID string }
+	r := e.Post(t, cv1+"client.create", e.Admin, map[string]any{"name": "erp", "scope": "api"}).Must(t)
+	r.Decode(t, "client", &c)
+	r.Decode(t, "clientSecret", &secret)
+	grant := url.Values{"grant_type": {"client_credentials"}}
+	if st, body, _ := tokenCall(t, e, http.MethodPost, grant, c.ID, secret); st != http.StatusOK {
+		t.Fatalf("token: %d %v", st, body)
+	}
+	for range 2 {
+		tokenCall(t, e, http.MethodPost, grant, c.ID, "wrong secret")
+	}
+	want := []string{
+		`commerce_requests_total{operation="oauth.token",service="oauth",status="200",version=""} 1`,
+		`commerce_requests_total{operation="oauth.token",service="oauth",status="401",version=""} 2`,
+	}
+	var m string
+	for range 200 { // counted once the answer is sent
+		res, err := http.Get(e.URL + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if m = string(b); strings.Contains(m, want[0]) && strings.Contains(m, want[1]) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("metrics lack %q:\n%s", want, m)
 }

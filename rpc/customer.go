@@ -131,7 +131,7 @@ func RegisterCustomer(s *Server, svc *customer.Service) {
 		return nil, err
 	})
 
-	s.HandlePath("/oauth/token", &tokenEndpoint{s: s, svc: svc})
+	s.HandlePath("/oauth/token", "oauth", "oauth.token", &tokenEndpoint{s: s, svc: svc})
 }
 
 func session(v *customer.Session, err error) (any, error) {
@@ -149,15 +149,18 @@ type tokenEndpoint struct {
 	svc *customer.Service
 }
 
-func (t *tokenEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	status := t.serve(w, r)
-	// No form value is logged: it holds the secret.
-	t.s.logger.Info("request", "operation", "oauth.token", "method", r.Method, "path", r.URL.Path,
-		"status", status, "duration", time.Since(start))
+// Fail implements PathHandler: 500 server_error (RFC 6749 section 5.2
+// names no code for it; server_error is the one of section 4.1.2.1).
+func (t *tokenEndpoint) Fail(w http.ResponseWriter, _ *http.Request) int {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Pragma", "no-cache")
+	writeJSON(w, http.StatusInternalServerError, []byte(`{"error":"server_error","error_description":""}`))
+	return http.StatusInternalServerError
 }
 
-func (t *tokenEndpoint) serve(w http.ResponseWriter, r *http.Request) int {
+// Serve implements PathHandler. No form value is logged: it holds the
+// secret.
+func (t *tokenEndpoint) Serve(w http.ResponseWriter, r *http.Request) int {
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
 	h.Set("Pragma", "no-cache")
@@ -223,7 +226,7 @@ func (t *tokenEndpoint) serve(w http.ResponseWriter, r *http.Request) int {
 	tok, ttl, ok, err := t.svc.ClientToken(r.Context(), id, secret)
 	if err != nil {
 		t.s.logger.Error("token endpoint", "err", err)
-		return fail(http.StatusInternalServerError, "server_error", "")
+		return t.Fail(w, r)
 	}
 	if !ok {
 		return fail(http.StatusUnauthorized, "invalid_client", "client authentication failed")
