@@ -56,6 +56,24 @@ func (p Problems) Err() error {
 // Index returns the path of a list element: Index("items", 2) is "items[2]".
 func Index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
 
+// TextProblem returns what is wrong with a text argument that may reach
+// the database ("" when nothing is): a NUL byte (PostgreSQL cannot store
+// or compare one) or invalid UTF-8 (which PostgreSQL refuses too). The
+// transport checks every string of the JSON arguments it decodes with it
+// (JSON decoding already turns invalid UTF-8 into U+FFFD), and endpoints
+// that read forms (POST /oauth/token, the admin app's sign-in) check their
+// values with it before they look anything up, so that no store ever gets
+// such text from a client.
+func TextProblem(s string) string {
+	switch {
+	case strings.IndexByte(s, 0) >= 0:
+		return "must not contain a NUL byte"
+	case !utf8.ValidString(s):
+		return "must be valid UTF-8"
+	}
+	return ""
+}
+
 // MaxPatternLen is the longest regular expression a filter accepts, in
 // bytes: a regex filter runs against every candidate row, so its cost must
 // be bounded (a longer pattern is validation_error).

@@ -112,3 +112,19 @@ func TestEmailKey(t *testing.T) {
 		}
 	}
 }
+
+func TestTextProblem(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"plain", "ada@example.com", ""},
+		{"empty", "", ""},
+		{"unicode", "café ☕", ""},
+		{"NUL", "a\x00b", "must not contain a NUL byte"},
+		{"NUL and invalid UTF-8", "\xff\x00", "must not contain a NUL byte"},
+		{"invalid UTF-8", "a\xffb", "must be valid UTF-8"},
+		{"truncated sequence", "caf\xc3", "must be valid UTF-8"},
+	} {
+		if got := TextProblem(tc.in); got != tc.want {
+			t.Errorf("%s: TextProblem(%q) = %q, want %q", tc.name, tc.in, got, tc.want)
+		}
+	}
+}

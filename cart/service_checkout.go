@@ -66,7 +66,11 @@ const voidTimeout = 30 * time.Second
 // The entries' reserves then show the reservations committed.
 // Errors also: validation_error, cart_not_found (data: the id),
 // cart_not_active (a second checkout among others), invalid_country,
-// invalid_state, payment_failed.
+// invalid_state, payment_failed, customer_not_found (data: the customer's
+// id) when the cart's customer had an account at step 1 that
+// customer.remove removed before step 3 (step 3 holds the account's row,
+// so that the removal erases an order placed before it and none is placed
+// after it).
 func (s *Service) Checkout(ctx context.Context, in CheckoutInput) (*Cart, error) {
 	c, _, err := s.CheckoutOrder(ctx, in)
 	return c, err
@@ -119,13 +123,19 @@ func (s *Service) CheckoutOrder(ctx context.Context, in CheckoutInput) (*Cart, *
 	var products map[string]*catalog.Product
 	var placed *order.Order
 	var email *string
+	// account: the cart's customer had an account when the checkout
+	// started (kept over the rounds of change: a round after the account
+	// was removed sees none).
+	account := false
 	c, err := s.change(ctx, in.CartID, change{op: "cart.checkout", data: data, event: event.Checkout,
 		prepare: func(c *Cart, _ time.Time) (err error) {
 			products, err = s.prepareCheckout(ctx, c, ship, methodID, bill, sameBill)
 			if err != nil {
 				return err
 			}
-			email, err = s.orderEmail(ctx, in.Email, c.CustomerID)
+			var has bool
+			email, has, err = s.orderEmail(ctx, in.Email, c.CustomerID)
+			account = account || has
 			return err
 		},
 		authorize: func(c *Cart) (undo func(), err error) {
@@ -136,6 +146,19 @@ func (s *Service) CheckoutOrder(ctx context.Context, in CheckoutInput) (*Cart, *
 			return undo, err
 		},
 		commit: func(tx Tx, c *Cart, now time.Time) error {
+			if account && s.deps.Orders != nil {
+				// The account's row is held until the order is placed:
+				// customer.remove erases it, or removed the account
+				// first and the checkout places no order for it.
+				e, err := tx.LockCustomer(ctx, c.CustomerID)
+				if err != nil {
+					return err
+				}
+				if e == "" {
+					return &commerce.Error{Code: commerce.ECustomerNotFound, Data: c.CustomerID,
+						Message: "the customer's account was removed during the checkout"}
+				}
+			}
 			committed, err := tx.Stock().CommitCart(ctx, c.ID)
 			if err != nil {
 				return err
@@ -297,17 +320,19 @@ func (s *Service) void(ctx context.Context, provider payment.Provider, id, cartI
 
 // orderEmail is the email of a checkout's order (CONTRACT.md section 13):
 // the checkout's email argument, else the email of the customer's
-// account, else none.
-func (s *Service) orderEmail(ctx context.Context, given *string, customerID string) (*string, error) {
-	if given != nil && *given != "" {
-		return given, nil
-	}
+// account, else none; and whether the cart's customer has an account.
+func (s *Service) orderEmail(ctx context.Context, given *string, customerID string) (*string, bool, error) {
 	if s.deps.Customers == nil || customerID == "" || customerID == Anonymous {
-		return given, nil
+		return given, false, nil
 	}
 	e, err := s.deps.Customers.Email(ctx, customerID)
-	if err != nil || e == "" {
-		return given, err
+	switch {
+	case err != nil:
+		return nil, false, err
+	case e == "":
+		return given, false, nil
+	case given != nil && *given != "":
+		return given, true, nil
 	}
-	return &e, nil
+	return &e, true, nil
 }

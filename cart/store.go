@@ -43,6 +43,13 @@ type Tx interface {
 	// version (a change computed outside the transaction checks it).
 	// Errors: cart_not_found (data: the id).
 	LockVersion(ctx context.Context, id string) (int64, error)
+	// LockCustomer returns the email of the customer's account and holds
+	// the account's row until the transaction ends; "" when there is no
+	// account. A checkout reads it in its transaction so that
+	// customer.remove, which holds the row while it erases the customer's
+	// orders, either waits for the checkout's order (and erases it) or has
+	// removed the account before the checkout places one.
+	LockCustomer(ctx context.Context, customerID string) (string, error)
 	// Insert stores a new cart and sets its Version to 1.
 	// Errors: duplicate_key when a cart with the id exists.
 	Insert(ctx context.Context, c *Cart) error

@@ -238,6 +238,53 @@ func TestLockout(t *testing.T) {
 	})
 }
 
+// TestCurrentPasswordLockout: wrong currentPassword guesses of
+// customer.update count in the email's login failures: after 5 (of either
+// kind) both answer 429 too_many_attempts {retryAfter}, even with the right
+// password, until the window passes; a right one forgets them.
+func TestCurrentPasswordLockout(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		e := newEnv(t, db)
+		e.register(t, "ada@example.com", pw)
+		tok := e.login(t, "ada@example.com", pw).AccessToken
+		change := func(current, next string) apitest.Response {
+			return e.Post(t, cv1+"customer.update", tok, map[string]any{"password": next, "currentPassword": current})
+		}
+		// Three wrong guesses here and two wrong logins: five failures.
+		for i := range 3 {
+			change("wrong password "+string(rune('a'+i)), pw2).Expect(t, 401, commerce.EInvalidCredentials)
+		}
+		for range 2 {
+			e.Post(t, av1+"auth.login", e.API, map[string]any{"email": "ada@example.com", "password": "wrong password"}).Expect(t, 401, commerce.EInvalidCredentials)
+		}
+		// A bad new password or no current password is no guess: not counted, not refused.
+		change(pw, "short").Expect(t, 400, commerce.EValidation)
+		e.Post(t, cv1+"customer.update", tok, map[string]any{"password": pw2}).Expect(t, 401, commerce.EInvalidCredentials)
+		// Locked: the right current password and the right login alike.
+		r := change(pw, pw2).Expect(t, 429, commerce.ETooManyAttempts)
+		var d struct {
+			RetryAfter int `json:"retryAfter"`
+		}
+		if err := json.Unmarshal(r.Data, &d); err != nil || d.RetryAfter < 890 || d.RetryAfter > 900 {
+			t.Errorf("data %s", r.Data)
+		}
+		e.Post(t, av1+"auth.login", e.API, map[string]any{"email": "ada@example.com", "password": pw}).Expect(t, 429, commerce.ETooManyAttempts)
+		// The password did not change.
+		e.clock.Add(15*time.Minute + time.Second)
+		e.login(t, "ada@example.com", pw)
+		// After the window: four wrong guesses, then the right one changes
+		// it and forgets them (four more wrong logins are still judged).
+		for range 4 {
+			change("wrong password", pw2).Expect(t, 401, commerce.EInvalidCredentials)
+		}
+		change(pw, pw2).Must(t)
+		for range 4 {
+			e.Post(t, av1+"auth.login", e.API, map[string]any{"email": "ada@example.com", "password": "wrong password"}).Expect(t, 401, commerce.EInvalidCredentials)
+		}
+		e.login(t, "ada@example.com", pw2)
+	})
+}
+
 // TestLockoutConcurrent sends 20 wrong logins for one email at once, split
 // over two service instances with connection pools of their own on one
 // database (two processes, as far as the database can tell): exactly 5 are

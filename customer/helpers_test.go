@@ -125,3 +125,63 @@ func noSecrets(t testing.TB, what, text string, secrets ...string) {
 		}
 	}
 }
+
+// shop creates what a checkout needs: a category, a tax, a product with
+// 10 in stock in warehouse W1 and a shipping method to Hawaii. It returns
+// the product's id.
+func (e *env) shop(t testing.TB) string {
+	t.Helper()
+	var cat, prod struct{ ID string }
+	e.Post(t, "/catalog/v1/category.create", e.Admin, map[string]any{"title": "Fridges", "slug": "fridges", "parent": "ROOT"}).Must(t).Decode(t, "category", &cat)
+	e.Post(t, "/tax/v1/tax.create", e.Admin, map[string]any{"code": "default", "class": "default", "title": "Sales tax", "rate": 10}).Must(t)
+	e.Post(t, "/catalog/v1/product.create", e.Admin, map[string]any{"sku": "F1", "status": "ONLINE", "title": "Fridge", "brand": "Acme",
+		"categories": []string{cat.ID}, "stockStatus": 0, "prices": []map[string]any{{"amount": json.Number("100.00"), "currency": "USD"}}}).
+		Must(t).Decode(t, "product", &prod)
+	e.Post(t, "/stock/v1/stock.create", e.Admin, map[string]any{"productId": prod.ID, "warehouseId": "W1", "quantity": 10}).Must(t)
+	e.Post(t, "/cart/v1/shipping.create", e.Admin, json.RawMessage(`{"title": "UPS", "active": true, "taxCode": "default",
+		"rates": [{"locations": [{"country": "US", "state": "Hawaii"}], "rates": [{"currency": "USD", "amount": 25.00}]}]}`)).Must(t)
+	return prod.ID
+}
+
+// hawaii is Ada's address in the shop's shipping zone; personal lists
+// the personal data it and her account hold.
+func hawaii() map[string]any {
+	return map[string]any{"firstName": "Ada", "lastName": "Lovelace", "address_1": "1 Beach Rd", "address_2": []int{4, 2},
+		"postCode": "96815", "city": "Honolulu", "state": "Hawaii", "country": "US", "phone": "+1 808 555 0100", "company": "Engines"}
+}
+
+var personal = []string{"Ada", "Lovelace", "Beach", "96815", "Honolulu", "555", "Engines", "ada@example.com"}
+
+// checkErased fails the test unless the JSON object raw (an order or a
+// cart) holds none of Ada's personal data and has the named addresses,
+// each with every field but country and state "[erased]".
+func checkErased(t testing.TB, what string, raw json.RawMessage, addresses ...string) {
+	t.Helper()
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	for _, name := range addresses {
+		var a map[string]json.RawMessage
+		if err := json.Unmarshal(doc[name], &a); err != nil || len(a) == 0 {
+			t.Errorf("%s: %s missing: %s", what, name, raw)
+		}
+		for k, v := range a {
+			want := `"[erased]"`
+			switch k {
+			case "country":
+				want = `"US"`
+			case "state":
+				want = `"Hawaii"`
+			}
+			if string(v) != want {
+				t.Errorf("%s: %s.%s = %s, want %s", what, name, k, v, want)
+			}
+		}
+	}
+	for _, pii := range personal {
+		if strings.Contains(string(raw), pii) {
+			t.Errorf("%s still holds %q: %s", what, pii, raw)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/internal/testdb"
@@ -207,4 +208,77 @@ func TestSecretsAtRest(t *testing.T) {
 			t.Errorf("reset token in the clear: %d %v", n, err)
 		}
 	})
+}
+
+// TestOAuthTokenMalformedText: a NUL byte or invalid UTF-8 in the form's
+// values (or names, or the Basic credentials) is 400 invalid_request, before
+// any store access (PostgreSQL refuses such text: it was 500 server_error).
+func TestOAuthTokenMalformedText(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		e := newEnv(t, db)
+		grant := func(extra ...string) url.Values {
+			f := url.Values{"grant_type": {"client_credentials"}}
+			for i := 0; i+1 < len(extra); i += 2 {
+				f.Set(extra[i], extra[i+1])
+			}
+			return f
+		}
+		for _, tc := range []struct {
+			name       string
+			form       url.Values
+			id, secret string // Basic
+			want       string // in error_description
+		}{
+			{"NUL in client_id", grant("client_id", "a\x00", "client_secret", "s"), "", "", "client_id must not contain a NUL byte"},
+			{"invalid UTF-8 in client_id", grant("client_id", "a\xff", "client_secret", "s"), "", "", "client_id must be valid UTF-8"},
+			{"NUL in client_secret", grant("client_id", "a", "client_secret", "s\x00"), "", "", "client_secret must not contain a NUL byte"},
+			{"NUL in grant_type", url.Values{"grant_type": {"client_credentials\x00"}}, "", "", "grant_type must not contain a NUL byte"},
+			{"NUL in a parameter name", grant("x\x00", "1", "client_id", "a", "client_secret", "s"), "", "", "a parameter name must not contain a NUL byte"},
+			{"NUL in the Basic id", grant(), "a\x00", "s", "client id of HTTP Basic must not contain a NUL byte"},
+			{"invalid UTF-8 in the Basic secret", grant(), "a", "s\xff", "client secret of HTTP Basic must be valid UTF-8"},
+		} {
+			status, body, h := tokenCall(t, e, http.MethodPost, tc.form, tc.id, tc.secret)
+			desc, _ := body["error_description"].(string)
+			if status != http.StatusBadRequest || body["error"] != "invalid_request" || !strings.Contains(desc, tc.want) || h.Get("Cache-Control") != "no-store" {
+				t.Errorf("%s: %d %v (Cache-Control %q), want 400 invalid_request %q", tc.name, status, body, h.Get("Cache-Control"), tc.want)
+			}
+		}
+	})
+}
+
+// TestOAuthTokenMetrics: POST /oauth/token is counted in the request
+// metrics as the operations are (service oauth, operation oauth.token, no
+// version), by status.
+func TestOAuthTokenMetrics(t *testing.T) {
+	e := newEnv(t, testdb.SQLite(t))
+	var secret string
+	var c struct{ ID string }
+	r := e.Post(t, cv1+"client.create", e.Admin, map[string]any{"name": "erp", "scope": "api"}).Must(t)
+	r.Decode(t, "client", &c)
+	r.Decode(t, "clientSecret", &secret)
+	grant := url.Values{"grant_type": {"client_credentials"}}
+	if st, body, _ := tokenCall(t, e, http.MethodPost, grant, c.ID, secret); st != http.StatusOK {
+		t.Fatalf("token: %d %v", st, body)
+	}
+	for range 2 {
+		tokenCall(t, e, http.MethodPost, grant, c.ID, "wrong secret")
+	}
+	want := []string{
+		`commerce_requests_total{operation="oauth.token",service="oauth",status="200",version=""} 1`,
+		`commerce_requests_total{operation="oauth.token",service="oauth",status="401",version=""} 2`,
+	}
+	var m string
+	for range 200 { // counted once the answer is sent
+		res, err := http.Get(e.URL + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if m = string(b); strings.Contains(m, want[0]) && strings.Contains(m, want[1]) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("metrics lack %q:\n%s", want, m)
 }

@@ -181,9 +181,9 @@ func (s *Service) Email(ctx context.Context, id string) (string, error) {
 	return c.Email, nil
 }
 
-// change runs fn on the locked customer the caller may act on, saves it
-// and emits UPDATE {customer}.
-func (s *Service) change(ctx context.Context, rawID string, fn func(c *Customer) error) (*Customer, error) {
+// change runs fn on the locked customer the caller may act on, in the
+// transaction tx, saves it and emits UPDATE {customer}.
+func (s *Service) change(ctx context.Context, rawID string, fn func(tx Tx, c *Customer) error) (*Customer, error) {
 	id, err := target(ctx, rawID)
 	if err != nil {
 		return nil, err
@@ -195,7 +195,7 @@ func (s *Service) change(ctx context.Context, rawID string, fn func(c *Customer)
 		if err != nil {
 			return err
 		}
-		if err := fn(c); err != nil {
+		if err := fn(tx, c); err != nil {
 			return err
 		}
 		if err := tx.Save(ctx, c); err != nil {
@@ -246,26 +246,36 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*Customer, error)
 		if err != nil {
 			return nil, err
 		}
-		ok := false
-		if in.CurrentPassword != nil {
-			ok, err = VerifyPassword(*in.CurrentPassword, c.PasswordHash)
-			if err != nil {
-				return nil, commerce.Errorf(commerce.EInternal, "customer %s: stored password hash: %w", c.ID, err)
-			}
+		checkPassword(&p, "password", *in.Password, c.Email)
+		if in.CurrentPassword != nil && len(*in.CurrentPassword) > 4*MaxPasswordLen {
+			p.Add("currentPassword", "must be at most %d characters long", MaxPasswordLen)
+		}
+		if err := p.Err(); err != nil {
+			return nil, err
+		}
+		if in.CurrentPassword == nil || *in.CurrentPassword == "" {
+			return nil, invalidCredentials() // no guess: nothing to count
+		}
+		// A guess of the current password counts as a login attempt for
+		// the email (the same limit: too_many_attempts once locked, even
+		// when it is right), so that an access token does not allow
+		// guessing it without bound.
+		if err := s.attempt(ctx, c.Email, s.clock()); err != nil {
+			return nil, err
+		}
+		ok, err := VerifyPassword(*in.CurrentPassword, c.PasswordHash)
+		if err != nil {
+			return nil, commerce.Errorf(commerce.EInternal, "customer %s: stored password hash: %w", c.ID, err)
 		}
 		if !ok {
 			return nil, invalidCredentials()
 		}
 		checkedHash = c.PasswordHash
-		checkPassword(&p, "password", *in.Password, c.Email)
-		if err := p.Err(); err != nil {
-			return nil, err
-		}
 		if newHash, err = HashPassword(*in.Password, *s.opts.Params); err != nil {
 			return nil, err
 		}
 	}
-	return s.change(ctx, in.ID, func(c *Customer) error {
+	return s.change(ctx, in.ID, func(tx Tx, c *Customer) error {
 		if in.FirstName != nil {
 			c.FirstName = strings.TrimSpace(*in.FirstName)
 		}
@@ -283,6 +293,11 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*Customer, error)
 				return invalidCredentials() // changed since currentPassword was checked
 			}
 			c.PasswordHash = newHash
+			// The right current password forgets the failures, as a
+			// successful login does.
+			if err := tx.SetFailures(ctx, c.Email, nil); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
@@ -310,7 +325,7 @@ func (s *Service) AddAddress(ctx context.Context, in AddAddressInput) (*Customer
 	if err := addr.CheckPlace("address"); err != nil {
 		return nil, err
 	}
-	return s.change(ctx, in.ID, func(c *Customer) error {
+	return s.change(ctx, in.ID, func(_ Tx, c *Customer) error {
 		if len(c.Addresses) >= MaxAddresses {
 			return commerce.Invalid("address: an address book holds at most 50 addresses")
 		}
@@ -330,7 +345,7 @@ func (s *Service) RemoveAddress(ctx context.Context, in RemoveAddressInput) (*Cu
 	if in.AddressID == "" {
 		return nil, commerce.Invalid("addressId: required")
 	}
-	return s.change(ctx, in.ID, func(c *Customer) error {
+	return s.change(ctx, in.ID, func(_ Tx, c *Customer) error {
 		i := slices.IndexFunc(c.Addresses, func(a Address) bool { return a.ID == in.AddressID })
 		if i < 0 {
 			return AddressNotFound(in.AddressID)
@@ -353,6 +368,15 @@ func (s *Service) List(ctx context.Context, in ListInput) (commerce.Page, []Cust
 // Remove deletes an account with its addresses and tokens and erases the
 // personal data of its orders and carts (customer.remove); it emits REMOVE
 // {id}.
+//
+// Against a concurrent checkout (which locks the cart, then the account's
+// row: cart.Tx.LockCustomer) it locks in the same order: the customer's
+// carts first (waiting for a checkout holding one), then the account's
+// row, and only then reads the orders, so that every order placed before
+// is seen (PostgreSQL reads committed data per statement) and erased,
+// and a checkout after it finds the account gone and places no order. The
+// carts are read once more after the account's row is held, for one that
+// became the customer's meanwhile (a guest cart adopted at sign-in).
 func (s *Service) Remove(ctx context.Context, in RemoveInput) error {
 	id, err := target(ctx, in.ID)
 	if err != nil {
@@ -360,6 +384,10 @@ func (s *Service) Remove(ctx context.Context, in RemoveInput) error {
 	}
 	now := s.clock()
 	return s.store.Update(ctx, func(tx Tx) error {
+		erased := map[string]bool{}
+		if err := eraseCarts(ctx, tx, id, erased); err != nil {
+			return err
+		}
 		c, err := tx.Lock(ctx, id)
 		if err != nil {
 			return err
@@ -374,7 +402,7 @@ func (s *Service) Remove(ctx context.Context, in RemoveInput) error {
 				return err
 			}
 		}
-		if err := eraseCarts(ctx, tx, c.ID); err != nil {
+		if err := eraseCarts(ctx, tx, c.ID, erased); err != nil {
 			return err
 		}
 		if err := tx.Delete(ctx, c.ID); err != nil {
@@ -391,13 +419,19 @@ func (s *Service) Remove(ctx context.Context, in RemoveInput) error {
 // status, as the orders' are erased: a checked-out cart holds the
 // addresses its order had. Carts keep their items and totals, and the
 // erasure emits no CARTS event (the orders' emits no ORDERS event either:
-// the CUSTOMERS REMOVE tells subscribers to erase what they keep).
-func eraseCarts(ctx context.Context, tx Tx, customerID string) error {
+// the CUSTOMERS REMOVE tells subscribers to erase what they keep). Each
+// cart is locked (and one in done skipped, then added to done), in the
+// order of their ids.
+func eraseCarts(ctx context.Context, tx Tx, customerID string, done map[string]bool) error {
 	ids, err := tx.CartIDs(ctx, customerID)
 	if err != nil {
 		return err
 	}
 	for _, id := range ids {
+		if done[id] {
+			continue
+		}
+		done[id] = true
 		c, err := tx.Cart().Lock(ctx, id)
 		if err != nil {
 			return err

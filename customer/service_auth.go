@@ -60,15 +60,46 @@ func tooManyAttempts(live []time.Time, now time.Time) *commerce.Error {
 	until := live[len(live)-MaxFailures].Add(FailureWindow).Sub(now)
 	secs := max(1, int64(math.Ceil(until.Seconds())))
 	return &commerce.Error{Code: commerce.ETooManyAttempts, Data: map[string]any{"retryAfter": secs},
-		Message: "too many failed logins for the email"}
+		Message: "too many failed password attempts for the email"}
+}
+
+// attempt decides, before a password of the email is checked, whether it
+// may be: in one transaction it locks the email's failures and either
+// refuses (too_many_attempts, once MaxFailures failures are recorded
+// within FailureWindow) or records this attempt as a failure in advance,
+// which a success forgets (SetFailures with none, in the transaction that
+// acts on it). auth.login and customer.update's currentPassword share it,
+// so the two count in one limit per email.
+func (s *Service) attempt(ctx context.Context, email string, now time.Time) error {
+	var refused *commerce.Error
+	err := s.store.Update(ctx, func(tx Tx) error {
+		refused = nil
+		at, err := tx.LockFailures(ctx, email)
+		if err != nil {
+			return err
+		}
+		live := liveFailures(at, now)
+		if len(live) >= MaxFailures {
+			refused = tooManyAttempts(live, now)
+			return nil
+		}
+		return tx.SetFailures(ctx, email, append(live, now))
+	})
+	if err != nil {
+		return err
+	}
+	if refused != nil {
+		return refused
+	}
+	return nil
 }
 
 // Login signs a customer in (auth.login).
 //
 // The lock-out is decided before the password is checked, in the database
-// and once per attempt: a first transaction locks the email's failures
-// and either refuses (too_many_attempts) or records this attempt as a
-// failure in advance; only then is the password checked (argon2id, also
+// and once per attempt (attempt): a first transaction locks the email's
+// failures and either refuses (too_many_attempts) or records this attempt
+// as a failure in advance; only then is the password checked (argon2id, also
 // for an unknown email, against a dummy hash, so both take the same
 // time). A success forgets the email's failures in the transaction that
 // opens the sign-in. So of any number of concurrent attempts, in any
@@ -92,25 +123,8 @@ func (s *Service) Login(ctx context.Context, in LoginInput) (*Session, error) {
 		return nil, p.Err()
 	}
 	now := s.clock()
-	var refused *commerce.Error
-	err := s.store.Update(ctx, func(tx Tx) error {
-		refused = nil
-		at, err := tx.LockFailures(ctx, email)
-		if err != nil {
-			return err
-		}
-		live := liveFailures(at, now)
-		if len(live) >= MaxFailures {
-			refused = tooManyAttempts(live, now)
-			return nil
-		}
-		return tx.SetFailures(ctx, email, append(live, now))
-	})
-	if err != nil {
+	if err := s.attempt(ctx, email, now); err != nil {
 		return nil, err
-	}
-	if refused != nil {
-		return nil, refused
 	}
 
 	c, err := s.store.CustomerByEmail(ctx, email)

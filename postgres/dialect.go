@@ -80,6 +80,8 @@ func (Dialect) Classify(err error) (sqldb.ErrorKind, string) {
 			return sqldb.ErrCanceled, ""
 		case pe.Code == "2201B", pe.Code == "54000": // invalid_regular_expression ("too complex"), program_limit_exceeded
 			return sqldb.ErrPatternRefused, ""
+		case pe.Code == "22021", pe.Code == "22P05": // character_not_in_repertoire (NUL, invalid UTF-8), untranslatable_character (\u0000 in jsonb)
+			return sqldb.ErrBadText, ""
 		case strings.HasPrefix(pe.Code, "08"), // connection exceptions
 			pe.Code == "57P01", pe.Code == "57P02", pe.Code == "57P03", // shutdown, cannot connect now
 			pe.Code == "53300", pe.Code == "53100", pe.Code == "53200": // too many connections, disk full, out of memory

@@ -218,13 +218,13 @@ func shapeProblems(body []byte, t reflect.Type) commerce.Problems {
 	return problems
 }
 
-// walkNUL reports every string value and field name of the JSON value v
-// that holds a NUL byte, with its path.
+// walkNUL reports every string value (commerce.TextProblem) and field
+// name of the JSON value v that holds a NUL byte, with its path.
 func walkNUL(v any, path string, problems *commerce.Problems) {
 	switch v := v.(type) {
 	case string:
-		if strings.IndexByte(v, 0) >= 0 {
-			problems.Add(fieldPath(path), "must not contain a NUL byte")
+		if msg := commerce.TextProblem(v); msg != "" {
+			problems.Add(fieldPath(path), "%s", msg)
 		}
 	case []any:
 		for i, e := range v {

@@ -55,8 +55,8 @@ func RegisterCustomer(s *Server, svc *customer.Service) {
 		return recordAnswer("customer", c, err)
 	})
 	Handle(s, Op{Service: cs, Name: "customer.update", Result: customerResult{},
-		Doc:    "Changes the fields given of a customer (customerType: admin only; password: with currentPassword).",
-		Errors: []string{commerce.ECustomerNotFound, commerce.EInvalidCredentials}}, func(ctx context.Context, a *customer.UpdateInput) (any, error) {
+		Doc:    "Changes the fields given of a customer (customerType: admin only; password: with currentPassword, whose wrong guesses count in the email's login failures).",
+		Errors: []string{commerce.ECustomerNotFound, commerce.EInvalidCredentials, commerce.ETooManyAttempts}}, func(ctx context.Context, a *customer.UpdateInput) (any, error) {
 		c, err := svc.Update(ctx, *a)
 		return recordAnswer("customer", c, err)
 	})
@@ -131,7 +131,7 @@ func RegisterCustomer(s *Server, svc *customer.Service) {
 		return nil, err
 	})
 
-	s.HandlePath("/oauth/token", &tokenEndpoint{s: s, svc: svc})
+	s.HandlePath("/oauth/token", "oauth", "oauth.token", &tokenEndpoint{s: s, svc: svc})
 }
 
 func session(v *customer.Session, err error) (any, error) {
@@ -149,15 +149,18 @@ type tokenEndpoint struct {
 	svc *customer.Service
 }
 
-func (t *tokenEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	status := t.serve(w, r)
-	// No form value is logged: it holds the secret.
-	t.s.logger.Info("request", "operation", "oauth.token", "method", r.Method, "path", r.URL.Path,
-		"status", status, "duration", time.Since(start))
+// Fail implements PathHandler: 500 server_error (RFC 6749 section 5.2
+// names no code for it; server_error is the one of section 4.1.2.1).
+func (t *tokenEndpoint) Fail(w http.ResponseWriter, _ *http.Request) int {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Pragma", "no-cache")
+	writeJSON(w, http.StatusInternalServerError, []byte(`{"error":"server_error","error_description":""}`))
+	return http.StatusInternalServerError
 }
 
-func (t *tokenEndpoint) serve(w http.ResponseWriter, r *http.Request) int {
+// Serve implements PathHandler. No form value is logged: it holds the
+// secret.
+func (t *tokenEndpoint) Serve(w http.ResponseWriter, r *http.Request) int {
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
 	h.Set("Pragma", "no-cache")
@@ -179,8 +182,16 @@ func (t *tokenEndpoint) serve(w http.ResponseWriter, r *http.Request) int {
 	}
 	form := r.PostForm
 	for k, v := range form {
+		// A NUL byte or invalid UTF-8 never reaches the store (PostgreSQL
+		// refuses both): the request is malformed.
+		if msg := commerce.TextProblem(k); msg != "" {
+			return fail(http.StatusBadRequest, "invalid_request", "a parameter name "+msg)
+		}
 		if len(v) > 1 {
 			return fail(http.StatusBadRequest, "invalid_request", "parameter "+k+" is repeated")
+		}
+		if msg := commerce.TextProblem(v[0]); msg != "" {
+			return fail(http.StatusBadRequest, "invalid_request", "parameter "+k+" "+msg)
 		}
 	}
 	switch gt := form.Get("grant_type"); {
@@ -198,6 +209,11 @@ func (t *tokenEndpoint) serve(w http.ResponseWriter, r *http.Request) int {
 		if err1 != nil || err2 != nil {
 			return fail(http.StatusUnauthorized, "invalid_client", "client authentication failed")
 		}
+		for _, c := range []struct{ name, v string }{{"the client id", id}, {"the client secret", secret}} {
+			if msg := commerce.TextProblem(c.v); msg != "" {
+				return fail(http.StatusBadRequest, "invalid_request", c.name+" of HTTP Basic "+msg)
+			}
+		}
 		if form.Has("client_id") || form.Has("client_secret") {
 			return fail(http.StatusBadRequest, "invalid_request", "use one way of client authentication")
 		}
@@ -210,7 +226,7 @@ func (t *tokenEndpoint) serve(w http.ResponseWriter, r *http.Request) int {
 	tok, ttl, ok, err := t.svc.ClientToken(r.Context(), id, secret)
 	if err != nil {
 		t.s.logger.Error("token endpoint", "err", err)
-		return fail(http.StatusInternalServerError, "server_error", "")
+		return t.Fail(w, r)
 	}
 	if !ok {
 		return fail(http.StatusUnauthorized, "invalid_client", "client authentication failed")

@@ -70,7 +70,7 @@ type Server struct {
 	logger *slog.Logger
 	ready  func(context.Context) error
 	routes map[string]*route // "service/version/name"
-	paths  map[string]http.Handler
+	paths  map[string]*pathRoute
 	idem   IdempotencyStore // nil: Idempotency-Key is ignored
 	// idemNow is the clock of idempotency keys (SetIdempotency).
 	idemNow func() time.Time
@@ -89,8 +89,9 @@ type Server struct {
 // Its metrics are commerce_requests_total and
 // commerce_request_duration_seconds, labelled by service, version,
 // operation and HTTP status (499 for a client that went away; "unknown"
-// service, version and operation for a path that names no operation), plus
-// the Go runtime and process collectors.
+// service, version and operation for a path that names no operation;
+// version "" for a path of HandlePath), plus the Go runtime and process
+// collectors.
 func NewServer(keys *auth.Keys, logger *slog.Logger, ready func(context.Context) error) *Server {
 	s := &Server{keys: keys, logger: logger, ready: ready, routes: map[string]*route{}, registry: prometheus.NewRegistry()}
 	labels := []string{"service", "version", "operation", "status"}
@@ -168,23 +169,67 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		serveDocs(w, r)
 		return
 	}
-	if h := s.paths[r.URL.Path]; h != nil {
-		h.ServeHTTP(w, r)
+	if p := s.paths[r.URL.Path]; p != nil {
+		s.servePath(w, r, p)
 		return
 	}
 	s.serveOp(w, r)
 }
 
+// PathHandler serves a path outside the operations' envelope (HandlePath).
+type PathHandler interface {
+	// Serve answers the request and returns the HTTP status it answered
+	// with.
+	Serve(w http.ResponseWriter, r *http.Request) int
+	// Fail answers an internal error in the path's own shape (after a
+	// panic of Serve) and returns its status.
+	Fail(w http.ResponseWriter, r *http.Request) int
+}
+
+// pathRoute is a path served by a PathHandler, with the labels of its metrics.
+type pathRoute struct {
+	service, operation string
+	h                  PathHandler
+}
+
 // HandlePath serves the path with h, outside the operations' envelope and
-// token check (POST /oauth/token, which has its own of both).
-func (s *Server) HandlePath(path string, h http.Handler) {
+// token check (POST /oauth/token, which has its own of both), with what
+// every operation gets: a panic recovered and answered with h.Fail, the
+// request metrics (labelled service, version "" as the path names none,
+// operation and status) and the request's log line.
+func (s *Server) HandlePath(p, service, operation string, h PathHandler) {
 	if s.paths == nil {
-		s.paths = map[string]http.Handler{}
+		s.paths = map[string]*pathRoute{}
 	}
-	if _, dup := s.paths[path]; dup {
-		panic("rpc: path registered twice: " + path)
+	if _, dup := s.paths[p]; dup {
+		panic("rpc: path registered twice: " + p)
 	}
-	s.paths[path] = h
+	s.paths[p] = &pathRoute{service: service, operation: operation, h: h}
+}
+
+func (s *Server) servePath(w http.ResponseWriter, r *http.Request, p *pathRoute) {
+	start := time.Now()
+	status := 0
+	defer func() {
+		if v := recover(); v != nil {
+			s.logger.Error("panic", "operation", p.operation, "panic", v)
+			status = p.h.Fail(w, r)
+		}
+		s.observe(r, p.service, "", p.operation, status, start)
+	}()
+	status = p.h.Serve(w, r)
+}
+
+// observe counts a request in the metrics and logs it (no argument is
+// logged: they may hold secrets).
+func (s *Server) observe(r *http.Request, service, version, operation string, status int, start time.Time) {
+	d := time.Since(start)
+	st := strconv.Itoa(status)
+	s.requests.WithLabelValues(service, version, operation, st).Inc()
+	s.latency.WithLabelValues(service, version, operation, st).Observe(d.Seconds())
+	s.logger.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("service", service), slog.String("version", version),
+		slog.String("operation", operation), slog.String("method", r.Method), slog.String("path", r.URL.Path),
+		slog.Int("status", status), slog.Duration("duration", d))
 }
 
 func (s *Server) serveOp(w http.ResponseWriter, r *http.Request) {
@@ -200,13 +245,7 @@ func (s *Server) serveOp(w http.ResponseWriter, r *http.Request) {
 		if idem != nil {
 			idem.finish(r.Context(), s, status)
 		}
-		d := time.Since(start)
-		st := strconv.Itoa(status)
-		s.requests.WithLabelValues(service, version, opName, st).Inc()
-		s.latency.WithLabelValues(service, version, opName, st).Observe(d.Seconds())
-		s.logger.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("service", service), slog.String("version", version),
-			slog.String("operation", opName), slog.String("method", r.Method), slog.String("path", r.URL.Path),
-			slog.Int("status", status), slog.Duration("duration", d))
+		s.observe(r, service, version, opName, status, start)
 	}()
 
 	rt, v := s.route(r.URL.Path)

@@ -2,7 +2,9 @@ package sqldb
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -236,6 +238,19 @@ func (t customerTx) Lock(ctx context.Context, id string) (*customer.Customer, er
 	return c, nil
 }
 
+// LockCustomer implements cart.Tx (here, with the customers' table).
+func (t cartTx) LockCustomer(ctx context.Context, customerID string) (string, error) {
+	var email string
+	err := t.tx.QueryRow(ctx, `SELECT email FROM customers WHERE id = ?`+t.tx.ForUpdate(), customerID).Scan(&email)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("lock customer %s: %w", customerID, t.tx.Translate(err))
+	}
+	return email, nil
+}
+
 // customerDoc is what data holds of a customer.
 type customerDoc struct {
 	FirstName string             `json:"firstName"`
@@ -286,16 +301,21 @@ func (t customerTx) Delete(ctx context.Context, id string) error {
 	return affected(t.tx, res, err, customer.NotFound(id))
 }
 
-// LockFailures implements customer.Tx: the email's row is created when
-// missing, then locked (PostgreSQL: FOR UPDATE; SQLite serialises its
-// writers), so concurrent logins for one email take turns.
+// LockFailures implements customer.Tx: one upsert creates the email's row
+// when it is missing or, when it is there, locks it with a no-op update
+// (email = excluded.email), and returns its failures, so that concurrent
+// logins for one email take turns (PostgreSQL: the row lock; SQLite
+// serialises its writers). It is one statement on purpose: an INSERT ...
+// DO NOTHING followed by a SELECT ... FOR UPDATE finds no row when
+// another transaction deletes it in between (SetFailures with none, after
+// a success; customer.remove; auth.resetPassword; the sweep), whereas
+// PostgreSQL's ON CONFLICT DO UPDATE, finding the conflicting row deleted
+// once its lock is granted, inserts the row anew.
 func (t customerTx) LockFailures(ctx context.Context, email string) ([]time.Time, error) {
-	q := t.tx.db.dialect.Upsert("login_failures", 1, []string{"email", "failures"}, []string{"email"}, nil)
-	if _, err := t.tx.Exec(ctx, q, email, "[]"); err != nil {
-		return nil, fmt.Errorf("login failures: %w", t.tx.Translate(err))
-	}
+	q := t.tx.db.dialect.Upsert("login_failures", 1, []string{"email", "failures"}, []string{"email"}, []string{"email"}) +
+		` RETURNING failures`
 	var raw string
-	if err := t.tx.QueryRow(ctx, `SELECT failures FROM login_failures WHERE email = ?`+t.tx.ForUpdate(), email).Scan(&raw); err != nil {
+	if err := t.tx.QueryRow(ctx, q, email, "[]").Scan(&raw); err != nil {
 		return nil, fmt.Errorf("login failures: %w", t.tx.Translate(err))
 	}
 	var ms []int64

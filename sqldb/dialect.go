@@ -155,6 +155,11 @@ const (
 	// ErrPatternRefused is the database refusing a regular expression it
 	// was given (too complex, too large once compiled).
 	ErrPatternRefused
+	// ErrBadText is the database refusing text it was given (PostgreSQL:
+	// a NUL byte, invalid UTF-8): validation_error. The transport and the
+	// form endpoints refuse such text first (commerce.TextProblem); this
+	// is the second line, for a path that does not.
+	ErrBadText
 )
 
 // Errors in the chain of translated driver errors (errors.Is), for the

@@ -191,7 +191,8 @@ func (db *DB) notify() {
 
 // translate turns a driver error into what it means for the interface, as
 // the dialect classifies it: a unique violation is duplicate_key with the
-// key's name, unreachable storage unavailable; a foreign key violation, a
+// key's name, unreachable storage unavailable, text the database refuses
+// validation_error; a foreign key violation, a
 // transient conflict, a canceled statement and a refused pattern keep the
 // driver's error with ErrForeignKeyViolation, ErrRetry,
 // ErrStatementCanceled or ErrPatternRejected in their chain. Errors already
@@ -222,6 +223,10 @@ func (db *DB) translate(err error) error {
 		return &kindError{ErrStatementCanceled, err}
 	case ErrPatternRefused:
 		return &kindError{ErrPatternRejected, err}
+	case ErrBadText:
+		e := commerce.Invalid("a text argument holds a NUL byte or invalid UTF-8, which the database cannot store")
+		e.Err = err
+		return e
 	}
 	return err
 }

@@ -42,7 +42,10 @@ func (s *StaffStore) ByEmail(ctx context.Context, email string) (staff.Staff, st
 
 // BeginAttempt implements staff.Store: the email's row of
 // staff_login_locks is locked (an upsert) for the count and the insert,
-// so that parallel attempts of one email count one after the other.
+// so that parallel attempts of one email count one after the other. The
+// upsert creates or locks the row in one statement (DO UPDATE, not DO
+// NOTHING and then a locking read), and nothing deletes these rows, so an
+// attempt never finds its row gone (the race customer.Tx.LockFailures had).
 func (s *StaffStore) BeginAttempt(ctx context.Context, id, email string, at, since time.Time, max int) (time.Time, bool, error) {
 	var oldest time.Time
 	ok := false

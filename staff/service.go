@@ -37,8 +37,11 @@ func NewService(store Store, now func() time.Time) *Service {
 // (customer.CheckPassword): 10 to 128 characters, not the email, not in
 // the list of common passwords. Errors: validation_error, duplicate_key.
 func (s *Service) Add(ctx context.Context, email, pw string) (Staff, error) {
+	p := textProblems(email, pw)
+	if !p.Empty() {
+		return Staff{}, p.Err()
+	}
 	email = commerce.EmailKey(email)
-	var p commerce.Problems
 	if at := strings.IndexByte(email, '@'); at < 1 || at == len(email)-1 || len(email) > 254 || strings.ContainsAny(email, " \t\r\n") {
 		p.Add("email", "must be an email address")
 	}
@@ -59,10 +62,16 @@ func (s *Service) Add(ctx context.Context, email, pw string) (Staff, error) {
 
 // SignIn checks an email and password and opens a session, returning its
 // id (the cookie's value, never stored) and the account. Errors:
-// invalid_credentials (wrong password or unknown email, the same answer in
+// validation_error (an email or password with a NUL byte or invalid
+// UTF-8), invalid_credentials (wrong password or unknown email, the same answer in
 // about the same time), too_many_attempts with data {retryAfter} (seconds)
 // after MaxFailures failures within Window, even with the right password.
 func (s *Service) SignIn(ctx context.Context, email, pw string) (string, Staff, error) {
+	// Malformed text (a NUL byte, invalid UTF-8: the store would refuse
+	// it) is validation_error, before anything is looked up or counted.
+	if p := textProblems(email, pw); !p.Empty() {
+		return "", Staff{}, p.Err()
+	}
 	email = commerce.EmailKey(email)
 	now := s.now().UTC()
 	attempt := commerce.NewID()
@@ -97,6 +106,19 @@ func (s *Service) SignIn(ctx context.Context, email, pw string) (string, Staff, 
 		return "", Staff{}, err
 	}
 	return id, st, nil
+}
+
+// textProblems lists the problems of an email and a password as text
+// (commerce.TextProblem), before they are normalised.
+func textProblems(email, pw string) commerce.Problems {
+	var p commerce.Problems
+	if msg := commerce.TextProblem(email); msg != "" {
+		p.Add("email", "%s", msg)
+	}
+	if msg := commerce.TextProblem(pw); msg != "" {
+		p.Add("password", "%s", msg)
+	}
+	return p
 }
 
 func (s *Service) dummyHash() string {
