@@ -11,11 +11,8 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce"
-	"github.com/commercekit/commerce/customer"
 	"github.com/commercekit/commerce/event"
-	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/promotion/engine"
-	"github.com/commercekit/commerce/webhook"
 )
 
 // LowStockThreshold is the most available units a stock record may have
@@ -406,12 +403,10 @@ func (h *Handler) shippingRemove(w http.ResponseWriter, r *http.Request) {
 // --- events
 
 // Channels lists the event channels for the events page's filter and the
-// webhooks' channel boxes: the channel constants of the areas that emit
-// events (the event package's, and those of orders, customers and
-// webhooks), so that no channel is offered that nothing emits. Coupons
-// are promotions: their changes are on PROMOTIONS.
-var Channels = []string{event.Products, event.Categories, event.Promotions, event.Carts, event.Taxes, event.Stock,
-	event.Shipping, order.Channel, customer.Channel, webhook.Channel}
+// webhooks' channel boxes: event.Channels, the channels the areas emit on,
+// so that no channel is offered that nothing emits. Coupons are
+// promotions: their changes are on PROMOTIONS.
+var Channels = event.Channels
 
 func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()

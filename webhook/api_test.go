@@ -70,6 +70,13 @@ func TestWebhookOperations(t *testing.T) {
 		} {
 			s.Post(t, "/event/v1/webhook.create", s.Admin, body).Expect(t, 400, "validation_error")
 		}
+		// A channel nothing emits on (COUPONS: coupons are PROMOTIONS) would
+		// never get a delivery: refused, at create and at update, naming it.
+		res = s.Post(t, "/event/v1/webhook.create", s.Admin, map[string]any{"url": r.URL, "channels": []string{"PRODUCTS", "COUPONS"}}).Expect(t, 400, "validation_error")
+		if !strings.Contains(string(res.Data), `channels[1]: must be one of PRODUCTS`) {
+			t.Errorf("unknown channel: data %s, want channels[1] named", res.Data)
+		}
+		s.Post(t, "/event/v1/webhook.update", s.Admin, map[string]any{"id": w.ID, "channels": []string{"products"}}).Expect(t, 400, "validation_error")
 		for _, r := range []struct {
 			op   string
 			body map[string]any
@@ -105,7 +112,7 @@ func TestWebhookOperations(t *testing.T) {
 		s.Post(t, "/event/v1/webhook.info", s.Admin, map[string]any{"id": w.ID}).Expect(t, 404, "webhook_not_found")
 
 		// Each change is an event of the WEBHOOKS channel, without the secret.
-		evs, err := db.List(context.Background(), event.Filter{Channel: webhook.Channel, Limit: 10})
+		evs, err := db.List(context.Background(), event.Filter{Channel: event.Webhooks, Limit: 10})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -63,14 +63,14 @@ func (s *Service) follow(ctx context.Context, wake <-chan struct{}, logger *slog
 			if err != nil && ctx.Err() == nil {
 				logger.Warn("webhook follower: lead", "err", err)
 			}
-			sleep(ctx, 2*time.Second)
+			commerce.Sleep(ctx, 2*time.Second)
 			continue
 		}
 		err = s.followLeading(ctx, wake, check)
 		release()
 		if err != nil && ctx.Err() == nil {
 			logger.Warn("webhook follower paused", "err", err)
-			sleep(ctx, time.Second)
+			commerce.Sleep(ctx, time.Second)
 		}
 	}
 }
@@ -98,7 +98,7 @@ func (s *Service) followLeading(ctx context.Context, wake <-chan struct{}, check
 			// Events come in bursts: follow them every followGap at
 			// most, not after every commit (each round is a read and a
 			// write transaction).
-			sleep(ctx, followGap)
+			commerce.Sleep(ctx, followGap)
 		case <-poll.C:
 		}
 	}
@@ -149,7 +149,7 @@ func (s *Service) dispatch(ctx context.Context, logger *slog.Logger) {
 		if err != nil {
 			if ctx.Err() == nil {
 				logger.Warn("webhook dispatcher: claim", "err", err)
-				sleep(ctx, time.Second)
+				commerce.Sleep(ctx, time.Second)
 			}
 			continue
 		}
@@ -247,13 +247,4 @@ func (s *Service) send(ctx context.Context, c Claimed) (code int, err error) {
 		return res.StatusCode, errors.New("HTTP " + strconv.Itoa(res.StatusCode))
 	}
 	return res.StatusCode, nil
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
 }

@@ -106,6 +106,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (Created, error) {
 	if len(in.Channels) == 0 {
 		p.Add("channels", "required: at least one channel")
 	}
+	checkChannels(&p, in.Channels)
 	w.Channels = []string(in.Channels)
 	if in.Types != nil && len(*in.Types) > 0 {
 		w.Types = []string(*in.Types)
@@ -122,7 +123,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (Created, error) {
 		if err := tx.CreateWebhook(ctx, Stored{Webhook: w, Secret: s.cfg.Sealer.Seal(secret)}); err != nil {
 			return err
 		}
-		return event.Emit(tx, Channel, event.Create, s.now(), map[string]any{"new": w, "data": in})
+		return event.Emit(tx, event.Webhooks, event.Create, s.now(), map[string]any{"new": w, "data": in})
 	})
 	if err != nil {
 		return Created{}, err
@@ -171,6 +172,9 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (Webhook, error) {
 	if in.Channels != nil && len(*in.Channels) == 0 {
 		p.Add("channels", "must have at least one channel")
 	}
+	if in.Channels != nil {
+		checkChannels(&p, *in.Channels)
+	}
 	if err := p.Err(); err != nil {
 		return Webhook{}, err
 	}
@@ -203,7 +207,7 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (Webhook, error) {
 			return err
 		}
 		out = w
-		return event.Emit(tx, Channel, event.Update, s.now(), map[string]any{"data": in, "old": old, "new": w})
+		return event.Emit(tx, event.Webhooks, event.Update, s.now(), map[string]any{"data": in, "old": old, "new": w})
 	})
 	return out, err
 }
@@ -224,7 +228,7 @@ func (s *Service) Remove(ctx context.Context, in RemoveInput) (Webhook, error) {
 			return err
 		}
 		out = old
-		return event.Emit(tx, Channel, event.Remove, s.now(), map[string]any{"id": in.ID, "old": old})
+		return event.Emit(tx, event.Webhooks, event.Remove, s.now(), map[string]any{"id": in.ID, "old": old})
 	})
 	return out, err
 }

@@ -5,15 +5,24 @@
 package webhook
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/event"
 )
 
-// Channel is the event channel of webhook changes (CREATE, UPDATE, REMOVE).
-// The outbox follower reads a webhook's own events to know, at each point
-// of the log, whether it was active and what it subscribed to.
-const Channel = "WEBHOOKS"
+// checkChannels adds a problem for each channel that no area emits on (a
+// webhook subscribed to a misspelt channel would never get a delivery).
+func checkChannels(p *commerce.Problems, channels []string) {
+	for i, c := range channels {
+		if !slices.Contains(event.Channels, c) {
+			p.Add(fmt.Sprintf("channels[%d]", i), "must be one of %s", strings.Join(event.Channels, ", "))
+		}
+	}
+}
 
 // Delivery statuses.
 const (
@@ -47,16 +56,7 @@ type Webhook struct {
 // Matches reports whether an event of the channel and type is one the
 // subscription's channels and types select.
 func Matches(channels, types []string, channel, typ string) bool {
-	return contains(channels, channel) && (len(types) == 0 || contains(types, typ))
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(channels, channel) && (len(types) == 0 || slices.Contains(types, typ))
 }
 
 // Delivery is one event to send to one webhook.
