@@ -15,12 +15,9 @@ import (
 	"github.com/commercekit/commerce/cart"
 )
 
-// Channel is the event channel of the area; PasswordReset is its own
-// event type (CREATE, UPDATE and REMOVE are event's).
-const (
-	Channel       = "CUSTOMERS"
-	PasswordReset = "PASSWORD_RESET"
-)
+// PasswordReset is the area's own event type on event.Customers (CREATE,
+// UPDATE and REMOVE are event's).
+const PasswordReset = "PASSWORD_RESET"
 
 // DefaultType is the customerType of a new customer.
 const DefaultType = "B2C"

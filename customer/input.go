@@ -47,9 +47,6 @@ type AddAddressInput struct {
 type AddressArg struct {
 	cart.AddressArg
 	Default bool `json:"default,omitempty"`
-	// problem is never set: the transport reports a `default` that is
-	// not a Boolean. (Read by AddAddress until it drops the check.)
-	problem string
 }
 
 // RemoveAddressInput is the argument of customer.removeAddress.

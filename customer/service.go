@@ -71,7 +71,7 @@ func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Millise
 
 // emit queues an event on CUSTOMERS.
 func emit(tx Tx, typ string, now time.Time, payload any) error {
-	return event.Emit(tx, Channel, typ, now, payload)
+	return event.Emit(tx, event.Customers, typ, now, payload)
 }
 
 // checkEmail records the problem of an email (already normalised).
@@ -314,9 +314,6 @@ func (s *Service) AddAddress(ctx context.Context, in AddAddressInput) (*Customer
 	if in.Address == nil {
 		p.Add("address", "required")
 	} else {
-		if in.Address.problem != "" {
-			p.Add("address.default", "%s", in.Address.problem)
-		}
 		addr = cart.ReadAddress(&p, "address", &in.Address.AddressArg)
 	}
 	if err := p.Err(); err != nil {

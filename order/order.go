@@ -95,9 +95,6 @@ var (
 // Anonymous is the customerId of an order placed from an anonymous cart.
 const Anonymous = "ANON"
 
-// Channel is the events' channel.
-const Channel = "ORDERS"
-
 // Event types on ORDERS.
 const (
 	EventCreate  = "CREATE"

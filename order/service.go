@@ -200,7 +200,7 @@ func ValidNumber(s string) bool {
 
 // emit queues an event on ORDERS with the payload {order}.
 func emit(tx Tx, typ string, now time.Time, o *Order) error {
-	return event.Emit(tx, Channel, typ, now, map[string]any{"order": o})
+	return event.Emit(tx, event.Orders, typ, now, map[string]any{"order": o})
 }
 
 // internalChange is what a change's function returns to store a change

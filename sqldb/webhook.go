@@ -229,7 +229,7 @@ func (s *WebhookStore) Follow(ctx context.Context, now time.Time, limit int) (in
 	if skipped, err := s.skipIdle(ctx, cursor); err != nil || skipped {
 		return 0, err
 	}
-	events, err := s.db.EventHeadsAfter(ctx, cursor, limit, webhook.Channel)
+	events, err := s.db.EventHeadsAfter(ctx, cursor, limit, event.Webhooks)
 	if err != nil || len(events) == 0 {
 		return 0, err
 	}
@@ -251,7 +251,7 @@ func (s *WebhookStore) Follow(ctx context.Context, now time.Time, limit int) (in
 				}
 			}
 			// A webhook's own change applies to the events after it.
-			if e.Channel == webhook.Channel {
+			if e.Channel == event.Webhooks {
 				applyChange(subs, e.Event)
 			}
 		}
@@ -299,7 +299,7 @@ func (s *WebhookStore) skipIdle(ctx context.Context, cursor Position) (bool, err
 	var changes int
 	err := s.db.QueryRow(ctx, `SELECT COALESCE((SELECT k `+last+`), -1), COALESCE((SELECT seq `+last+`), -1),
 		(SELECT COUNT(*) FROM events WHERE channel = ? AND ((k = ? AND seq > ?) OR k > ?)`+h+`)`,
-		webhook.Channel, cursor.K, cursor.Seq, cursor.K).Scan(&end.K, &end.Seq, &changes)
+		event.Webhooks, cursor.K, cursor.Seq, cursor.K).Scan(&end.K, &end.Seq, &changes)
 	if err != nil {
 		return false, s.db.translate(err)
 	}
