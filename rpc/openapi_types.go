@@ -230,10 +230,10 @@ func typeOverrides() map[reflect.Type]func(g *schemaGen, m mode) schema {
 		reflect.TypeFor[cart.Text](): func(*schemaGen, mode) schema {
 			return schema{"type": []any{"string", "number"}}
 		},
-		reflect.TypeFor[cart.AddressArg](): func(g *schemaGen, m mode) schema {
+		reflect.TypeFor[cart.BillingAddressArg](): func(g *schemaGen, m mode) schema {
 			return schema{
-				"description": "An address object, or the id of one of the customer's addresses.",
-				"anyOf":       []any{g.of(reflect.TypeFor[cart.Address](), m), schema{"type": "string"}},
+				"description": "An address object, or the string SAMEASSHIPPING.",
+				"anyOf":       []any{g.of(reflect.TypeFor[cart.AddressArg](), m), schema{"const": cart.SameAsShipping}},
 			}
 		},
 		reflect.TypeFor[cart.MethodRef](): func(*schemaGen, mode) schema {
