@@ -27,3 +27,16 @@ func Sweep[N int | int64](ctx context.Context, every time.Duration, logger *slog
 		}
 	}
 }
+
+// Sleep waits for d, or until ctx ends, whichever comes first, and returns
+// ctx's error if it ended: the pause of a background loop between rounds.
+func Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

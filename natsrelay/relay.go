@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/commercekit/commerce"
 	"log/slog"
 	"time"
 
@@ -65,7 +66,7 @@ func (r *Relay) Run(ctx context.Context) error {
 	for ctx.Err() == nil {
 		if err := r.lead(ctx, js, wake); err != nil && ctx.Err() == nil {
 			r.logger.Warn("event relay paused", "err", err)
-			sleep(ctx, time.Second)
+			commerce.Sleep(ctx, time.Second)
 		}
 	}
 	return nil
@@ -78,7 +79,7 @@ func (r *Relay) lead(ctx context.Context, js jetstream.JetStream, wake <-chan st
 		return err
 	}
 	if !ok {
-		sleep(ctx, 2*time.Second)
+		commerce.Sleep(ctx, 2*time.Second)
 		return nil
 	}
 	defer lead.Release()
@@ -159,9 +160,9 @@ func (r *Relay) publish(ctx context.Context, js jetstream.JetStream, lead *sqldb
 			return fmt.Errorf("lost the relay lead: %w", err)
 		}
 		if err := ensureStream(ctx, js); err != nil {
-			sleep(ctx, backoff)
+			commerce.Sleep(ctx, backoff)
 		}
-		sleep(ctx, backoff)
+		commerce.Sleep(ctx, backoff)
 		backoff = min(2*backoff, 2*time.Second)
 	}
 }
@@ -196,13 +197,4 @@ func ensureStream(ctx context.Context, js jetstream.JetStream) error {
 		return fmt.Errorf("natsrelay: stream %s: %w", Stream, err)
 	}
 	return nil
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
 }

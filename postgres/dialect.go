@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/commercekit/commerce"
 	"net"
 	"strconv"
 	"strings"
@@ -164,12 +165,8 @@ func (Dialect) AwaitEvents(ctx context.Context, read *sql.DB, max time.Duration)
 	}
 	wait := 500 * time.Microsecond
 	for deadline := time.Now().Add(max); xmin < target && time.Now().Before(deadline); {
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
+		if err := commerce.Sleep(ctx, wait); err != nil {
+			return err
 		}
 		wait = min(2*wait, 20*time.Millisecond)
 		var xmax int64

@@ -59,7 +59,7 @@ func (s *Server) CallOnce(ctx context.Context, claims commerce.Claims, path stri
 		}
 		return replay(st, stored)
 	}
-	run := &idemRun{store: s.idem, sub: claims.Subject, key: seal.id, seal: seal, rec: &recorder{}}
+	run := &idemRun{store: s.idem, sub: claims.Subject, key: seal.id, seal: seal, rec: &Recorder{}}
 	status := http.StatusInternalServerError
 	defer func() { run.finish(ctx, s, status) }()
 	runCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), idempotentRunLimit)
@@ -72,8 +72,8 @@ func (s *Server) CallOnce(ctx context.Context, claims commerce.Claims, path stri
 	} else {
 		status = http.StatusOK
 	}
-	run.rec.status = status
-	run.rec.buf.Write(answer)
+	run.rec.Status = status
+	run.rec.Body.Write(answer)
 	return out, err
 }
 

@@ -176,7 +176,7 @@ type idemRun struct {
 	store    IdempotencyStore
 	sub, key string // key is the sealed id (idemSeal.id)
 	seal     idemSeal
-	rec      *recorder
+	rec      *Recorder
 }
 
 // finish stores the answer, or forgets the key when the answer is not to
@@ -185,8 +185,8 @@ func (r *idemRun) finish(ctx context.Context, s *Server, status int) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	var err error
-	if status >= 200 && status < 500 && status != StatusClientClosedRequest && r.rec.status == status {
-		err = r.store.Finish(ctx, r.sub, r.key, status, r.seal.seal(r.rec.buf.Bytes()))
+	if status >= 200 && status < 500 && status != StatusClientClosedRequest && r.rec.Status == status {
+		err = r.store.Finish(ctx, r.sub, r.key, status, r.seal.seal(r.rec.Body.Bytes()))
 	} else {
 		err = r.store.Abort(ctx, r.sub, r.key)
 	}
@@ -195,27 +195,33 @@ func (r *idemRun) finish(ctx context.Context, s *Server, status int) {
 	}
 }
 
-// recorder passes a response through and keeps its status and body.
-type recorder struct {
+// Recorder passes a response on and keeps a copy of its status and body
+// (an idempotent run's answer to store; the API tests' document check).
+type Recorder struct {
 	http.ResponseWriter
-	status int
-	buf    bytes.Buffer
+	Status int
+	Body   bytes.Buffer
 }
 
-func (r *recorder) WriteHeader(status int) {
-	if r.status == 0 {
-		r.status = status
+// WriteHeader implements http.ResponseWriter, keeping the first status.
+func (r *Recorder) WriteHeader(status int) {
+	if r.Status == 0 {
+		r.Status = status
 	}
 	r.ResponseWriter.WriteHeader(status)
 }
 
-func (r *recorder) Write(b []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
+// Write implements http.ResponseWriter, keeping a copy of b.
+func (r *Recorder) Write(b []byte) (int, error) {
+	if r.Status == 0 {
+		r.Status = http.StatusOK
 	}
-	r.buf.Write(b)
+	r.Body.Write(b)
 	return r.ResponseWriter.Write(b)
 }
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (r *Recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 // beginIdempotent handles the key of a POST request: it answers a replay
 // or an error itself (handled true, with the status), or returns the run
@@ -243,5 +249,5 @@ func (s *Server) beginIdempotent(w http.ResponseWriter, r *http.Request, rt *rou
 		writeJSON(w, st, stored)
 		return nil, true, st
 	}
-	return &idemRun{store: s.idem, sub: sub, key: seal.id, seal: seal, rec: &recorder{ResponseWriter: w}}, false, 0
+	return &idemRun{store: s.idem, sub: sub, key: seal.id, seal: seal, rec: &Recorder{ResponseWriter: w}}, false, 0
 }

@@ -373,12 +373,7 @@ func (db *DB) Update(ctx context.Context, fn func(tx *Tx) error) error {
 		if attempt == maxAttempts || ctx.Err() != nil {
 			break
 		}
-		t := time.NewTimer(time.Duration(attempt) * 3 * time.Millisecond)
-		select {
-		case <-ctx.Done():
-		case <-t.C:
-		}
-		t.Stop()
+		_ = commerce.Sleep(ctx, time.Duration(attempt)*3*time.Millisecond) // ctx's end: see the loop's condition
 	}
 	return &commerce.Error{Code: commerce.EConcurrentMod, Message: err.Error(), Err: err}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/commercekit/commerce/rpc"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -119,46 +120,21 @@ func checking(t testing.TB, h http.Handler, args argumentsFunc) http.Handler {
 		r.Header.Del(badInputHeader)
 		sent := r.Clone(r.Context())
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		rec := &recorder{ResponseWriter: w}
+		rec := &rpc.Recorder{ResponseWriter: w}
 		h.ServeHTTP(rec, r)
-		if rec.status == 0 {
-			rec.status = http.StatusOK
+		if rec.Status == 0 {
+			rec.Status = http.StatusOK
 		}
 		_, v, err := document(h)
 		if err != nil {
 			t.Error(err)
 			return
 		}
-		if msg := checkExchange(v, args, sent, body, bad, rec.status, w.Header(), rec.body.Bytes()); msg != "" {
+		if msg := checkExchange(v, args, sent, body, bad, rec.Status, w.Header(), rec.Body.Bytes()); msg != "" {
 			t.Error(msg)
 		}
 	})
 }
-
-// recorder passes a response on and keeps a copy of its status and body.
-type recorder struct {
-	http.ResponseWriter
-	status int
-	body   bytes.Buffer
-}
-
-func (r *recorder) WriteHeader(code int) {
-	if r.status == 0 {
-		r.status = code
-	}
-	r.ResponseWriter.WriteHeader(code)
-}
-
-func (r *recorder) Write(b []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
-	r.body.Write(b)
-	return r.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the connection's writer.
-func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 // checkExchange returns why an exchange does not match the document: its
 // response does not, or the document rejects a request that the service
