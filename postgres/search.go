@@ -10,16 +10,18 @@ import (
 var _ sqldb.TextSearch = Dialect{}
 
 // SearchMatch implements sqldb.TextSearch over the table product_search
-// (migrations 0015_search.sql and 0020_search_faster.sql). The query's
-// text is folded by the database as the indexed text is
-// (product_search_query: unaccent, lower case, split at what is not a
-// letter or a digit), so that a word typed as a product has it is found
-// whatever the folding does to it (ß as ss); every word is required, the
-// last one also as a prefix (:*); the products whose title holds them all
-// first, then by ts_rank with the weights of the columns (title A, brand
-// and sku B, description C). The rows also hold what the filters, sorts
-// and facets read (online, brand, categories, prices), so that a search
-// reads nothing else of the products it finds but the page's.
+// (migrations 0015_search.sql, 0020_search_faster.sql and
+// 0021_search_fold.sql). The query's words (search.Words, what SQLite's
+// store quotes for FTS5) are folded again by the database as the indexed
+// text is (product_search_query: character by character as FTS5's
+// tokenizer folds text, with the table product_search_chars), as FTS5
+// folds each quoted word again, so that both stores look for the same
+// words; every word is required, the last one also as a prefix (:*);
+// the products whose title holds them all first, then by ts_rank with the
+// weights of the columns (title A, brand and sku B, description C). The
+// rows also hold what the filters, sorts and facets read (online, brand,
+// categories, prices), so that a search reads nothing else of the
+// products it finds but the page's.
 func (Dialect) SearchMatch(q search.Query) sqldb.SearchMatch {
 	m := sqldb.SearchMatch{From: "product_search s", Facts: &sqldb.SearchFacts{
 		Seq: "s.product_seq", Brand: "s.brand", Online: "s.online",
@@ -38,10 +40,7 @@ func (Dialect) SearchMatch(q search.Query) sqldb.SearchMatch {
 	m.Facts.InCategories = func(n int) string {
 		return "s.categories && CAST(ARRAY[" + sqldb.Placeholders(n) + "] AS TEXT[])"
 	}
-	text := q.Text
-	if text == "" {
-		text = strings.Join(q.Words, " ")
-	}
+	text := strings.Join(q.Words, " ")
 	// product_search_query is IMMUTABLE: the planner computes each tsquery
 	// once from the text.
 	m.Cond, m.Args = "s.doc @@ product_search_query(?, '')", []any{text}
