@@ -55,9 +55,15 @@ func (Dialect) SearchMatch(q search.Query) sqldb.SearchMatch {
 
 // SearchRebuild implements sqldb.TextSearch: every product's row computed
 // again (the functions of the migrations), the facts in one pass over each
-// side table.
+// side table. The products are locked against writes first (SHARE: reads
+// go on; a product's transaction under way is waited for, the next ones
+// wait until the rebuild commits). Without the lock, a product committed
+// between the DELETE and the INSERT had its row written twice (a
+// duplicate key, the reindex failed), and one changed during the INSERT
+// could have its old text written over its new.
 func (Dialect) SearchRebuild() []string {
 	return []string{
+		`LOCK TABLE products IN SHARE MODE`,
 		`DELETE FROM product_search`,
 		`INSERT INTO product_search (product_seq, doc, online, brand, categories, prices)
 		SELECT p.seq, product_search_doc(p.title, p.brand, p.sku, p.description), p.status = 'ONLINE', p.brand,

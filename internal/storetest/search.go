@@ -26,6 +26,7 @@ func Search(t *testing.T, open Opener) {
 	t.Run("the index follows product writes in their transaction", func(t *testing.T) { searchFollowsWrites(t, open(t)) })
 	t.Run("words longer than the index takes", func(t *testing.T) { searchLongWords(t, open(t)) })
 	t.Run("reindex rebuilds the index", func(t *testing.T) { searchReindex(t, open(t)) })
+	t.Run("reindex while products are written", func(t *testing.T) { searchReindexConcurrent(t, open(t)) })
 	t.Run("the migrations index the products there already", func(t *testing.T) { searchMigrations(t, open(t)) })
 	t.Run("answers are consistent while products change", func(t *testing.T) { searchConcurrent(t, open(t)) })
 }
@@ -474,6 +475,97 @@ func searchReindex(t *testing.T, db *sqldb.DB) {
 	// The filters read what the rebuild wrote.
 	if ids, _ := runSearch(t, db, search.SearchInput{Categories: []string{"A"}, Brand: []string{"Bosch"}, PriceTo: num("800")}); len(ids) != 1 {
 		t.Errorf("filters after the rebuild: got %v", ids)
+	}
+}
+
+// searchReindexConcurrent: a reindex while other transactions create and
+// rename products ends without an error, and leaves every product indexed
+// as it is in the end (PostgreSQL: the reindex's rows and a product's
+// written at the end of its transaction would collide, or the reindex
+// would write a product's old text over its new).
+func searchReindexConcurrent(t *testing.T, db *sqldb.DB) {
+	ctx := context.Background()
+	store := sqldb.NewCatalogStore(db)
+	searches := sqldb.NewSearchStore(db)
+	var seeded []*catalog.Product
+	for i := range 300 {
+		seeded = append(seeded, searchProduct(fmt.Sprintf("S-%d", i), "Lavadora sembrada", "Balay", "", 100))
+	}
+	seed(t, store, nil, seeded...)
+	done := make(chan struct{})
+	// The reindexes start once a product is committed, however slow the
+	// machine, so that they run while products are written.
+	first := make(chan struct{})
+	var firstOnce sync.Once
+	var writers sync.WaitGroup
+	created, renamed := make([]int, 2), make([]int, 2)
+	for w := range 2 {
+		writers.Go(func() {
+			defer firstOnce.Do(func() { close(first) })
+			for i := 0; ; i++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				p := searchProduct(fmt.Sprintf("R%d-%d", w, i), "Frigorífico reindexado", "Bosch", "", 100)
+				err := store.Update(ctx, func(tx catalog.Tx) error {
+					if err := tx.CreateProducts(ctx, []*catalog.Product{p}); err != nil {
+						return err
+					}
+					if i%2 == 0 {
+						return nil
+					}
+					prev, v, err := tx.Product(ctx, fmt.Sprintf("p-R%d-%d", w, i-1), true)
+					if err != nil {
+						return err
+					}
+					prev.Title = "Nevera renombrada"
+					return tx.UpdateProduct(ctx, prev, v)
+				})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				created[w]++
+				if i%2 == 1 {
+					renamed[w]++
+				}
+				firstOnce.Do(func() { close(first) })
+			}
+		})
+	}
+	<-first
+	reindexed := 0
+	for range 8 {
+		n, err := searches.Reindex(ctx)
+		if err != nil {
+			t.Errorf("reindex: %v", err)
+			break
+		}
+		if n < len(seeded) {
+			t.Errorf("reindex: %d products, want at least %d", n, len(seeded))
+		}
+		reindexed++
+	}
+	close(done)
+	writers.Wait()
+	total := func(q string) int {
+		_, res := runSearch(t, db, search.SearchInput{Q: str(q), PageArgs: page(1, 0)})
+		return res.Total
+	}
+	c, r := created[0]+created[1], renamed[0]+renamed[1]
+	if got := total("frigorifico reindexado"); got != c-r {
+		t.Errorf("%d products under their first title, want %d (%d created, %d renamed)", got, c-r, c, r)
+	}
+	if got := total("nevera renombrada"); got != r {
+		t.Errorf("%d products renamed, want %d", got, r)
+	}
+	if got := total("lavadora sembrada"); got != len(seeded) {
+		t.Errorf("%d seeded products, want %d", got, len(seeded))
+	}
+	if reindexed == 0 || c == 0 {
+		t.Errorf("%d reindexes, %d products created: the test proves nothing", reindexed, c)
 	}
 }
 
