@@ -259,18 +259,28 @@ SELECT r.c, coalesce(chr(r.f), '') FROM (VALUES
 -- that the tokenizer changes: {from, to} for translate (the dropped ones
 -- last, where from is longer than to), NULL when there are none. The
 -- characters to look up are found by a regular expression of the table's
--- characters (written from the table here), so that a text of ASCII or of
--- letters the tokenizer keeps (lower-case Cyrillic, Chinese) looks up
--- none; one lookup serves the four fields of a product.
+-- characters, so that a text of ASCII or of letters the tokenizer keeps
+-- (lower-case Cyrillic, Chinese) looks up none; those of Latin-1 and Latin
+-- Extended-A (accented Latin letters, the most common) are folded by a
+-- translate of that part of the table, without a query; one lookup serves
+-- the four fields of a product. The regular expression and the Latin part
+-- are written here from the table.
 DO $do$
 DECLARE
 	chars text;
+	latin_from text;
+	latin_to text;
 BEGIN
 	SELECT string_agg(CASE WHEN lo < 65536 THEN '\u' || lpad(to_hex(lo), 4, '0') ELSE '\U' || lpad(to_hex(lo), 8, '0') END
 		|| CASE WHEN hi = lo THEN '' WHEN hi < 65536 THEN '-\u' || lpad(to_hex(hi), 4, '0') ELSE '-\U' || lpad(to_hex(hi), 8, '0') END,
 		'' ORDER BY lo) INTO chars
 	FROM (SELECT min(c) AS lo, max(c) AS hi FROM (SELECT c, c - row_number() OVER (ORDER BY c) AS run FROM product_search_chars) x
 		GROUP BY run) r;
+	SELECT string_agg(chr(c), '' ORDER BY c), string_agg(f, '' ORDER BY c) INTO latin_from, latin_to
+	FROM product_search_chars WHERE c BETWEEN 128 AND 383;
+	IF length(latin_from) <> length(latin_to) THEN
+		RAISE EXCEPTION 'product_search_chars: a character of Latin-1 or Latin Extended-A is dropped';
+	END IF;
 	EXECUTE format($f$
 CREATE FUNCTION product_search_map(t text) RETURNS text[]
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $fn$
@@ -282,6 +292,9 @@ BEGIN
 	IF k = '' THEN
 		RETURN NULL;
 	END IF;
+	IF k COLLATE "C" ~ '^[\u0080-\u017f]+$' THEN
+		RETURN ARRAY[k, translate(k, %L, %L)];
+	END IF;
 	SELECT string_agg(chr(x.c), ''), string_agg(x.f, '') INTO src, dst
 	FROM (SELECT m.c, m.f FROM product_search_chars m
 		WHERE m.c = ANY (ARRAY(SELECT ascii(y) FROM regexp_split_to_table(k, '') y))
@@ -289,7 +302,7 @@ BEGIN
 	RETURN ARRAY[src, dst];
 END
 $fn$
-$f$, '[^' || chars || ']+');
+$f$, '[^' || chars || ']+', latin_from, latin_to);
 END
 $do$;
 
