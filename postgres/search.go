@@ -10,16 +10,18 @@ import (
 var _ sqldb.TextSearch = Dialect{}
 
 // SearchMatch implements sqldb.TextSearch over the table product_search
-// (migrations 0015_search.sql and 0020_search_faster.sql). The query's
-// text is folded by the database as the indexed text is
-// (product_search_query: unaccent, lower case, split at what is not a
-// letter or a digit), so that a word typed as a product has it is found
-// whatever the folding does to it (ß as ss); every word is required, the
-// last one also as a prefix (:*); the products whose title holds them all
-// first, then by ts_rank with the weights of the columns (title A, brand
-// and sku B, description C). The rows also hold what the filters, sorts
-// and facets read (online, brand, categories, prices), so that a search
-// reads nothing else of the products it finds but the page's.
+// (migrations 0015_search.sql, 0020_search_faster.sql and
+// 0021_search_fold.sql). The query's words (search.Words, what SQLite's
+// store quotes for FTS5) are folded again by the database as the indexed
+// text is (product_search_query: character by character as FTS5's
+// tokenizer folds text, with the table product_search_chars), as FTS5
+// folds each quoted word again, so that both stores look for the same
+// words; every word is required, the last one also as a prefix (:*);
+// the products whose title holds them all first, then by ts_rank with the
+// weights of the columns (title A, brand and sku B, description C). The
+// rows also hold what the filters, sorts and facets read (online, brand,
+// categories, prices), so that a search reads nothing else of the
+// products it finds but the page's.
 func (Dialect) SearchMatch(q search.Query) sqldb.SearchMatch {
 	m := sqldb.SearchMatch{From: "product_search s", Facts: &sqldb.SearchFacts{
 		Seq: "s.product_seq", Brand: "s.brand", Online: "s.online",
@@ -38,27 +40,35 @@ func (Dialect) SearchMatch(q search.Query) sqldb.SearchMatch {
 	m.Facts.InCategories = func(n int) string {
 		return "s.categories && CAST(ARRAY[" + sqldb.Placeholders(n) + "] AS TEXT[])"
 	}
-	text := q.Text
-	if text == "" {
-		text = strings.Join(q.Words, " ")
-	}
-	// product_search_query is IMMUTABLE: the planner computes each tsquery
-	// once from the text.
-	m.Cond, m.Args = "s.doc @@ product_search_query(?, '')", []any{text}
+	text := strings.Join(q.Words, " ")
+	// Each tsquery is a scalar subquery, computed once per search (an
+	// InitPlan): product_search_query is IMMUTABLE, so that a custom plan
+	// computes it from the text while planning, but a statement run often
+	// gets a generic plan, where the call was made again for every row
+	// ranked and checked (a one-word search matching 2,844 products took
+	// 13 ms of the server's CPU, 8.5 ms with the tsquery computed once:
+	// BENCHMARKS.md, Search).
+	m.Cond, m.Args = "s.doc @@ (SELECT product_search_query(?, ''))", []any{text}
 	// ts_rank is higher for better matches; the weights are of D, C, B
 	// and A.
-	m.Rank, m.RankArgs = "-ts_rank('{0.1, 0.25, 0.4, 1.0}', s.doc, product_search_query(?, ''))", []any{text}
+	m.Rank, m.RankArgs = "-ts_rank('{0.1, 0.25, 0.4, 1.0}', s.doc, (SELECT product_search_query(?, '')))", []any{text}
 	// The same words with weight A: in the title (checked on the match's
 	// own document).
-	m.Title, m.TitleArgs = "s.doc @@ product_search_query(?, 'A')", []any{text}
+	m.Title, m.TitleArgs = "s.doc @@ (SELECT product_search_query(?, 'A'))", []any{text}
 	return m
 }
 
 // SearchRebuild implements sqldb.TextSearch: every product's row computed
 // again (the functions of the migrations), the facts in one pass over each
-// side table.
+// side table. The products are locked against writes first (SHARE: reads
+// go on; a product's transaction under way is waited for, the next ones
+// wait until the rebuild commits). Without the lock, a product committed
+// between the DELETE and the INSERT had its row written twice (a
+// duplicate key, the reindex failed), and one changed during the INSERT
+// could have its old text written over its new.
 func (Dialect) SearchRebuild() []string {
 	return []string{
+		`LOCK TABLE products IN SHARE MODE`,
 		`DELETE FROM product_search`,
 		`INSERT INTO product_search (product_seq, doc, online, brand, categories, prices)
 		SELECT p.seq, product_search_doc(p.title, p.brand, p.sku, p.description), p.status = 'ONLINE', p.brand,

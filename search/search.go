@@ -69,8 +69,8 @@ type Query struct {
 	// none: every ONLINE product.
 	Words []string
 	// Text is q as given, for a store whose index folds text its own way
-	// (PostgreSQL's unaccent): it finds the words of Text folded that way
-	// when there are Words. "": Words joined by spaces.
+	// (an external engine's analyzers); the database's stores search for
+	// Words.
 	Text string
 	// Categories keeps the products in one of these categories or one of
 	// their descendants (any of them); none: no category filter.
@@ -164,12 +164,12 @@ func PriceBuckets(precision int) []int64 {
 // lower case, and Latin letters without their diacritics ("Frigorífico
 // KGN-39" -> "frigorifico", "kgn", "39"; combining diacritical marks are
 // dropped). Other scripts keep their marks, as the tokenizer does: Greek
-// ά, Cyrillic й, Korean syllables stay as they are. PostgreSQL folds the
-// query text itself, the way it folds the indexed text (unaccent, then
-// split: migration 0020_search_faster.sql), so each store matches a word
-// typed as the product has it; the two differ where their folding does
-// (PostgreSQL's unaccent spells ß, æ, œ out and strips Greek accents,
-// unicode61 keeps them), and only there.
+// ά, Cyrillic й, Korean syllables stay as they are; so do ß, æ, œ and
+// ligatures ("strasse" is not "straße"). Both stores look for these words:
+// SQLite's tokenizer folds each again, PostgreSQL folds them with a table
+// of what that tokenizer does with every character (migration
+// 0021_search_fold.sql, checked against it by TestFoldParity), so that
+// both find the same products.
 func Words(q string) []string {
 	var out []string
 	var b strings.Builder

@@ -21,7 +21,8 @@ type TextSearch interface {
 	// SearchMatch returns how to find the products holding every word of
 	// q, the last one also as a prefix, or every product when q has no
 	// Words. q.Words are folded as SQLite's FTS5 folds text
-	// (search.Words); an index folding text another way folds q.Text.
+	// (search.Words); an index folds them again as it folds the indexed
+	// text.
 	SearchMatch(q search.Query) SearchMatch
 	// SearchRebuild returns the statements that rebuild the whole index
 	// from the products, run in one write transaction.

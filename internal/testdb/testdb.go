@@ -141,6 +141,13 @@ func SkipWithoutPostgres(t testing.TB) {
 // not set.
 func PostgresURL(t testing.TB) string {
 	t.Helper()
+	return PostgresURLWith(t, "")
+}
+
+// PostgresURLWith is PostgresURL with options for CREATE DATABASE
+// ("TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'": another locale).
+func PostgresURLWith(t testing.TB, options string) string {
+	t.Helper()
 	SkipWithoutPostgres(t)
 	base := os.Getenv(PostgresEnv)
 	admin, err := sql.Open("pgx", base)
@@ -149,7 +156,7 @@ func PostgresURL(t testing.TB) string {
 	}
 	defer admin.Close()
 	name := "commerce_test_" + strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(commerce.NewID()))
-	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
+	if _, err := admin.Exec("CREATE DATABASE " + name + " " + options); err != nil {
 		t.Fatalf("create test database: %v", err)
 	}
 	t.Cleanup(func() {
