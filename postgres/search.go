@@ -11,7 +11,7 @@ var _ sqldb.TextSearch = Dialect{}
 
 // SearchMatch implements sqldb.TextSearch over the table product_search
 // (migrations 0015_search.sql, 0020_search_faster.sql and
-// 0021_search_fold.sql). The query's words (search.Words, what SQLite's
+// 0023_search_fold.sql). The query's words (search.Words, what SQLite's
 // store quotes for FTS5) are folded again by the database as the indexed
 // text is (product_search_query: character by character as FTS5's
 // tokenizer folds text, with the table product_search_chars), as FTS5

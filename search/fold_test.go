@@ -15,7 +15,7 @@ import (
 	"github.com/commercekit/commerce/sqldb"
 )
 
-var foldSQL = flag.String("fold-sql", "", "TestFoldParity writes the rows of product_search_chars (PostgreSQL migration 0021_search_fold.sql), as the tokenizer gives them, to this file")
+var foldSQL = flag.String("fold-sql", "", "TestFoldParity writes the rows of product_search_chars (PostgreSQL migration 0023_search_fold.sql), as the tokenizer gives them, to this file")
 
 // tokenizerChars returns what SQLite's FTS5 tokenizer (unicode61
 // remove_diacritics 2, the index's) does with each character of cps inside
@@ -159,7 +159,7 @@ func applyChars(m map[rune]string, s string) []string {
 // TestFoldParity: PostgreSQL folds text as SQLite's FTS5 tokenizer does,
 // character for character, so that both stores find the same products
 // (CONTRACT.md section 21). The table product_search_chars of migration
-// 0021_search_fold.sql is what the tokenizer does with each character of
+// 0023_search_fold.sql is what the tokenizer does with each character of
 // Unicode (not ASCII, not a surrogate), checked in full; and the functions
 // that fold the indexed text and the query (product_search_doc,
 // product_search_query) give the words the table gives, for every

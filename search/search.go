@@ -168,7 +168,7 @@ func PriceBuckets(precision int) []int64 {
 // ligatures ("strasse" is not "straße"). Both stores look for these words:
 // SQLite's tokenizer folds each again, PostgreSQL folds them with a table
 // of what that tokenizer does with every character (migration
-// 0021_search_fold.sql, checked against it by TestFoldParity), so that
+// 0023_search_fold.sql, checked against it by TestFoldParity), so that
 // both find the same products.
 func Words(q string) []string {
 	var out []string
