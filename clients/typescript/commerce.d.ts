@@ -887,7 +887,7 @@ export interface paths {
         put?: never;
         /**
          * customer.update
-         * @description Changes the fields given of a customer (customerType: admin only; password: with currentPassword). Any valid token (api or admin scope).
+         * @description Changes the fields given of a customer (customerType: admin only; password: with currentPassword, whose wrong guesses count in the email's login failures). Any valid token (api or admin scope).
          */
         post: operations["customer.v1.customer.update"];
         delete?: never;
@@ -1728,7 +1728,7 @@ export interface components {
             quantity: number;
             warehouseId: string;
         };
-        /** @description Address is a shipping or billing address (SPEC.md "Address"). It is stored and returned as given: validated, not normalised (a state given as "Hawaii" stays "Hawaii"). PostCode and Phone are accepted as a JSON number or string and kept as strings; Address2 (typed "Array Number" in SPEC.md) is kept as whatever JSON value was given. */
+        /** @description Address is a shipping or billing address (SPEC.md "Address"). It is stored and returned as given: validated, not normalised (a state given as "Hawaii" stays "Hawaii"). PostCode and Phone are accepted as a JSON number or string and kept as strings; Address2 (typed "Array Number" in SPEC.md) is kept as whatever JSON value was given (null is absent). */
         "cart.Address": {
             address_1: string;
             address_2?: unknown;
@@ -1743,10 +1743,8 @@ export interface components {
             postCode: components["schemas"]["cart.Text"];
             state: string;
         };
-        /** @description An address object, or the id of one of the customer's addresses. */
-        "cart.AddressArgInput": components["schemas"]["cart.AddressInput"] | string;
-        /** @description Address is a shipping or billing address (SPEC.md "Address"). It is stored and returned as given: validated, not normalised (a state given as "Hawaii" stays "Hawaii"). PostCode and Phone are accepted as a JSON number or string and kept as strings; Address2 (typed "Array Number" in SPEC.md) is kept as whatever JSON value was given. */
-        "cart.AddressInput": {
+        /** @description AddressArg is an address argument given as an object: shippingAddress, checkout's addresses, and a customer's address (which embeds it). The transport decodes it as every argument, strictly (exact field names, typed values, problems with their paths); the use case checks the required fields (Address.Check) and the place (Address.CheckPlace). Another JSON value than an object is "must be an address object". */
+        "cart.AddressArgInput": {
             address_1: string;
             address_2?: unknown;
             city: string;
@@ -1760,10 +1758,12 @@ export interface components {
             postCode: components["schemas"]["cart.TextInput"];
             state: string;
         };
+        /** @description An address object, or the string SAMEASSHIPPING. */
+        "cart.BillingAddressArgInput": components["schemas"]["cart.AddressArgInput"] | "SAMEASSHIPPING";
         /** @description BillingAddressInput is the argument of cart.setBillingAddress. */
         "cart.BillingAddressInput": {
             /** @description BillingAddress is an address object, or the string SAMEASSHIPPING; absent (or null) means SAMEASSHIPPING. */
-            billingAddress?: components["schemas"]["cart.AddressArgInput"] | null;
+            billingAddress?: components["schemas"]["cart.BillingAddressArgInput"] | null;
             cartId: string;
         };
         /** @description CartInput is an argument naming a cart (cart.calculateCart). */
@@ -1772,7 +1772,7 @@ export interface components {
         };
         /** @description CheckoutInput is the argument of cart.checkout. ShippingAddress, ShippingMethod and BillingAddress are optional and applied first, as the operations that set them would; PaymentID names the payment provider and PaymentData (a JSON object, opaque to the cart) is passed to it. */
         "cart.CheckoutInput": {
-            billingAddress?: components["schemas"]["cart.AddressArgInput"] | null;
+            billingAddress?: components["schemas"]["cart.BillingAddressArgInput"] | null;
             cartId: string;
             /** @description Email is the order's email (optional). */
             email?: string | null;
@@ -2224,8 +2224,22 @@ export interface components {
             postCode: components["schemas"]["cart.Text"];
             state: string;
         };
-        /** @description The JSON form of customer.AddressArg. */
-        "customer.AddressArgInput": unknown;
+        /** @description AddressArg is an address argument: a cart address object plus the optional Boolean `default`, decoded by the transport as every argument (exact field names, typed values). */
+        "customer.AddressArgInput": {
+            address_1: string;
+            address_2?: unknown;
+            city: string;
+            company?: string;
+            /** @description An ISO 3166-1 alpha-2 country code (upper case). */
+            country: string;
+            default?: boolean;
+            firstName: string;
+            instructions?: string;
+            lastName?: string;
+            phone?: components["schemas"]["cart.TextInput"];
+            postCode: components["schemas"]["cart.TextInput"];
+            state: string;
+        };
         /** @description Client is an OAuth 2.0 client (client credentials grant). SecretHash is the SHA-256 of its secret and is never marshaled. */
         "customer.Client": {
             /** Format: date-time */
@@ -4911,7 +4925,7 @@ export interface operations {
                     "application/json": components["schemas"]["error.forbidden"];
                 };
             };
-            /** @description Not Found. Error codes: `cart_not_found`; `product_not_found`; `shipping_not_found`. */
+            /** @description Not Found. Error codes: `cart_not_found`; `customer_not_found`; `product_not_found`; `shipping_not_found`. */
             404: {
                 headers: {
                     /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
@@ -4919,7 +4933,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.product_not_found"] | components["schemas"]["error.shipping_not_found"];
+                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.customer_not_found"] | components["schemas"]["error.product_not_found"] | components["schemas"]["error.shipping_not_found"];
                 };
             };
             /** @description Conflict. Error codes: `concurrent_modification`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
@@ -10320,6 +10334,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["error.idempotency_key_reused"];
+                };
+            };
+            /** @description Too Many Requests. Error codes: `too_many_attempts`. */
+            429: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.too_many_attempts"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
