@@ -14,36 +14,8 @@ import (
 	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/payment"
 	"github.com/commercekit/commerce/payment/manual"
-	"github.com/commercekit/commerce/postgres"
 	"github.com/commercekit/commerce/sqldb"
 )
-
-// waitBlocked waits until n write transactions wait: on PostgreSQL for a
-// row lock (pg_stat_activity), on SQLite for their turn at the single
-// writer (Stats().Queued). It fails the test after 10 seconds.
-func waitBlocked(t testing.TB, db *sqldb.DB, n int) {
-	t.Helper()
-	_, pg := db.Dialect().(postgres.Dialect)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		got := 0
-		if pg {
-			if err := db.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity
-				WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&got); err != nil {
-				t.Fatal(err)
-			}
-		} else {
-			got = int(db.Stats().Queued)
-		}
-		if got >= n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d transactions wait, want %d", got, n)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
 
 // hold runs fn in a write transaction in the background and keeps the
 // transaction open, after fn, until release is called; held is closed once
@@ -95,7 +67,7 @@ func TestLockFailuresRowDeletedMeanwhile(t *testing.T) {
 			deleted <- s.Update(ctx, func(tx customer.Tx) error { return tx.SetFailures(ctx, email, nil) })
 		}()
 		// ... a deletion of it queues behind...
-		waitBlocked(t, db, 1)
+		testdb.WaitBlocked(t, db, 1)
 		// ... and an attempt behind both: it runs once the deletion
 		// committed.
 		var seen []time.Time
@@ -110,7 +82,7 @@ func TestLockFailuresRowDeletedMeanwhile(t *testing.T) {
 				return tx.SetFailures(ctx, email, append(at, now.Add(time.Second)))
 			})
 		}()
-		waitBlocked(t, db, 2)
+		testdb.WaitBlocked(t, db, 2)
 		release()
 		for what, ch := range map[string]chan error{"delete": deleted, "second attempt": second} {
 			if err := <-ch; err != nil {
@@ -230,10 +202,10 @@ func TestCheckoutDuringRemove(t *testing.T) {
 			answer <- e.Post(t, "/cart/v1/cart.checkout", token, map[string]any{"cartId": cartID, "shippingAddress": hawaii(),
 				"paymentId": "manual", "paymentData": map[string]any{"method": "cash"}})
 		}()
-		waitBlocked(t, db, 1) // the checkout, at the stock
+		testdb.WaitBlocked(t, db, 1) // the checkout, at the stock
 		removed := make(chan apitest.Response, 1)
 		go func() { removed <- e.Post(t, cv1+"customer.remove", e.Admin, map[string]any{"id": id}) }()
-		waitBlocked(t, db, 2) // the removal, behind the checkout
+		testdb.WaitBlocked(t, db, 2) // the removal, behind the checkout
 		release()
 		if err := <-holder; err != nil {
 			t.Fatal(err)

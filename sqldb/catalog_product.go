@@ -372,9 +372,10 @@ func (t catalogTx) UpdateProduct(ctx context.Context, p *catalog.Product, versio
 }
 
 // RemoveProduct deletes a product with its side rows and its stock
-// records, reservations included (catalog.Tx). The product's row goes
-// first: a stock.create holding it (stock.Tx.LockProduct) commits before
-// the stock is deleted here, and one that comes later finds no product.
+// records, reservations included (catalog.Tx; stockTx.removeProduct). The
+// product's row goes first: a stock.create holding it
+// (stock.Tx.LockProduct) commits before the stock is deleted here, and one
+// that comes later finds no product.
 func (t catalogTx) RemoveProduct(ctx context.Context, id string) error {
 	var seq int64
 	err := t.tx.QueryRow(ctx, `DELETE FROM products WHERE id = ? RETURNING seq`, id).Scan(&seq)
@@ -386,10 +387,5 @@ func (t catalogTx) RemoveProduct(ctx context.Context, id string) error {
 			return fmt.Errorf("remove product: %w", err)
 		}
 	}
-	for _, table := range []string{"stock_reservations", "stock"} {
-		if _, err := t.tx.Exec(ctx, `DELETE FROM `+table+` WHERE product_id = ?`, id); err != nil {
-			return fmt.Errorf("remove product: %w", err)
-		}
-	}
-	return nil
+	return stockTx(t).removeProduct(ctx, id)
 }

@@ -52,6 +52,29 @@ type stockTx struct{ tx *Tx }
 // Emit implements stock.Tx.
 func (t stockTx) Emit(e event.Event) { t.tx.Emit(e) }
 
+// removeProduct deletes the stock records of a removed product and their
+// reservations (catalogTx.RemoveProduct). The stock rows are locked first:
+// a reservation being made on one (a cart's transaction holding the row)
+// commits before, so that its reservation is seen and deleted here rather
+// than left referring to a deleted row; a later one finds no stock.
+func (t stockTx) removeProduct(ctx context.Context, productID string) error {
+	rows, err := t.tx.Query(ctx, `SELECT warehouse_id FROM stock WHERE product_id = ?`+t.tx.ForUpdate(), productID)
+	if err != nil {
+		return fmt.Errorf("remove product's stock: %w", err)
+	}
+	for rows.Next() { // every row read: every row locked
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return fmt.Errorf("remove product's stock: %w", err)
+	}
+	for _, table := range []string{"stock_reservations", "stock"} {
+		if _, err := t.tx.Exec(ctx, `DELETE FROM `+table+` WHERE product_id = ?`, productID); err != nil {
+			return fmt.Errorf("remove product's stock: %w", err)
+		}
+	}
+	return nil
+}
+
 // LockProduct implements stock.Tx: the product's row read FOR UPDATE
 // (PostgreSQL; SQLite's writer is alone), which a concurrent
 // product.remove's DELETE waits for, and which waits for a removal that

@@ -72,6 +72,7 @@ func TestRemoveWaitsForCreate(t *testing.T) {
 		<-ps.locked
 		removed := make(chan error, 1)
 		go func() { removed <- cat.RemoveProduct(ctx, "p1") }()
+		testdb.WaitBlocked(t, db, 1) // the removal waits for the create
 		close(ps.release)
 		if err := <-created; err != nil {
 			t.Fatalf("create: %v", err)
@@ -142,6 +143,48 @@ func TestRemoveRacesCreate(t *testing.T) {
 			}
 		}
 		t.Logf("outcomes: %v", outcomes)
+	})
+}
+
+// A product.remove that comes while a cart's transaction is reserving the
+// product's stock (holding its stock row, its reservation written but not
+// committed) waits for it and removes that reservation too: it neither
+// fails on the reservation's reference to the stock row nor leaves it.
+// A reservation that comes after the removal finds no stock.
+func TestRemoveWaitsForReservation(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		f := newFixture(t, db, 0)
+		f.create(t, "p1", "w1", 5)
+		reserved, release := make(chan struct{}), make(chan struct{})
+		done := make(chan error, 1)
+		go func() {
+			done <- f.store.Update(ctx, func(tx stock.Tx) error {
+				if _, err := f.svc.Reserve(ctx, tx, stock.Reservation{CartID: "c1", ItemID: "i1", ProductID: "p1", WarehouseID: "w1", Quantity: 2}); err != nil {
+					return err
+				}
+				close(reserved)
+				<-release
+				return nil
+			})
+		}()
+		<-reserved
+		removed := make(chan error, 1)
+		go func() { removed <- catalog.NewService(sqldb.NewCatalogStore(db), nil, nil).RemoveProduct(ctx, "p1") }()
+		testdb.WaitBlocked(t, db, 1) // the removal waits for the reservation
+		close(release)
+		if err := <-done; err != nil {
+			t.Fatalf("reserve: %v", err)
+		}
+		if err := <-removed; err != nil {
+			t.Fatalf("remove while a reservation was being made: %v", err)
+		}
+		if n := stockRows(t, db, "p1"); n != 0 {
+			t.Errorf("%d stock rows left for the removed product", n)
+		}
+		if _, err := f.reserve("c2", "p1", "w1", 1); err == nil {
+			t.Error("a reservation after the removal succeeded")
+		}
 	})
 }
 

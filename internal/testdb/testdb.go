@@ -177,3 +177,30 @@ func PostgresURLWith(t testing.TB, options string) string {
 	pu.Path = "/" + name
 	return pu.String()
 }
+
+// WaitBlocked waits until n write transactions wait: on PostgreSQL for a
+// row lock (pg_stat_activity), on SQLite for their turn at the single
+// writer (Stats().Queued). It fails the test after 10 seconds.
+func WaitBlocked(t testing.TB, db *sqldb.DB, n int) {
+	t.Helper()
+	_, pg := db.Dialect().(postgres.Dialect)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := 0
+		if pg {
+			if err := db.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity
+				WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			got = int(db.Stats().Queued)
+		}
+		if got >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d transactions wait, want %d", got, n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
