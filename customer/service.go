@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/commercekit/commerce/internal/password"
 	"log/slog"
 	"net/mail"
 	"slices"
@@ -105,7 +106,7 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (*Customer, er
 	if in.Password == nil {
 		p.Add("password", "required")
 	} else {
-		checkPassword(&p, "password", *in.Password, email)
+		password.Check(&p, "password", *in.Password, email)
 	}
 	checkText(&p, "firstName", deref(in.FirstName), true)
 	checkText(&p, "lastName", deref(in.LastName), false)
@@ -246,7 +247,7 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*Customer, error)
 		if err != nil {
 			return nil, err
 		}
-		checkPassword(&p, "password", *in.Password, c.Email)
+		password.Check(&p, "password", *in.Password, c.Email)
 		if in.CurrentPassword != nil && len(*in.CurrentPassword) > 4*MaxPasswordLen {
 			p.Add("currentPassword", "must be at most %d characters long", MaxPasswordLen)
 		}
@@ -372,13 +373,36 @@ func (s *Service) List(ctx context.Context, in ListInput) (commerce.Page, []Cust
 // row, and only then reads the orders, so that every order placed before
 // is seen (PostgreSQL reads committed data per statement) and erased,
 // and a checkout after it finds the account gone and places no order. The
-// carts are read once more after the account's row is held, for one that
-// became the customer's meanwhile (a guest cart adopted at sign-in).
+// carts are read once more after the account's row is held: a cart that
+// became the customer's meanwhile (a guest cart adopted at sign-in) is not
+// locked then, after the account (which could deadlock with its
+// checkout), but the transaction is given up and the removal starts again,
+// locking it first (at most removeRounds times).
 func (s *Service) Remove(ctx context.Context, in RemoveInput) error {
 	id, err := target(ctx, in.ID)
 	if err != nil {
 		return err
 	}
+	for round := 1; ; round++ {
+		err := s.remove(ctx, id)
+		if !errors.Is(err, errCartsMoved) {
+			return err
+		}
+		if round == removeRounds {
+			return commerce.Errorf(commerce.EConcurrentMod, "customer %s: carts keep changing", id)
+		}
+	}
+}
+
+// removeRounds bounds the rounds of a removal that keeps finding new carts
+// of the customer (each one means another sign-in adopted a cart).
+const removeRounds = 5
+
+// errCartsMoved tells Remove that the customer gained a cart while its
+// removal's transaction ran.
+var errCartsMoved = errors.New("the customer's carts changed")
+
+func (s *Service) remove(ctx context.Context, id string) error {
 	now := s.clock()
 	return s.store.Update(ctx, func(tx Tx) error {
 		erased := map[string]bool{}
@@ -399,8 +423,14 @@ func (s *Service) Remove(ctx context.Context, in RemoveInput) error {
 				return err
 			}
 		}
-		if err := eraseCarts(ctx, tx, c.ID, erased); err != nil {
+		ids, err := tx.CartIDs(ctx, c.ID)
+		if err != nil {
 			return err
+		}
+		for _, cartID := range ids {
+			if !erased[cartID] {
+				return errCartsMoved
+			}
 		}
 		if err := tx.Delete(ctx, c.ID); err != nil {
 			return err

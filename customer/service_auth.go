@@ -2,6 +2,7 @@ package customer
 
 import (
 	"context"
+	"github.com/commercekit/commerce/internal/password"
 	"math"
 	"slices"
 	"time"
@@ -156,6 +157,14 @@ func (s *Service) Login(ctx context.Context, in LoginInput) (*Session, error) {
 	refresh, rec := s.newRefresh(c.ID, commerce.NewID(), now)
 	var signedIn *Customer
 	err = s.store.Update(ctx, func(tx Tx) error {
+		// The cart before the account, in the order a checkout locks them
+		// (cart.Tx.LockCustomer): a sign-in naming the customer's own cart
+		// while it checks out waits for it rather than deadlocking.
+		if in.CartID != "" {
+			if err := adoptCart(ctx, tx, in.CartID, c.ID, now); err != nil {
+				return err
+			}
+		}
 		cur, err := tx.Lock(ctx, c.ID)
 		if err != nil {
 			return err
@@ -175,11 +184,6 @@ func (s *Service) Login(ctx context.Context, in LoginInput) (*Session, error) {
 		}
 		if err := tx.InsertRefresh(ctx, rec); err != nil {
 			return err
-		}
-		if in.CartID != "" {
-			if err := adoptCart(ctx, tx, in.CartID, cur.ID, now); err != nil {
-				return err
-			}
 		}
 		signedIn = cur
 		return nil
@@ -358,7 +362,7 @@ func (s *Service) ResetPassword(ctx context.Context, in ResetInput) (*Customer, 
 		return nil, err
 	}
 	var p commerce.Problems
-	checkPassword(&p, "password", in.Password, c.Email)
+	password.Check(&p, "password", in.Password, c.Email)
 	if err := p.Err(); err != nil {
 		return nil, err
 	}

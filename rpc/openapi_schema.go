@@ -355,15 +355,9 @@ var patterns = map[string]struct{ re, doc string }{
 	"country-or-empty": {`^([A-Z]{2})?$`, "An ISO 3166-1 alpha-2 country code (upper case), or empty for none."},
 }
 
-// parseRule reads `openapi:"required,enum=A|B,min=1,max=1000,format=email,
-// pattern=currency,minItems=1"`; later parts override earlier ones
+// add reads `openapi:"required,enum=A|B,min=1,max=1000,format=email,
+// pattern=currency,minItems=1"` into r; later parts override earlier ones
 // (required is never taken back).
-func parseRule(tag string) rule {
-	var r rule
-	r.add(tag)
-	return r
-}
-
 func (r *rule) add(tag string) {
 	for part := range strings.SplitSeq(tag, ",") {
 		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce"
-	"github.com/commercekit/commerce/customer"
 	"github.com/commercekit/commerce/internal/password"
 )
 
@@ -34,7 +33,7 @@ func NewService(store Store, now func() time.Time) *Service {
 }
 
 // Add creates an account. The password follows customers' rules
-// (customer.CheckPassword): 10 to 128 characters, not the email, not in
+// (internal/password.Check): 10 to 128 characters, not the email, not in
 // the list of common passwords. Errors: validation_error, duplicate_key.
 func (s *Service) Add(ctx context.Context, email, pw string) (Staff, error) {
 	p := textProblems(email, pw)
@@ -45,7 +44,7 @@ func (s *Service) Add(ctx context.Context, email, pw string) (Staff, error) {
 	if at := strings.IndexByte(email, '@'); at < 1 || at == len(email)-1 || len(email) > 254 || strings.ContainsAny(email, " \t\r\n") {
 		p.Add("email", "must be an email address")
 	}
-	customer.CheckPassword(&p, "password", pw, email)
+	password.Check(&p, "password", pw, email)
 	if err := p.Err(); err != nil {
 		return Staff{}, err
 	}
