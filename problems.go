@@ -1,7 +1,10 @@
 package commerce
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -161,3 +164,19 @@ func Keys(vals []string) []string {
 // customers and staff alike: Key (NFC), without surrounding spaces, in
 // lower case.
 func EmailKey(s string) string { return strings.ToLower(Key(strings.TrimSpace(s))) }
+
+// UnplacedOffset is the Offset of a *json.UnmarshalTypeError that an
+// argument type's UnmarshalJSON returns for its own value (Unplaced): it
+// does not know where that value is in the request, so the transport names
+// the field by the decoder's field path instead of the offset.
+const UnplacedOffset = math.MaxInt64
+
+// Unplaced marks a type error found by an UnmarshalJSON (see
+// UnplacedOffset); other errors are returned as they are.
+func Unplaced(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		te.Offset = UnplacedOffset
+	}
+	return err
+}

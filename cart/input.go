@@ -3,7 +3,6 @@ package cart
 import (
 	"bytes"
 	"encoding/json"
-	"math"
 	"reflect"
 
 	"github.com/commercekit/commerce"
@@ -125,7 +124,7 @@ func (b *BillingAddressArg) UnmarshalJSON(data []byte) error {
 		return nil
 	case data[0] == '{':
 		b.Address = new(AddressArg)
-		return unplaced(json.Unmarshal(data, b.Address))
+		return commerce.Unplaced(json.Unmarshal(data, b.Address))
 	case data[0] == '"':
 		var s string
 		if err := json.Unmarshal(data, &s); err == nil && s == SameAsShipping {
@@ -183,7 +182,7 @@ func (m *MethodRef) UnmarshalJSON(data []byte) error {
 	case data[0] == '{':
 		var o MethodObject
 		if err := json.Unmarshal(data, &o); err != nil {
-			return unplaced(err)
+			return commerce.Unplaced(err)
 		}
 		m.ID, m.Object = o.ID, true
 		return nil
@@ -202,18 +201,7 @@ func (m MethodRef) MarshalJSON() ([]byte, error) {
 // wrongForm is the error of a JSON value of another form than T takes:
 // the transport names the field and T's forms ("must be ...").
 func wrongForm[T any]() error {
-	return unplaced(&json.UnmarshalTypeError{Value: "value", Type: reflect.TypeFor[T]()})
-}
-
-// unplaced marks a type error found by an UnmarshalJSON, which does not
-// know where its value is in the request, with the offset past any end:
-// the transport then names the field by the decoder's field names (its
-// offset would be relative to the value, not the request).
-func unplaced(err error) error {
-	if te, ok := err.(*json.UnmarshalTypeError); ok {
-		te.Offset = math.MaxInt64
-	}
-	return err
+	return commerce.Unplaced(&json.UnmarshalTypeError{Value: "value", Type: reflect.TypeFor[T]()})
 }
 
 // CouponInput is the argument of cart.applyCoupon and cart.removeCoupon:

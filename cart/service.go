@@ -34,8 +34,10 @@ type Deps struct {
 	// Orders places the order of a checkout (the orders area); without
 	// it a checkout places none.
 	Orders Orders
-	// Customers gives an order the email of the customer's account when
-	// the checkout names none (the customers area); optional.
+	// Customers tells checkout whether the cart's customer has an account,
+	// whose email the order takes when the checkout names none, and whose
+	// row the checkout then holds (cart.Tx.LockCustomer) against a
+	// concurrent customer.remove (the customers area); optional.
 	Customers Customers
 }
 

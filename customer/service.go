@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/commercekit/commerce/internal/password"
 	"log/slog"
 	"net/mail"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"github.com/commercekit/commerce/auth"
 	"github.com/commercekit/commerce/cart"
 	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/internal/password"
 	"github.com/commercekit/commerce/order"
 )
 

@@ -2,7 +2,6 @@ package customer
 
 import (
 	"context"
-	"github.com/commercekit/commerce/internal/password"
 	"math"
 	"slices"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/cart"
 	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/internal/password"
 )
 
 // Session is the answer of auth.login and auth.refresh.

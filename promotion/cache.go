@@ -55,6 +55,16 @@ func compile(promos []Promotion) *snapshot {
 	return &snapshot{index: engine.NewIndex(list), limited: lim}
 }
 
+// refresh drops the snapshot after a change, whatever its outcome (a
+// commit that reports an error may still have happened), and builds the
+// next one here, in the admin's request, so that carts evaluating next do
+// not wait for the rebuild. A failed rebuild is left to the next
+// evaluation, which tries again.
+func (s *Service) refresh(ctx context.Context) {
+	s.cache.Invalidate()
+	_, _ = s.cache.Get(context.WithoutCancel(ctx))
+}
+
 // current returns the snapshot to evaluate with (see snapcache.Cache.Get).
 func (s *Service) current(ctx context.Context) (*snapshot, error) {
 	snap, err := s.cache.Get(ctx)

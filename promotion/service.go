@@ -113,9 +113,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (Promotion, error)
 		}
 		return event.Emit(tx, event.Promotions, event.Create, s.now(), map[string]any{"new": out, "data": in})
 	})
-	// Dropped whatever the outcome: a commit that reports an error may
-	// still have happened.
-	s.cache.Invalidate()
+	s.refresh(ctx)
 	if err != nil {
 		return Promotion{}, fmt.Errorf("create promotion: %w", err)
 	}
@@ -183,9 +181,7 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (Promotion, error)
 		out = p
 		return event.Emit(tx, event.Promotions, event.Update, s.now(), map[string]any{"data": in, "old": old, "new": p})
 	})
-	// Dropped whatever the outcome: a commit that reports an error may
-	// still have happened.
-	s.cache.Invalidate()
+	s.refresh(ctx)
 	if err != nil {
 		return Promotion{}, fmt.Errorf("update promotion: %w", err)
 	}

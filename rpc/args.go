@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/url"
 	"reflect"
 	"sort"
@@ -371,12 +370,6 @@ func hasShape(t reflect.Type) bool {
 	return false
 }
 
-// unplaced is the Offset of a *json.UnmarshalTypeError that an argument
-// type's UnmarshalJSON returns for its value (cart.Text, the forms of
-// cart.MethodRef): it does not know where the value is in the body, so
-// the error is placed by the decoder's field name instead (jsonPath).
-const unplaced = math.MaxInt64
-
 // decodeError turns a JSON decoding error into a validation_error naming
 // the field path, with the decoder's error as its cause. t is the type
 // decoded into (nil for a generic value).
@@ -394,7 +387,7 @@ func decodeError(err error, body []byte, t reflect.Type) error {
 		return ce
 	case errors.As(err, &te):
 		field, ok := "", false
-		if te.Offset != unplaced {
+		if te.Offset != commerce.UnplacedOffset {
 			field, ok = pathAt(body, te.Offset)
 		}
 		if !ok {

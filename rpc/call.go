@@ -13,8 +13,8 @@ import (
 // as the caller with the claims, with args marshaled to JSON as a request
 // body: the same argument checks, the same service call and the same
 // errors as over HTTP, without a token. The admin app calls the service
-// this way, as the signed-in staff member. It returns the answer's
-// properties (without "ok") as JSON.
+// this way, as the signed-in staff member. It returns the answer as the
+// HTTP body would hold it ({"ok":true, ...}).
 func (s *Server) Call(ctx context.Context, claims commerce.Claims, path string, args any) (out json.RawMessage, err error) {
 	return s.CallOnce(ctx, claims, path, args, "")
 }
@@ -67,8 +67,11 @@ func (s *Server) CallOnce(ctx context.Context, claims commerce.Claims, path stri
 	out, err = s.call(runCtx, claims, rt, body)
 	answer := out
 	if err != nil {
+		var merr error
+		if answer, merr = json.Marshal(errorBody{Error: commerce.ErrorCode(err), Data: commerce.ErrorData(err)}); merr != nil {
+			return out, err // status stays 500: the key is given up, not stored with no answer
+		}
 		status = Status(commerce.ErrorCode(err))
-		answer, _ = json.Marshal(errorBody{Error: commerce.ErrorCode(err), Data: commerce.ErrorData(err)})
 	} else {
 		status = http.StatusOK
 	}
