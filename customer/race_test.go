@@ -15,6 +15,7 @@ import (
 	"github.com/commercekit/commerce/payment"
 	"github.com/commercekit/commerce/payment/manual"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/sqlite"
 )
 
 // hold runs fn in a write transaction in the background and keeps the
@@ -210,8 +211,19 @@ func TestCheckoutDuringRemove(t *testing.T) {
 		if err := <-holder; err != nil {
 			t.Fatal(err)
 		}
-		r := (<-answer).Must(t)
+		r := <-answer
 		(<-removed).Must(t)
+		if _, sqlite := db.Dialect().(*sqlite.Dialect); sqlite && r.Status == 404 && r.Error == commerce.ECustomerNotFound {
+			// SQLite's one writer takes the two in the order they were
+			// queued, which a background write queued meanwhile (a sweep)
+			// can leave undecided here: the removal went first, and the
+			// checkout placed no order.
+			if list := customerOrders(t, e, id); len(list) != 0 {
+				t.Errorf("orders of the removed customer: %s", list)
+			}
+			return
+		}
+		r.Must(t)
 		var placed struct{ ID string }
 		r.Decode(t, "order", &placed)
 		o := e.Post(t, "/order/v1/order.info", e.Admin, map[string]any{"id": placed.ID}).Must(t)
