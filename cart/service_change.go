@@ -281,7 +281,7 @@ func changeEvent(o change, c *Cart, now time.Time) (event.Event, error) {
 	if err != nil {
 		return event.Event{}, fmt.Errorf("cart event: %w", err)
 	}
-	b := make([]byte, 0, 2048+1024*len(c.Items))
+	b := make([]byte, 0, len(data)+128+viewSize(len(c.Items)))
 	b = append(b, `{"data":`...)
 	b = append(b, data...)
 	b = append(b, `,"new":`...)

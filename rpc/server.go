@@ -295,13 +295,31 @@ func (s *Server) serveOp(w http.ResponseWriter, r *http.Request) {
 		status = s.answerError(w, opName, err, run == nil && clientClosed(r, err))
 		return
 	}
+	status = http.StatusOK
+	if rf, ok := res.(RawField); ok {
+		writeRaw(w, rf)
+		return
+	}
 	out, err := envelope(res)
 	if err != nil {
 		status = s.writeError(w, r, opName, err)
 		return
 	}
-	status = http.StatusOK
 	writeJSON(w, status, out)
+}
+
+// writeRaw answers 200 with the envelope of rf, as envelope writes it,
+// without copying rf's JSON into it (a cart is several kilobytes) and
+// with its length, so that the answer is not sent in chunks.
+func writeRaw(w http.ResponseWriter, rf RawField) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(`{"ok":true,"":}`)+len(rf.Name)+len(rf.JSON)))
+	w.WriteHeader(http.StatusOK)
+	// A failed write means the client is gone; there is no one to tell.
+	_, _ = io.WriteString(w, `{"ok":true,"`+rf.Name+`":`)
+	_, _ = w.Write(rf.JSON)
+	_, _ = io.WriteString(w, "}")
 }
 
 // panicError is the internal error of an operation that panicked with p,

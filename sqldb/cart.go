@@ -88,7 +88,7 @@ func (t cartTx) Insert(ctx context.Context, c *cart.Cart) error {
 	c.Version = 1
 	_, err = t.tx.Exec(ctx, `INSERT INTO carts (`+cartColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		c.ID, c.CustomerID, c.Status, c.Currency, c.Country, c.Channel,
-		c.ExpirationTime.UnixMilli(), c.CreatedAt.UnixMilli(), c.UpdatedAt.UnixMilli(), c.Version, string(data))
+		c.ExpirationTime.UnixMilli(), c.CreatedAt.UnixMilli(), c.UpdatedAt.UnixMilli(), c.Version, Text(data))
 	if err != nil {
 		return fmt.Errorf("insert cart %s: %w", c.ID, err)
 	}
@@ -108,7 +108,7 @@ func (t cartTx) Save(ctx context.Context, c *cart.Cart) error {
 func (t cartTx) SaveDocument(ctx context.Context, c *cart.Cart, data []byte) error {
 	res, err := t.tx.Exec(ctx, `UPDATE carts SET customer_id = ?, status = ?, expires_at = ?, updated_at = ?, version = version + 1, data = ?
 		WHERE id = ? AND version = ?`,
-		c.CustomerID, c.Status, c.ExpirationTime.UnixMilli(), c.UpdatedAt.UnixMilli(), string(data), c.ID, c.Version)
+		c.CustomerID, c.Status, c.ExpirationTime.UnixMilli(), c.UpdatedAt.UnixMilli(), Text(data), c.ID, c.Version)
 	if err != nil {
 		return fmt.Errorf("save cart %s: %w", c.ID, err)
 	}

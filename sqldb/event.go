@@ -55,8 +55,20 @@ var eventChunks = []int{64, 16, 4, 1}
 
 // insertEvents writes the outbox rows of a transaction, in emission order.
 func (db *DB) insertEvents(ctx context.Context, tx *Tx, events []event.Event) error {
+	for _, st := range db.eventStatements(ctx, events) {
+		if _, err := tx.Exec(ctx, st.SQL, st.Args...); err != nil {
+			return fmt.Errorf("insert events: %w", err)
+		}
+	}
+	return nil
+}
+
+// eventStatements are the inserts of the outbox rows of events, in
+// emission order, with ? placeholders.
+func (db *DB) eventStatements(ctx context.Context, events []event.Event) []Statement {
 	key := db.dialect.EventKey()
 	actor0 := event.ActorFrom(ctx) // who made the change (admin app), or ""
+	var out []Statement
 	for len(events) > 0 {
 		n := 1
 		for _, c := range eventChunks {
@@ -77,14 +89,12 @@ func (db *DB) insertEvents(ctx context.Context, tx *Tx, events []event.Event) er
 			if actor == "" {
 				actor = actor0
 			}
-			args = append(args, e.ID, e.Channel, e.Type, e.Date.UTC().Format(time.RFC3339Nano), string(e.Payload), actor)
+			args = append(args, e.ID, e.Channel, e.Type, e.Date.UTC().Format(time.RFC3339Nano), Text(e.Payload), actor)
 		}
-		if _, err := tx.Exec(ctx, b.String(), args...); err != nil {
-			return fmt.Errorf("insert events: %w", err)
-		}
+		out = append(out, Statement{SQL: b.String(), Args: args})
 		events = events[n:]
 	}
-	return nil
+	return out
 }
 
 // Append writes events in a transaction of their own (event.Log).

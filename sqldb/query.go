@@ -6,9 +6,18 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/commercekit/commerce"
 )
+
+// Text returns b as a TEXT argument without copying it: a document or an
+// event payload of several kilobytes, bound as a string (the drivers bind
+// []byte as binary), would otherwise be copied once more on every write.
+// b must not change while a statement given the string runs; the callers
+// pass encodings that nothing changes once made. Both drivers copy the
+// value when they bind it and keep no reference after the statement.
+func Text(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // where collects the conditions of a list query and their arguments.
 type where struct {

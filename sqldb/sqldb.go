@@ -388,6 +388,9 @@ func (db *DB) update(ctx context.Context, fn func(tx *Tx) error) error {
 		}
 		defer db.admit.release()
 	}
+	if p, ok := db.dialect.(Pipeliner); ok {
+		return db.updatePiped(ctx, p, fn)
+	}
 	stx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return db.translate(fmt.Errorf("begin: %w", err))

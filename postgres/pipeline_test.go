@@ -1,0 +1,283 @@
+package postgres_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/postgres"
+	"github.com/commercekit/commerce/sqldb"
+)
+
+// roundTrips is a TCP proxy in front of PostgreSQL that counts the round
+// trips its clients make: the frontend messages after which a client waits
+// for the server (Sync, and a simple Query).
+type roundTrips struct {
+	n  atomic.Int64
+	ln net.Listener
+	wg sync.WaitGroup
+}
+
+func countRoundTrips(t *testing.T, target string) (*roundTrips, string) {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := &roundTrips{ln: ln}
+	server := u.Host
+	rt.wg.Add(1)
+	go func() {
+		defer rt.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", server)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			go func() { _, _ = io.Copy(c, s); c.Close() }()
+			go func() { rt.forward(s, c); s.Close() }()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); rt.wg.Wait() })
+	u.Host = ln.Addr().String()
+	return rt, u.String()
+}
+
+// forward copies a client's messages to the server, counting Sync ('S')
+// and Query ('Q'). The first message (startup, SSL or cancel request) has
+// no type byte.
+func (rt *roundTrips) forward(dst io.Writer, src io.Reader) {
+	var head [5]byte
+	if _, err := io.ReadFull(src, head[:4]); err != nil {
+		return
+	}
+	n := int64(binary.BigEndian.Uint32(head[:4]))
+	if _, err := dst.Write(head[:4]); err != nil {
+		return
+	}
+	if _, err := io.CopyN(dst, src, n-4); err != nil {
+		return
+	}
+	for {
+		if _, err := io.ReadFull(src, head[:]); err != nil {
+			return
+		}
+		if head[0] == 'S' || head[0] == 'Q' {
+			rt.n.Add(1)
+		}
+		if _, err := dst.Write(head[:]); err != nil {
+			return
+		}
+		if _, err := io.CopyN(dst, src, int64(binary.BigEndian.Uint32(head[1:]))-4); err != nil {
+			return
+		}
+	}
+}
+
+// TestUpdateRoundTrips: a write transaction shaped like an add to cart (a
+// conditional update, a second statement, an event) takes three round
+// trips: BEGIN goes with the first statement, the event with the COMMIT.
+// Without the pipeline it took five (BEGIN, two statements, the event's
+// insert, COMMIT).
+func TestUpdateRoundTrips(t *testing.T) {
+	direct := testdb.PostgresURL(t)
+	rt, proxied := countRoundTrips(t, direct)
+	db := testdb.PostgresAt(t, proxied)
+	ctx := context.Background()
+	if err := db.Update(ctx, func(tx *sqldb.Tx) error {
+		_, err := tx.Exec(ctx, `CREATE TABLE pipe (id TEXT PRIMARY KEY, n BIGINT NOT NULL)`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(ctx, func(tx *sqldb.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO pipe (id, n) VALUES ('a', 0), ('b', 0)`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	add := func() error {
+		return db.Update(ctx, func(tx *sqldb.Tx) error {
+			for _, id := range []string{"a", "b"} {
+				res, err := tx.Exec(ctx, `UPDATE pipe SET n = n + 1 WHERE id = ?`, id)
+				if err != nil {
+					return err
+				}
+				if n, err := res.RowsAffected(); err != nil || n != 1 {
+					return errors.Join(err, errors.New("no row updated"))
+				}
+			}
+			tx.Emit(newEvent(t, "add"))
+			return nil
+		})
+	}
+	if err := add(); err != nil { // pgx prepares the statements once per connection
+		t.Fatal(err)
+	}
+	before := rt.n.Load()
+	if err := add(); err != nil {
+		t.Fatal(err)
+	}
+	if got := rt.n.Load() - before; got != 3 {
+		t.Errorf("a transaction of two updates and an event took %d round trips, want 3", got)
+	}
+	var a, b int
+	if err := db.QueryRow(ctx, `SELECT (SELECT n FROM pipe WHERE id = 'a'), (SELECT n FROM pipe WHERE id = 'b')`).Scan(&a, &b); err != nil {
+		t.Fatal(err)
+	}
+	if a != 2 || b != 2 {
+		t.Errorf("after two adds: a = %d, b = %d, want 2 and 2", a, b)
+	}
+}
+
+// TestUpdatePipelineFailures: every way a pipelined write transaction
+// can fail leaves nothing behind and no connection in a transaction: a
+// first statement that fails (sent with BEGIN), a function that fails
+// after its first statement, an event that fails at the COMMIT, a caller
+// gone before the commit, and a first statement that is a query.
+func TestUpdatePipelineFailures(t *testing.T) {
+	db := testdb.Postgres(t)
+	ctx := context.Background()
+	exec := func(q string, args ...any) func(tx *sqldb.Tx) error {
+		return func(tx *sqldb.Tx) error {
+			_, err := tx.Exec(ctx, q, args...)
+			return err
+		}
+	}
+	if err := db.Update(ctx, exec(`CREATE TABLE pipe (id TEXT PRIMARY KEY)`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(ctx, exec(`INSERT INTO pipe (id) VALUES ('a')`)); err != nil {
+		t.Fatal(err)
+	}
+	has := func(id string) bool {
+		t.Helper()
+		var n int
+		if err := db.QueryRow(ctx, `SELECT COUNT(*) FROM pipe WHERE id = ?`, id).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n == 1
+	}
+
+	// The first statement fails: duplicate_key, as without the pipeline.
+	err := db.Update(ctx, exec(`INSERT INTO pipe (id) VALUES ('a')`))
+	if commerce.ErrorCode(err) != commerce.EDuplicateKey {
+		t.Errorf("a duplicate key in the first statement: %v, want %s", err, commerce.EDuplicateKey)
+	}
+
+	// The function fails after its first statement: rolled back.
+	boom := errors.New("boom")
+	err = db.Update(ctx, func(tx *sqldb.Tx) error {
+		if err := exec(`INSERT INTO pipe (id) VALUES ('b')`)(tx); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Errorf("a failing function: %v, want its error", err)
+	}
+	if has("b") {
+		t.Error("the row of a failed function was committed")
+	}
+
+	// The event fails at the COMMIT (its id is taken): the whole
+	// transaction is rolled back.
+	e := newEvent(t, "once")
+	if err := db.Append(ctx, []event.Event{e}); err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(ctx, func(tx *sqldb.Tx) error {
+		tx.Emit(e)
+		return exec(`INSERT INTO pipe (id) VALUES ('c')`)(tx)
+	})
+	if commerce.ErrorCode(err) != commerce.EDuplicateKey {
+		t.Errorf("an event whose insert fails at the commit: %v, want %s", err, commerce.EDuplicateKey)
+	}
+	if has("c") {
+		t.Error("the row of a transaction whose event failed was committed")
+	}
+
+	// The caller goes away before the commit: rolled back.
+	gone, cancel := context.WithCancel(ctx)
+	err = db.Update(gone, func(tx *sqldb.Tx) error {
+		err := exec(`INSERT INTO pipe (id) VALUES ('d')`)(tx)
+		cancel()
+		return err
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("a caller gone before the commit: %v, want context.Canceled", err)
+	}
+	if has("d") {
+		t.Error("the row of a caller gone before the commit was committed")
+	}
+
+	// A query first (BEGIN on its own), then a statement.
+	err = db.Update(ctx, func(tx *sqldb.Tx) error {
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM pipe`).Scan(&n); err != nil {
+			return err
+		}
+		return exec(`INSERT INTO pipe (id) VALUES (?)`, strings.Repeat("e", n))(tx)
+	})
+	if err != nil || !has("e") {
+		t.Errorf("a query, then an insert: %v (committed: %v)", err, has("e"))
+	}
+
+	// No connection was left inside a transaction: more transactions than
+	// the pool has connections all commit.
+	for i := range 3 * testdb.MaxConns {
+		id := strings.Repeat("f", i+1)
+		if err := db.Update(ctx, exec(`INSERT INTO pipe (id) VALUES (?)`, id)); err != nil {
+			t.Fatalf("transaction %d after the failures: %v", i, err)
+		}
+	}
+}
+
+// TestPipelineCommitRolledBack: a COMMIT that PostgreSQL answers with a
+// rollback (the transaction had failed) is an error, not a success.
+func TestPipelineCommitRolledBack(t *testing.T) {
+	u := testdb.PostgresURL(t)
+	pool, err := sql.Open("pgx", u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	ctx := context.Background()
+	conn, err := pool.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	d := postgres.Dialect{}
+	n, err := d.Pipeline(ctx, conn, []sqldb.Statement{{SQL: "BEGIN"}, {SQL: "SELECT 1/0"}, {SQL: "SELECT 1"}})
+	if err == nil || len(n) != 1 {
+		t.Fatalf("BEGIN, a division by zero, a select: %v, %v; want the division's error after one statement", n, err)
+	}
+	if _, err := d.Pipeline(ctx, conn, []sqldb.Statement{{SQL: "COMMIT"}}); err == nil {
+		t.Error("the COMMIT of a failed transaction succeeded")
+	}
+	n, err = d.Pipeline(ctx, conn, []sqldb.Statement{{SQL: "BEGIN"}, {SQL: "SELECT 1"}, {SQL: "COMMIT"}})
+	if err != nil || len(n) != 3 {
+		t.Errorf("BEGIN, SELECT, COMMIT after the rollback: %v, %v", n, err)
+	}
+}
