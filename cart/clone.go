@@ -1,14 +1,7 @@
 package cart
 
-import (
-	"encoding/json"
+import "github.com/commercekit/commerce/promotion/engine"
 
-	"github.com/commercekit/commerce/promotion/engine"
-)
-
-// Document returns the cart's stored form (its JSON form), what
-// Tx.SaveDocument stores.
-func (c *Cart) Document() ([]byte, error) { return json.Marshal(c) }
 
 // clone returns a deep copy of the cart: nothing of the copy is shared
 // with c, so either can change without the other (TestCloneShares checks

@@ -84,17 +84,26 @@ func computeEntry(e Entry, taxes []Tax, precision int) (Result, error) {
 		line := Line{BeforeTax: base, TaxDetail: "no tax for code " + code}
 		return Result{EntryID: e.ID, Lines: []Line{line}, BeforeTax: base, TaxDetail: line.TaxDetail}, nil
 	}
-	in := Input{Entry: e, Taxes: applied, Base: base, Net: netBase(base, e.IsNetPrice, applied), Precision: precision}
-	r := Result{EntryID: e.ID, BeforeTax: base}
+	amounts, fast := defaultAmounts(e, applied, base, precision)
+	var in Input
+	if !fast {
+		in = Input{Entry: e, Taxes: applied, Base: base, Net: netBase(base, e.IsNetPrice, applied), Precision: precision}
+	}
+	r := Result{EntryID: e.ID, BeforeTax: base, Lines: make([]Line, 0, len(applied))}
 	details := make([]string, 0, len(applied))
-	for _, t := range applied {
-		c, ok := Lookup(t.Class)
-		if !ok {
-			return Result{}, fmt.Errorf("tax %s (%s): class %q is not registered", t.ID, t.Code, t.Class)
-		}
-		amount, err := c.Tax(in, t)
-		if err != nil {
-			return Result{}, fmt.Errorf("tax %s (%s): %w", t.ID, t.Code, err)
+	for i, t := range applied {
+		var amount int64
+		if fast {
+			amount = amounts[i]
+		} else {
+			c, ok := Lookup(t.Class)
+			if !ok {
+				return Result{}, fmt.Errorf("tax %s (%s): class %q is not registered", t.ID, t.Code, t.Class)
+			}
+			var err error
+			if amount, err = c.Tax(in, t); err != nil {
+				return Result{}, fmt.Errorf("tax %s (%s): %w", t.ID, t.Code, err)
+			}
 		}
 		r.Lines = append(r.Lines, Line{Tax: amount, TaxDetail: t.Title})
 		r.Tax += amount
