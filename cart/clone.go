@@ -2,7 +2,6 @@ package cart
 
 import "github.com/commercekit/commerce/promotion/engine"
 
-
 // clone returns a deep copy of the cart: nothing of the copy is shared
 // with c, so either can change without the other (TestCloneShares checks
 // every field, including those added later).
