@@ -229,6 +229,9 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*Cart, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create cart: %w", err)
 	}
+	// The first change of a new cart (its first add) starts from memory
+	// too, not from a read and decoding of what was just written.
+	s.cache.put(c)
 	return c, nil
 }
 
