@@ -72,3 +72,27 @@ func TestDocumentJSON(t *testing.T) {
 		t.Error("a year past 9999 was written")
 	}
 }
+
+// BenchmarkDocument: the stored form of a cart of 20 entries, by hand and
+// by encoding/json's reflection.
+//
+//	go test ./cart -run '^$' -bench Document -benchmem
+func BenchmarkDocument(b *testing.B) {
+	c := benchViewCart()
+	b.Run("by hand", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := c.Document(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encoding/json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := json.Marshal((*docFields)(c)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
