@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/event"
@@ -279,5 +280,97 @@ func TestPipelineCommitRolledBack(t *testing.T) {
 	n, err = d.Pipeline(ctx, conn, []sqldb.Statement{{SQL: "BEGIN"}, {SQL: "SELECT 1"}, {SQL: "COMMIT"}})
 	if err != nil || len(n) != 3 {
 		t.Errorf("BEGIN, SELECT, COMMIT after the rollback: %v, %v", n, err)
+	}
+}
+
+// idleInTransaction counts the connections to db's database left inside a
+// transaction (or an aborted one) while idle.
+func idleInTransaction(t *testing.T, db *sqldb.DB) int {
+	t.Helper()
+	var n int
+	if err := db.QueryRow(context.Background(), `SELECT COUNT(*) FROM pg_stat_activity
+		WHERE datname = current_database() AND state LIKE 'idle in transaction%'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestUpdatePipelineLeftovers: what a transaction's function leaves
+// behind never outlives the transaction. A function that panics after a
+// row lock leaves no transaction holding it (another process updates the
+// row at once); one that panics or returns with rows still open does not
+// hang Update; a transaction of events alone whose insert fails leaves no
+// aborted transaction on its connection; a first statement without
+// arguments may hold several statements.
+func TestUpdatePipelineLeftovers(t *testing.T) {
+	u := testdb.PostgresURL(t)
+	db, other := testdb.PostgresAt(t, u), testdb.PostgresAt(t, u)
+	ctx := context.Background()
+	if err := db.Update(ctx, func(tx *sqldb.Tx) error {
+		_, err := tx.Exec(ctx, `CREATE TABLE pipe (id TEXT PRIMARY KEY, n BIGINT NOT NULL); CREATE TABLE pipe2 (id TEXT)`)
+		return err
+	}); err != nil {
+		t.Fatalf("two statements without arguments first: %v", err)
+	}
+	if err := db.Update(ctx, func(tx *sqldb.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO pipe (id, n) VALUES (?, 0)`, "a")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	bounded := func(what string, fn func(tx *sqldb.Tx) error) {
+		t.Helper()
+		done := make(chan any, 1)
+		go func() {
+			defer func() { done <- recover() }()
+			done <- db.Update(ctx, fn)
+		}()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s: Update did not return", what)
+		}
+	}
+	bounded("a panic after a row lock", func(tx *sqldb.Tx) error {
+		if _, err := tx.Exec(ctx, `UPDATE pipe SET n = n + 1 WHERE id = ?`, "a"); err != nil {
+			return err
+		}
+		panic("boom")
+	})
+	wait, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := other.Update(wait, func(tx *sqldb.Tx) error {
+		_, err := tx.Exec(wait, `UPDATE pipe SET n = n + 10 WHERE id = ?`, "a")
+		return err
+	}); err != nil {
+		t.Fatalf("the row of a transaction whose function panicked is still locked: %v", err)
+	}
+	bounded("a panic with rows open", func(tx *sqldb.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT id FROM pipe`)
+		if err != nil {
+			return err
+		}
+		_ = rows
+		panic("boom")
+	})
+	bounded("a return with rows open", func(tx *sqldb.Tx) error {
+		_, err := tx.Query(ctx, `SELECT id FROM pipe`)
+		return err
+	})
+	e := newEvent(t, "once")
+	if err := db.Append(ctx, []event.Event{e}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Append(ctx, []event.Event{e}); commerce.ErrorCode(err) != commerce.EDuplicateKey {
+		t.Errorf("an event appended twice: %v, want %s", err, commerce.EDuplicateKey)
+	}
+	var n int
+	if err := db.QueryRow(ctx, `SELECT n FROM pipe WHERE id = ?`, "a").Scan(&n); err != nil || n != 10 {
+		t.Errorf("n = %d (%v), want 10: the panicked increment rolled back, the other's committed", n, err)
+	}
+	for _, d := range []*sqldb.DB{db, other} {
+		if got := idleInTransaction(t, d); got != 0 {
+			t.Errorf("%d connections left idle inside a transaction", got)
+		}
 	}
 }

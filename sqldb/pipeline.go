@@ -6,13 +6,20 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // A write transaction on a dialect that pipelines (Pipeliner): BEGIN goes
-// out with the transaction's first statement when that is an Exec, and
-// the events go out with the COMMIT. A transaction of an Exec, a second
-// Exec and its event (an add to cart: the cart, the stock) is then three
-// round trips instead of five.
+// out with the transaction's first statement when that is an Exec with
+// arguments, and the events go out with the COMMIT. A transaction of an
+// Exec, a second Exec and its event (an add to cart: the cart, the stock)
+// is then three round trips instead of five.
+
+// commitLimit bounds the wait for a COMMIT (or ROLLBACK) once sent: the
+// caller's going away does not interrupt it (an interrupted COMMIT leaves
+// its outcome unknown), but a database that never answers does not hold
+// the connection and the write turn for ever.
+const commitLimit = 30 * time.Second
 
 // updatePiped is update on a Pipeliner: fn runs on one connection of the
 // write pool, whose transaction pipedTx begins and this function ends.
@@ -23,11 +30,17 @@ func (db *DB) updatePiped(ctx context.Context, p Pipeliner, fn func(tx *Tx) erro
 	}
 	defer conn.Close()
 	q := &pipedTx{conn: conn, pipe: p}
+	// The statements run under contexts that end with the transaction
+	// (as a *sql.Tx's do): rows fn left open are closed before the
+	// transaction ends, or its connection could not be closed.
+	q.end, q.endStatements = context.WithCancel(context.Background())
+	defer q.endStatements()
 	tx := &Tx{tx: q, db: db}
-	if err := fn(tx); err != nil {
+	err = q.run(fn, tx)
+	if err != nil {
 		q.rollback(ctx)
 		if q.err != nil {
-			return db.translate(q.err) // BEGIN failed: fn's error follows from it
+			return db.translate(q.err) // the connection failed: fn's error follows from it
 		}
 		return db.translate(err)
 	}
@@ -38,9 +51,7 @@ func (db *DB) updatePiped(ctx context.Context, p Pipeliner, fn func(tx *Tx) erro
 	if !q.begun && len(stmts) == 0 {
 		return nil // nothing ran, nothing to commit
 	}
-	// As database/sql's Commit: a caller gone before the commit has its
-	// transaction rolled back; once sent, the commit is not interrupted
-	// (an interrupted COMMIT leaves its outcome unknown).
+	// A caller gone before the commit has its transaction rolled back.
 	if err := ctx.Err(); err != nil {
 		q.rollback(ctx)
 		return db.translate(err)
@@ -49,10 +60,14 @@ func (db *DB) updatePiped(ctx context.Context, p Pipeliner, fn func(tx *Tx) erro
 		stmts[i].SQL = db.Rebind(stmts[i].SQL)
 	}
 	if !q.begun {
+		q.begun = true
 		stmts = append([]Statement{{SQL: "BEGIN"}}, stmts...)
 	}
 	stmts = append(stmts, Statement{SQL: "COMMIT"})
-	if _, err := p.Pipeline(context.WithoutCancel(ctx), conn, stmts); err != nil {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitLimit)
+	_, err = p.Pipeline(cctx, conn, stmts)
+	cancel()
+	if err != nil {
 		q.rollback(ctx)
 		return db.translate(fmt.Errorf("commit: %w", err))
 	}
@@ -64,28 +79,67 @@ func (db *DB) updatePiped(ctx context.Context, p Pipeliner, fn func(tx *Tx) erro
 	return nil
 }
 
+// run runs fn, then ends its statements. When fn panics, the connection
+// is closed, which ends the transaction: it must not outlive the panic,
+// holding its locks, in the pool.
+func (q *pipedTx) run(fn func(*Tx) error, tx *Tx) error {
+	returned := false
+	defer func() {
+		q.endStatements()
+		if !returned && q.begun && q.err == nil {
+			q.fail(errors.New("the transaction's function panicked"))
+		}
+	}()
+	err := fn(tx)
+	returned = true
+	return err
+}
+
 // pipedTx is the querier of a write transaction on a Pipeliner: it sends
 // BEGIN with the first statement.
 type pipedTx struct {
-	conn  *sql.Conn
-	pipe  Pipeliner
-	begun bool  // BEGIN was sent
-	err   error // BEGIN failed: the connection is discarded
+	conn *sql.Conn
+	pipe Pipeliner
+	end  context.Context // ends with the transaction
+	// endStatements ends end (the transaction's statements).
+	endStatements context.CancelFunc
+	begun         bool  // BEGIN was sent
+	err           error // the connection failed and is closed: nothing more runs
 }
 
-// ExecContext runs a statement, the first one in one round trip with
-// BEGIN.
+// stmtCtx returns the context of a statement given ctx: ctx, ending with
+// the transaction too.
+func (q *pipedTx) stmtCtx(ctx context.Context) context.Context {
+	c, cancel := context.WithCancel(ctx)
+	context.AfterFunc(q.end, cancel)
+	return c
+}
+
+// ExecContext runs a statement; the first one, when it has arguments, in
+// one round trip with BEGIN. (One without arguments may hold several
+// statements, which a prepared statement cannot: it goes the plain way.)
 func (q *pipedTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	if q.begun {
+	ctx = q.stmtCtx(ctx)
+	if q.begun || len(args) == 0 {
+		if err := q.begin(ctx); err != nil {
+			return nil, err
+		}
 		return q.conn.ExecContext(ctx, query, args...)
 	}
 	q.begun = true
 	n, err := q.pipe.Pipeline(ctx, q.conn, []Statement{{SQL: "BEGIN"}, {SQL: query, Args: args}})
 	if len(n) == 0 {
+		// Either BEGIN failed, or the batch was refused before anything
+		// ran (a statement that does not prepare, an argument that does
+		// not encode). A ROLLBACK tells: the connection is then left as
+		// it was, outside a transaction, or is closed.
 		if err == nil {
 			err = errors.New("begin: no answer")
 		}
-		q.fail(err)
+		q.begun = false
+		if q.rollbackNow(ctx) != nil {
+			q.fail(err)
+		}
 		return nil, err
 	}
 	if err != nil {
@@ -96,6 +150,7 @@ func (q *pipedTx) ExecContext(ctx context.Context, query string, args ...any) (s
 
 // QueryContext runs a query, after BEGIN on its own when it is the first.
 func (q *pipedTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	ctx = q.stmtCtx(ctx)
 	if err := q.begin(ctx); err != nil {
 		return nil, err
 	}
@@ -106,10 +161,12 @@ func (q *pipedTx) QueryContext(ctx context.Context, query string, args ...any) (
 // first. When BEGIN fails the connection is closed, so the query does not
 // run (its Scan gives sql.ErrConnDone) and updatePiped returns q.err.
 func (q *pipedTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	ctx = q.stmtCtx(ctx)
 	_ = q.begin(ctx) // see above
 	return q.conn.QueryRowContext(ctx, query, args...)
 }
 
+// begin sends BEGIN on its own when it has not been sent.
 func (q *pipedTx) begin(ctx context.Context) error {
 	if q.begun {
 		return q.err
@@ -119,6 +176,15 @@ func (q *pipedTx) begin(ctx context.Context) error {
 		q.fail(fmt.Errorf("begin: %w", err))
 	}
 	return q.err
+}
+
+// rollbackNow sends ROLLBACK, not ended by the caller's going away,
+// bounded by commitLimit.
+func (q *pipedTx) rollbackNow(ctx context.Context) error {
+	c, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitLimit)
+	defer cancel()
+	_, err := q.conn.ExecContext(c, "ROLLBACK")
+	return err
 }
 
 // fail records err and closes the connection (sql.Conn.Raw closes it on
@@ -135,7 +201,7 @@ func (q *pipedTx) rollback(ctx context.Context) {
 	if !q.begun || q.err != nil {
 		return
 	}
-	if _, err := q.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); err != nil {
+	if err := q.rollbackNow(ctx); err != nil {
 		q.fail(err)
 	}
 }

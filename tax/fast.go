@@ -26,15 +26,16 @@ func defaultAmounts(e Entry, applied []Tax, base int64, precision int) ([]int64,
 		}
 		s = max(s, t.Rate.Scale)
 	}
-	if s > maxScale || base < 0 || e.Quantity < 0 || precision < 0 || precision > maxScale {
+	// 100 x 10^s, and the sum of the rates, must fit in 64 bits.
+	if s > maxRateScale || base < 0 || e.Quantity < 0 || precision < 0 || precision > maxScale {
 		return nil, false
 	}
 	one := pow10[s] // 10^s: a rate of 1
 	var sum uint64  // the percentage rates, in units of 1 / 10^s
 	rates := make([]uint64, len(applied))
 	for i, t := range applied {
-		shift := s - t.Rate.Scale // >= 0
-		if shift > maxScale || uint64(t.Rate.Units) > math.MaxInt64/pow10[shift] {
+		shift := s - t.Rate.Scale // >= 0 but for a scale so negative that it overflows
+		if shift < 0 || shift > maxScale || uint64(t.Rate.Units) > math.MaxInt64/pow10[shift] {
 			return nil, false
 		}
 		rates[i] = uint64(t.Rate.Units) * pow10[shift]
@@ -70,9 +71,14 @@ func defaultAmounts(e Entry, applied []Tax, base int64, precision int) ([]int64,
 	return amounts, true
 }
 
-// maxScale bounds the decimals of the rates and currencies defaultAmounts
-// handles (pow10's table).
-const maxScale = 18
+// maxScale bounds the powers of ten defaultAmounts uses (pow10's table):
+// the decimals of a currency, a rate's shift to the common scale.
+// maxRateScale bounds the common scale of the rates, so that 100 x 10^s
+// (a rate of 100 %) fits in 64 bits.
+const (
+	maxScale     = 18
+	maxRateScale = 16
+)
 
 var pow10 = func() (p [maxScale + 1]uint64) {
 	p[0] = 1
@@ -90,8 +96,11 @@ func divRound(a, b, d uint64) (int64, bool) {
 		return 0, false
 	}
 	q, rem := bits.Div64(hi, lo, d)
+	if q > math.MaxInt64 {
+		return 0, false
+	}
 	if rem >= d-rem { // 2 x rem >= d
-		q++
+		q++ // at most MaxInt64 + 1: no wrap
 	}
 	if q > math.MaxInt64 {
 		return 0, false

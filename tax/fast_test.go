@@ -37,10 +37,13 @@ func TestDefaultAmounts(t *testing.T) {
 		applied := make([]Tax, n)
 		for j := range applied {
 			scale := r.IntN(7)
-			if r.IntN(20) == 0 {
+			switch r.IntN(20) {
+			case 0:
 				scale = -r.IntN(3)
+			case 1:
+				scale = 15 + r.IntN(5) // up to 19: past what the integers take
 			}
-			units := r.Int64N(100 * int64(pow10[max(scale, 0)]))
+			units := r.Int64N(100 * int64(pow10[min(max(scale, 0), 16)]))
 			if r.IntN(50) == 0 {
 				units = r.Int64N(math.MaxInt64)
 			}
@@ -81,6 +84,32 @@ func TestDefaultAmounts(t *testing.T) {
 		[]Tax{{Class: DefaultClass, IsPercentage: true, Rate: money.Decimal{Units: 10}}}, 5, 2)
 	if !ok || got[0] != 1 {
 		t.Errorf("10 %% of 5: %v %v, want 1", got, ok)
+	}
+	// Rates of 18 decimals (a float's digits, "0.035000000000000003"):
+	// 100 x 10^18 does not fit, so the rational path.
+	for _, net := range []bool{true, false} {
+		e := Entry{Quantity: 1, IsNetPrice: net}
+		applied := []Tax{{Class: DefaultClass, IsPercentage: true, Rate: money.Decimal{Units: 999999999999999999, Scale: 18}}}
+		got, ok := defaultAmounts(e, applied, 1_000_000, 2)
+		want, _ := rationalAmounts(e, applied, 1_000_000, 2)
+		if ok && got[0] != want[0] {
+			t.Errorf("a rate of 18 decimals, net %v: %d, want %d", net, got[0], want[0])
+		}
+	}
+	// A tax past an int64 is declined (the rational path says out of
+	// range), not wrapped to 0: a net base of 145295143558111 at
+	// 12696050 %, and a fixed 126960.5 x 145295143558111 units.
+	if got, ok := defaultAmounts(Entry{Quantity: 1, IsNetPrice: true},
+		[]Tax{{Class: DefaultClass, IsPercentage: true, Rate: money.Decimal{Units: 12696050}}}, 145295143558111, 0); ok {
+		t.Errorf("a tax past an int64: %v, want declined", got)
+	}
+	if got, ok := defaultAmounts(Entry{Quantity: 145295143558111},
+		[]Tax{{Class: DefaultClass, Rate: money.Decimal{Units: 1269605, Scale: 1}}}, 0, 0); ok {
+		t.Errorf("a fixed tax past an int64: %v, want declined", got)
+	}
+	// A scale so negative that the shift overflows: declined, no panic.
+	if _, ok := defaultAmounts(Entry{Quantity: 1}, []Tax{{Class: DefaultClass, IsPercentage: true, Rate: money.Decimal{Units: 1, Scale: math.MinInt}}}, 5, 2); ok {
+		t.Error("a scale of MinInt was computed with integers")
 	}
 	// Another class: the rational path.
 	if _, ok := defaultAmounts(Entry{Quantity: 1}, []Tax{{Class: "ecotax", Rate: money.Decimal{Units: 1}}}, 5, 2); ok {
