@@ -12,6 +12,7 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/stock"
 )
 
 // change describes a change of a cart for Service.change.
@@ -46,12 +47,17 @@ type change struct {
 	// the database (see Service.change).
 	commit func(tx Tx, c *Cart, now time.Time) error
 	// reserved: prepare put on the cart's entries every reservation
-	// commit makes (stock.Service.Prepare), and commit changes no other
-	// reservation of the cart. The stored cart and its event are then
+	// the transaction makes (reservations, prepared by
+	// stock.Service.Prepare), and commit changes no other reservation of
+	// the cart. The stored cart and its event are then
 	// known before the transaction and encoded outside it (on SQLite,
 	// outside the one writer's turn), and the transaction does not read
 	// the reservations back.
 	reserved bool
+	// reservations, with reserved, returns the reservations prepare
+	// made, which the transaction makes with the cart's update
+	// (Tx.SaveReserving) before commit runs.
+	reservations func() []stock.Reservation
 }
 
 // maxAttempts bounds the rounds of a change that keeps finding its cart
@@ -250,16 +256,30 @@ func (s *Service) commitReserved(ctx context.Context, c *Cart, o change, now tim
 	if err != nil {
 		return err
 	}
+	var rs []stock.Reservation
+	if o.reservations != nil {
+		rs = o.reservations()
+	}
 	return s.store.Update(ctx, func(tx Tx) error {
 		c.Version = version // fn may run again
-		// The cart first: a cart that moved is found before any stock is
-		// touched, and the stock rows, which every cart shares, are locked
-		// last, for the shortest time (to the commit).
-		if err := tx.SaveDocument(ctx, c, doc); err != nil {
+		// The cart first, then the reservations (in one round trip where
+		// the database allows it): the stock rows, which every cart
+		// shares, are locked last, for the shortest time (to the commit).
+		short, err := tx.SaveReserving(ctx, c, doc, rs)
+		if err != nil {
 			if commerce.ErrorCode(err) == commerce.EConcurrentMod {
 				return errStale
 			}
 			return err
+		}
+		// What found too few units: through the stock service, which
+		// frees lapsed reservations first, or says not_enough_stock.
+		// (Out of the stock rows' order: a deadlock this rarely makes is
+		// detected by the database, and the transaction runs again.)
+		for _, i := range short {
+			if _, err := s.deps.Stock.Reserve(ctx, tx.Stock(), rs[i]); err != nil {
+				return err
+			}
 		}
 		if o.commit != nil {
 			if err := o.commit(tx, c, now); err != nil {

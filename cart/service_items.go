@@ -90,16 +90,15 @@ func (s *Service) AddToCart(ctx context.Context, in AddInput) (*Cart, error) {
 			}
 			return nil
 		},
-		commit: func(tx Tx, c *Cart, _ time.Time) error {
-			// Reserve in one order (product, warehouse) whatever the
-			// request's, so that two carts reserving the same products lock
-			// the stock rows in the same order and never deadlock.
-			for _, h := range holds {
-				if _, err := s.deps.Stock.Reserve(ctx, tx.Stock(), h.res); err != nil {
-					return err
-				}
+		// Reserved in one order (product, warehouse) whatever the
+		// request's, so that two carts reserving the same products lock
+		// the stock rows in the same order and never deadlock.
+		reservations: func() []stock.Reservation {
+			rs := make([]stock.Reservation, len(holds))
+			for i, h := range holds {
+				rs[i] = h.res
 			}
-			return nil
+			return rs
 		},
 	})
 }

@@ -65,6 +65,14 @@ type Tx interface {
 	// it is the check that the cart did not move since it was read.
 	// Errors: as Save.
 	SaveDocument(ctx context.Context, c *Cart, doc []byte) error
+	// SaveReserving is SaveDocument, then the reservations rs (each
+	// prepared by stock.Service.Prepare) where there are enough units: in
+	// one round trip where the database allows it. It returns the indexes
+	// of the reservations that took nothing, for the caller to make (or
+	// fail) through stock.Service.Reserve, which first frees the units of
+	// lapsed reservations. Errors: as SaveDocument (the transaction must
+	// then end: reservations may have run).
+	SaveReserving(ctx context.Context, c *Cart, doc []byte, rs []stock.Reservation) (short []int, err error)
 	// Expired returns, locked, up to limit ACTIVE carts whose expiration
 	// time is at or before now, oldest expiration first.
 	Expired(ctx context.Context, now time.Time, limit int) ([]*Cart, error)

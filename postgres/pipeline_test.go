@@ -142,12 +142,37 @@ func TestUpdateRoundTrips(t *testing.T) {
 	if got := rt.n.Load() - before; got != 3 {
 		t.Errorf("a transaction of two updates and an event took %d round trips, want 3", got)
 	}
+	// The same as one batch: two round trips (an add to cart:
+	// Tx.SaveReserving).
+	batch := func() error {
+		return db.Update(ctx, func(tx *sqldb.Tx) error {
+			n, err := tx.ExecBatch(ctx, []sqldb.Statement{
+				{SQL: `UPDATE pipe SET n = n + 1 WHERE id = ?`, Args: []any{"a"}},
+				{SQL: `UPDATE pipe SET n = n + 1 WHERE id = ?`, Args: []any{"b"}},
+			})
+			if err == nil && (len(n) != 2 || n[0] != 1 || n[1] != 1) {
+				err = errors.New("no row updated")
+			}
+			tx.Emit(newEvent(t, "add"))
+			return err
+		})
+	}
+	if err := batch(); err != nil {
+		t.Fatal(err)
+	}
+	before = rt.n.Load()
+	if err := batch(); err != nil {
+		t.Fatal(err)
+	}
+	if got := rt.n.Load() - before; got != 2 {
+		t.Errorf("a transaction of a batch of two updates and an event took %d round trips, want 2", got)
+	}
 	var a, b int
 	if err := db.QueryRow(ctx, `SELECT (SELECT n FROM pipe WHERE id = 'a'), (SELECT n FROM pipe WHERE id = 'b')`).Scan(&a, &b); err != nil {
 		t.Fatal(err)
 	}
-	if a != 2 || b != 2 {
-		t.Errorf("after two adds: a = %d, b = %d, want 2 and 2", a, b)
+	if a != 4 || b != 4 {
+		t.Errorf("after four adds: a = %d, b = %d, want 4 and 4", a, b)
 	}
 }
 

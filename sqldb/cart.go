@@ -106,9 +106,8 @@ func (t cartTx) Save(ctx context.Context, c *cart.Cart) error {
 
 // SaveDocument implements cart.Tx.
 func (t cartTx) SaveDocument(ctx context.Context, c *cart.Cart, data []byte) error {
-	res, err := t.tx.Exec(ctx, `UPDATE carts SET customer_id = ?, status = ?, expires_at = ?, updated_at = ?, version = version + 1, data = ?
-		WHERE id = ? AND version = ?`,
-		c.CustomerID, c.Status, c.ExpirationTime.UnixMilli(), c.UpdatedAt.UnixMilli(), Text(data), c.ID, c.Version)
+	st := saveStatement(c, data)
+	res, err := t.tx.Exec(ctx, st.SQL, st.Args...)
 	if err != nil {
 		return fmt.Errorf("save cart %s: %w", c.ID, err)
 	}
@@ -116,11 +115,64 @@ func (t cartTx) SaveDocument(ctx context.Context, c *cart.Cart, data []byte) err
 	if err != nil {
 		return fmt.Errorf("save cart %s: %w", c.ID, err)
 	}
+	return saved(c, n)
+}
+
+// saveStatement stores c's document over the version c was read with.
+func saveStatement(c *cart.Cart, data []byte) Statement {
+	return Statement{SQL: `UPDATE carts SET customer_id = ?, status = ?, expires_at = ?, updated_at = ?, version = version + 1, data = ?
+		WHERE id = ? AND version = ?`,
+		Args: []any{c.CustomerID, c.Status, c.ExpirationTime.UnixMilli(), c.UpdatedAt.UnixMilli(), Text(data), c.ID, c.Version}}
+}
+
+// saved checks the rows saveStatement updated and counts the version.
+func saved(c *cart.Cart, n int64) error {
 	if n != 1 {
 		return commerce.Errorf(commerce.EConcurrentMod, "cart %s changed since version %d", c.ID, c.Version)
 	}
 	c.Version++
 	return nil
+}
+
+// SaveReserving implements cart.Tx. On a dialect that pipelines and has
+// writable CTEs the cart's update and the reservations are one batch, one
+// round trip (Tx.ExecBatch): the reservations run even when the cart
+// moved, and are rolled back with the transaction, which then fails.
+func (t cartTx) SaveReserving(ctx context.Context, c *cart.Cart, doc []byte, rs []stock.Reservation) ([]int, error) {
+	var short []int
+	if !t.tx.Pipelined() || !t.tx.db.dialect.WritableCTE() {
+		if err := t.SaveDocument(ctx, c, doc); err != nil {
+			return nil, err
+		}
+		for i, r := range rs {
+			taken, err := stockTx(t).take(ctx, r)
+			if err != nil {
+				return nil, err
+			}
+			if !taken {
+				short = append(short, i)
+			}
+		}
+		return short, nil
+	}
+	stmts := make([]Statement, 0, 1+len(rs))
+	stmts = append(stmts, saveStatement(c, doc))
+	for _, r := range rs {
+		stmts = append(stmts, reserveStatement(r))
+	}
+	n, err := t.tx.ExecBatch(ctx, stmts)
+	if err != nil {
+		return nil, fmt.Errorf("save cart %s: %w", c.ID, err)
+	}
+	if err := saved(c, n[0]); err != nil {
+		return nil, err
+	}
+	for i := range rs {
+		if n[1+i] == 0 {
+			short = append(short, i)
+		}
+	}
+	return short, nil
 }
 
 // Expired implements cart.Tx. On PostgreSQL a cart another transaction

@@ -126,8 +126,25 @@ func (q *pipedTx) ExecContext(ctx context.Context, query string, args ...any) (s
 		}
 		return q.conn.ExecContext(ctx, query, args...)
 	}
+	n, err := q.execBatch(ctx, []Statement{{SQL: query, Args: args}})
+	if err != nil {
+		return nil, err
+	}
+	return rowsAffected(n[0]), nil
+}
+
+// execBatch sends stmts in one round trip, with BEGIN when they are the
+// transaction's first; it returns the rows each affected, up to the
+// first that failed, and that failure. ctx is a statement's (stmtCtx).
+func (q *pipedTx) execBatch(ctx context.Context, stmts []Statement) ([]int64, error) {
+	if q.begun {
+		if q.err != nil {
+			return nil, q.err
+		}
+		return q.pipe.Pipeline(ctx, q.conn, stmts)
+	}
 	q.begun = true
-	n, err := q.pipe.Pipeline(ctx, q.conn, []Statement{{SQL: "BEGIN"}, {SQL: query, Args: args}})
+	n, err := q.pipe.Pipeline(ctx, q.conn, append([]Statement{{SQL: "BEGIN"}}, stmts...))
 	if len(n) == 0 {
 		// Either BEGIN failed, or the batch was refused before anything
 		// ran (a statement that does not prepare, an argument that does
@@ -142,10 +159,7 @@ func (q *pipedTx) ExecContext(ctx context.Context, query string, args ...any) (s
 		}
 		return nil, err
 	}
-	if err != nil {
-		return nil, err
-	}
-	return rowsAffected(n[1]), nil
+	return n[1:], err
 }
 
 // QueryContext runs a query, after BEGIN on its own when it is the first.

@@ -218,47 +218,70 @@ func sortedKeys[V any](m map[stock.Key]V) []stock.Key {
 // The units are taken by a conditional UPDATE of the stock row (it holds
 // the row to the commit, so no two reservations take the same units),
 // then the reservation is inserted; where the dialect allows it, both in
-// one statement (WritableCTE), which inserts nothing when the UPDATE
-// matched no row.
+// one statement (WritableCTE, reserveStatement), which inserts nothing
+// when the UPDATE matched no row.
 func (t stockTx) Reserve(ctx context.Context, r stock.Reservation) error {
-	const take = `UPDATE stock SET reserved = reserved + ?
+	taken, err := t.take(ctx, r)
+	if err != nil || taken {
+		return err
+	}
+	return t.notEnough(ctx, r)
+}
+
+// notEnough is the not_enough_stock error of r, with what is available.
+func (t stockTx) notEnough(ctx context.Context, r stock.Reservation) error {
+	avail, err := t.available(ctx, r.ProductID, r.WarehouseID)
+	if err != nil {
+		return err
+	}
+	return stock.NotEnoughStock(r.ProductID, r.WarehouseID, r.Quantity, avail)
+}
+
+const (
+	reserveTake = `UPDATE stock SET reserved = reserved + ?
 		WHERE product_id = ? AND warehouse_id = ? AND quantity - reserved >= ?`
-	const insert = `INSERT INTO stock_reservations (id, cart_id, item_id, product_id, warehouse_id, quantity, expires_at, expired)`
+	reserveInsert = `INSERT INTO stock_reservations (id, cart_id, item_id, product_id, warehouse_id, quantity, expires_at, expired)`
+)
+
+// reserveStatement is a reservation in one statement, on a dialect with
+// writable CTEs: it affects one row when the units were taken, none when
+// there are not enough.
+func reserveStatement(r stock.Reservation) Statement {
+	return Statement{SQL: `WITH taken AS (` + reserveTake + ` RETURNING 1) ` + reserveInsert + `
+			SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS BIGINT), false FROM taken`,
+		Args: []any{r.Quantity, r.ProductID, r.WarehouseID, r.Quantity,
+			r.ID, r.CartID, r.ItemID, r.ProductID, r.WarehouseID, r.Quantity, r.ExpirationTime.UnixMilli()}}
+}
+
+// take makes the reservation r when there are enough units, and reports
+// whether it did.
+func (t stockTx) take(ctx context.Context, r stock.Reservation) (bool, error) {
 	var (
 		res sql.Result
 		err error
 	)
 	if t.tx.db.dialect.WritableCTE() {
-		res, err = t.tx.Exec(ctx, `WITH taken AS (`+take+` RETURNING 1) `+insert+`
-			SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS BIGINT), false FROM taken`,
-			r.Quantity, r.ProductID, r.WarehouseID, r.Quantity,
-			r.ID, r.CartID, r.ItemID, r.ProductID, r.WarehouseID, r.Quantity, r.ExpirationTime.UnixMilli())
+		st := reserveStatement(r)
+		res, err = t.tx.Exec(ctx, st.SQL, st.Args...)
 	} else {
-		res, err = t.tx.Exec(ctx, take, r.Quantity, r.ProductID, r.WarehouseID, r.Quantity)
+		res, err = t.tx.Exec(ctx, reserveTake, r.Quantity, r.ProductID, r.WarehouseID, r.Quantity)
 	}
 	if err != nil {
-		return fmt.Errorf("reserve: %w", err)
+		return false, fmt.Errorf("reserve: %w", err)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return fmt.Errorf("reserve: %w", err)
+		return false, fmt.Errorf("reserve: %w", err)
 	}
-	if n == 0 {
-		avail, err := t.available(ctx, r.ProductID, r.WarehouseID)
-		if err != nil {
-			return err
-		}
-		return stock.NotEnoughStock(r.ProductID, r.WarehouseID, r.Quantity, avail)
+	if n == 0 || t.tx.db.dialect.WritableCTE() {
+		return n > 0, nil
 	}
-	if t.tx.db.dialect.WritableCTE() {
-		return nil
-	}
-	_, err = t.tx.Exec(ctx, insert+` VALUES (?, ?, ?, ?, ?, ?, ?, false)`,
+	_, err = t.tx.Exec(ctx, reserveInsert+` VALUES (?, ?, ?, ?, ?, ?, ?, false)`,
 		r.ID, r.CartID, r.ItemID, r.ProductID, r.WarehouseID, r.Quantity, r.ExpirationTime.UnixMilli())
 	if err != nil {
-		return fmt.Errorf("reserve: %w", err)
+		return false, fmt.Errorf("reserve: %w", err)
 	}
-	return nil
+	return true, nil
 }
 
 // available is what can be reserved of a product in a warehouse: 0 when
