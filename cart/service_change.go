@@ -241,9 +241,17 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 // on the cart (change.reserved): the cart's document and its event are
 // encoded first, outside the transaction, which then stores the document
 // over the version the change was computed from, or finds the cart moved
-// (errStale), and makes the reservations (o.commit). The conditional
-// update is the version check, and holds the cart's row from there to the
-// commit.
+// (errStale), and makes the reservations (o.reservations), then runs
+// o.commit. The conditional update is the version check, and holds the
+// cart's row from there to the commit.
+//
+// The cart's update and the reservations go to the database together
+// (Tx.SaveReserving: one round trip on PostgreSQL). When a reservation
+// finds too few units, that transaction is rolled back and the change
+// runs again one statement after the other, each reservation through the
+// stock service (which frees the units of lapsed reservations, or says
+// not_enough_stock): so the stock rows are always locked in their order
+// (product, warehouse), and two carts never deadlock on them.
 func (s *Service) commitReserved(ctx context.Context, c *Cart, o change, now time.Time) error {
 	version := c.Version
 	c.DropLapsed(now)
@@ -260,36 +268,53 @@ func (s *Service) commitReserved(ctx context.Context, c *Cart, o change, now tim
 	if o.reservations != nil {
 		rs = o.reservations()
 	}
-	return s.store.Update(ctx, func(tx Tx) error {
-		c.Version = version // fn may run again
-		// The cart first, then the reservations (in one round trip where
-		// the database allows it): the stock rows, which every cart
-		// shares, are locked last, for the shortest time (to the commit).
-		short, err := tx.SaveReserving(ctx, c, doc, rs)
-		if err != nil {
-			if commerce.ErrorCode(err) == commerce.EConcurrentMod {
-				return errStale
-			}
-			return err
+	stale := func(err error) error {
+		if commerce.ErrorCode(err) == commerce.EConcurrentMod {
+			return errStale
 		}
-		// What found too few units: through the stock service, which
-		// frees lapsed reservations first, or says not_enough_stock.
-		// (Out of the stock rows' order: a deadlock this rarely makes is
-		// detected by the database, and the transaction runs again.)
-		for _, i := range short {
-			if _, err := s.deps.Stock.Reserve(ctx, tx.Stock(), rs[i]); err != nil {
-				return err
+		return err
+	}
+	run := func(together bool) error {
+		return s.store.Update(ctx, func(tx Tx) error {
+			c.Version = version // fn may run again
+			// The cart first: the stock rows, which every cart shares,
+			// are locked last, for the shortest time (to the commit).
+			if together {
+				short, err := tx.SaveReserving(ctx, c, doc, rs)
+				if err != nil {
+					return stale(err)
+				}
+				if len(short) > 0 {
+					return errShort
+				}
+			} else {
+				if err := tx.SaveDocument(ctx, c, doc); err != nil {
+					return stale(err)
+				}
+				for _, r := range rs {
+					if _, err := s.deps.Stock.Reserve(ctx, tx.Stock(), r); err != nil {
+						return err
+					}
+				}
 			}
-		}
-		if o.commit != nil {
-			if err := o.commit(tx, c, now); err != nil {
-				return err
+			if o.commit != nil {
+				if err := o.commit(tx, c, now); err != nil {
+					return err
+				}
 			}
-		}
-		tx.Emit(e)
-		return nil
-	})
+			tx.Emit(e)
+			return nil
+		})
+	}
+	err = run(true)
+	if errors.Is(err, errShort) {
+		err = run(false)
+	}
+	return err
 }
+
+// errShort tells commitReserved that a reservation found too few units.
+var errShort = errors.New("a reservation found too few units")
 
 // changeEvent is the event of a change: o.event (UPDATE when empty) on
 // CARTS with {data, new, operation} and, after a checkout, the payment

@@ -70,8 +70,9 @@ type Tx interface {
 	// one round trip where the database allows it. It returns the indexes
 	// of the reservations that took nothing, for the caller to make (or
 	// fail) through stock.Service.Reserve, which first frees the units of
-	// lapsed reservations. Errors: as SaveDocument (the transaction must
-	// then end: reservations may have run).
+	// lapsed reservations. Errors: as SaveDocument, and a reservation's
+	// (a transient conflict among them); the transaction must then end,
+	// reservations may have run.
 	SaveReserving(ctx context.Context, c *Cart, doc []byte, rs []stock.Reservation) (short []int, err error)
 	// Expired returns, locked, up to limit ACTIVE carts whose expiration
 	// time is at or before now, oldest expiration first.

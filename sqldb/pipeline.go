@@ -11,9 +11,10 @@ import (
 
 // A write transaction on a dialect that pipelines (Pipeliner): BEGIN goes
 // out with the transaction's first statement when that is an Exec with
-// arguments, and the events go out with the COMMIT. A transaction of an
-// Exec, a second Exec and its event (an add to cart: the cart, the stock)
-// is then three round trips instead of five.
+// arguments (or a batch, Tx.ExecBatch), and the events go out with the
+// COMMIT. A transaction of an Exec, a second Exec and its event is then
+// three round trips instead of five; an add to cart, whose cart update
+// and reservations are one batch, two.
 
 // commitLimit bounds the wait for a COMMIT (or ROLLBACK) once sent: the
 // caller's going away does not interrupt it (an interrupted COMMIT leaves
@@ -137,19 +138,20 @@ func (q *pipedTx) ExecContext(ctx context.Context, query string, args ...any) (s
 // transaction's first; it returns the rows each affected, up to the
 // first that failed, and that failure. ctx is a statement's (stmtCtx).
 func (q *pipedTx) execBatch(ctx context.Context, stmts []Statement) ([]int64, error) {
+	if q.err != nil {
+		return nil, q.err
+	}
 	if q.begun {
-		if q.err != nil {
-			return nil, q.err
-		}
 		return q.pipe.Pipeline(ctx, q.conn, stmts)
 	}
 	q.begun = true
 	n, err := q.pipe.Pipeline(ctx, q.conn, append([]Statement{{SQL: "BEGIN"}}, stmts...))
 	if len(n) == 0 {
 		// Either BEGIN failed, or the batch was refused before anything
-		// ran (a statement that does not prepare, an argument that does
-		// not encode). A ROLLBACK tells: the connection is then left as
-		// it was, outside a transaction, or is closed.
+		// ran (a statement that does not prepare; an argument that does
+		// not encode, after which pgx closes the connection). A ROLLBACK
+		// tells: the connection is then left as it was, outside a
+		// transaction, or is closed, and nothing more runs on it.
 		if err == nil {
 			err = errors.New("begin: no answer")
 		}
@@ -182,7 +184,7 @@ func (q *pipedTx) QueryRowContext(ctx context.Context, query string, args ...any
 
 // begin sends BEGIN on its own when it has not been sent.
 func (q *pipedTx) begin(ctx context.Context) error {
-	if q.begun {
+	if q.begun || q.err != nil {
 		return q.err
 	}
 	q.begun = true
