@@ -37,19 +37,8 @@ func (c *Cart) Document() ([]byte, error) {
 		return nil, err
 	}
 	b = append(b, `,"items":`...)
-	if c.Items == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, e := range c.Items {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = e.appendDocument(b); err != nil {
-				return nil, err
-			}
-		}
-		b = append(b, ']')
+	if b, err = appendList(b, c.Items, func(b []byte, e *Entry) ([]byte, error) { return e.appendDocument(b) }); err != nil {
+		return nil, err
 	}
 	if c.ShippingAddress != nil {
 		b = append(b, `,"shippingAddress":`...)
@@ -90,9 +79,7 @@ func (c *Cart) Document() ([]byte, error) {
 		b = appendStrings(b, c.Fired)
 	}
 	b = append(b, `,"almostFulfilled":`...)
-	if c.AlmostFulfilled == nil {
-		b = append(b, "null"...)
-	} else if b, err = appendMarshal(b, c.AlmostFulfilled); err != nil {
+	if b, err = appendMarshal(b, c.AlmostFulfilled); err != nil {
 		return nil, err
 	}
 	if c.ShippingTaxes != nil {
@@ -138,28 +125,19 @@ func (e *Entry) appendDocument(b []byte) ([]byte, error) {
 	b = append(b, `,"stockStatus":`...)
 	b = strconv.AppendInt(b, int64(e.StockStatus), 10)
 	b = append(b, `,"discounts":`...)
-	if e.Discounts == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, d := range e.Discounts {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"promotionId":`...)
-			b = appendString(b, d.PromotionID)
-			b = append(b, `,"promotionTitle":`...)
-			b = appendString(b, d.PromotionTitle)
-			b = append(b, `,"quantity":`...)
-			b = strconv.AppendInt(b, int64(d.Quantity), 10)
-			b = append(b, `,"price":`...)
-			b = strconv.AppendInt(b, d.Price, 10)
-			b = append(b, `,"discount":`...)
-			b = strconv.AppendInt(b, d.Discount, 10)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
+	b, _ = appendList(b, e.Discounts, func(b []byte, d Discount) ([]byte, error) {
+		b = append(b, `{"promotionId":`...)
+		b = appendString(b, d.PromotionID)
+		b = append(b, `,"promotionTitle":`...)
+		b = appendString(b, d.PromotionTitle)
+		b = append(b, `,"quantity":`...)
+		b = strconv.AppendInt(b, int64(d.Quantity), 10)
+		b = append(b, `,"price":`...)
+		b = strconv.AppendInt(b, d.Price, 10)
+		b = append(b, `,"discount":`...)
+		b = strconv.AppendInt(b, d.Discount, 10)
+		return append(b, '}'), nil
+	})
 	b = append(b, `,"taxes":`...)
 	b = e.Taxes.appendDocument(b)
 	b = append(b, `,"reserves":`...)
@@ -172,24 +150,15 @@ func (e *Entry) appendDocument(b []byte) ([]byte, error) {
 
 func (t *EntryTaxes) appendDocument(b []byte) []byte {
 	b = append(b, `{"lines":`...)
-	if t.Lines == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, l := range t.Lines {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"beforeTax":`...)
-			b = strconv.AppendInt(b, l.BeforeTax, 10)
-			b = append(b, `,"tax":`...)
-			b = strconv.AppendInt(b, l.Tax, 10)
-			b = append(b, `,"taxDetail":`...)
-			b = appendString(b, l.TaxDetail)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
+	b, _ = appendList(b, t.Lines, func(b []byte, l TaxLine) ([]byte, error) {
+		b = append(b, `{"beforeTax":`...)
+		b = strconv.AppendInt(b, l.BeforeTax, 10)
+		b = append(b, `,"tax":`...)
+		b = strconv.AppendInt(b, l.Tax, 10)
+		b = append(b, `,"taxDetail":`...)
+		b = appendString(b, l.TaxDetail)
+		return append(b, '}'), nil
+	})
 	b = append(b, `,"beforeTax":`...)
 	b = strconv.AppendInt(b, t.BeforeTax, 10)
 	b = append(b, `,"tax":`...)

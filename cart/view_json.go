@@ -58,51 +58,32 @@ func (v View) appendJSON(b []byte) ([]byte, error) {
 		b = appendAmount(b, *v.BeforeTax)
 	}
 	b = append(b, `,"items":`...)
-	if v.Items == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, it := range v.Items {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			switch e := it.(type) {
-			case AddEntry:
-				b, err = e.appendJSON(b)
-			case CalculateEntry:
-				b, err = e.appendJSON(b)
-			default:
-				b, err = appendMarshal(b, it)
-			}
-			if err != nil {
-				return nil, err
-			}
+	b, err = appendList(b, v.Items, func(b []byte, it any) ([]byte, error) {
+		switch e := it.(type) {
+		case AddEntry:
+			return e.appendJSON(b)
+		case CalculateEntry:
+			return e.appendJSON(b)
 		}
-		b = append(b, ']')
+		return appendMarshal(b, it)
+	})
+	if err != nil {
+		return nil, err
 	}
 	b = append(b, `,"promotions":{"almostFulfilledPromos":`...)
 	if b, err = appendMarshal(b, v.Promotions.AlmostFulfilledPromos); err != nil {
 		return nil, err
 	}
 	b = append(b, `,"fulfilledPromos":`...)
-	if v.Promotions.FulfilledPromos == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, f := range v.Promotions.FulfilledPromos {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"id":`...)
-			b = appendString(b, f.ID)
-			b = append(b, `,"title":`...)
-			b = appendString(b, f.Title)
-			b = append(b, `,"discount":`...)
-			b = appendAmount(b, f.Discount)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
+	b, _ = appendList(b, v.Promotions.FulfilledPromos, func(b []byte, f FulfilledPromo) ([]byte, error) {
+		b = append(b, `{"id":`...)
+		b = appendString(b, f.ID)
+		b = append(b, `,"title":`...)
+		b = appendString(b, f.Title)
+		b = append(b, `,"discount":`...)
+		b = appendAmount(b, f.Discount)
+		return append(b, '}'), nil
+	})
 	b = append(b, `,"ok":`...)
 	b = strconv.AppendBool(b, v.Promotions.OK)
 	b = append(b, `},"taxes":{"ok":`...)
@@ -189,24 +170,15 @@ func (e CalculateEntry) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, `,"price":`...)
 	b = appendPrice(b, e.Price)
 	b = append(b, `,"taxes":`...)
-	if e.Taxes == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, l := range e.Taxes {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"beforeTax":`...)
-			b = appendAmount(b, l.BeforeTax)
-			b = append(b, `,"tax":`...)
-			b = appendAmount(b, l.Tax)
-			b = append(b, `,"taxDetail":`...)
-			b = appendString(b, l.TaxDetail)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
+	b, _ = appendList(b, e.Taxes, func(b []byte, l TaxLineView) ([]byte, error) {
+		b = append(b, `{"beforeTax":`...)
+		b = appendAmount(b, l.BeforeTax)
+		b = append(b, `,"tax":`...)
+		b = appendAmount(b, l.Tax)
+		b = append(b, `,"taxDetail":`...)
+		b = appendString(b, l.TaxDetail)
+		return append(b, '}'), nil
+	})
 	b = append(b, `,"discounts":`...)
 	b = appendDiscounts(b, e.Discounts)
 	b = append(b, `,"reserves":`...)
@@ -218,14 +190,7 @@ func (e CalculateEntry) appendJSON(b []byte) ([]byte, error) {
 }
 
 func appendDiscounts(b []byte, ds []DiscountView) []byte {
-	if ds == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '[')
-	for i, d := range ds {
-		if i > 0 {
-			b = append(b, ',')
-		}
+	b, _ = appendList(b, ds, func(b []byte, d DiscountView) ([]byte, error) {
 		b = append(b, `{"promotionId":`...)
 		b = appendString(b, d.PromotionID)
 		b = append(b, `,"promotionTitle":`...)
@@ -236,21 +201,13 @@ func appendDiscounts(b []byte, ds []DiscountView) []byte {
 		b = appendAmount(b, d.Price)
 		b = append(b, `,"discount":`...)
 		b = appendAmount(b, d.Discount)
-		b = append(b, '}')
-	}
-	return append(b, ']')
+		return append(b, '}'), nil
+	})
+	return b
 }
 
 func appendReserves(b []byte, rs []stock.Reservation) ([]byte, error) {
-	if rs == nil {
-		return append(b, "null"...), nil
-	}
-	b = append(b, '[')
-	var err error
-	for i, r := range rs {
-		if i > 0 {
-			b = append(b, ',')
-		}
+	return appendList(b, rs, func(b []byte, r stock.Reservation) ([]byte, error) {
 		b = append(b, `{"id":`...)
 		b = appendString(b, r.ID)
 		b = append(b, `,"warehouseId":`...)
@@ -258,10 +215,29 @@ func appendReserves(b []byte, rs []stock.Reservation) ([]byte, error) {
 		b = append(b, `,"quantity":`...)
 		b = strconv.AppendInt(b, r.Quantity, 10)
 		b = append(b, `,"expirationTime":`...)
-		if b, err = appendTime(b, r.ExpirationTime); err != nil {
+		b, err := appendTime(b, r.ExpirationTime)
+		if err != nil {
 			return nil, err
 		}
-		b = append(b, '}')
+		return append(b, '}'), nil
+	})
+}
+
+// appendList writes xs as a JSON array, each element by each, and nil as
+// null (as encoding/json does); it stops at each's first error.
+func appendList[T any](b []byte, xs []T, each func([]byte, T) ([]byte, error)) ([]byte, error) {
+	if xs == nil {
+		return append(b, "null"...), nil
+	}
+	b = append(b, '[')
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = each(b, x); err != nil {
+			return nil, err
+		}
 	}
 	return append(b, ']'), nil
 }
@@ -308,17 +284,8 @@ func appendTime(b []byte, t time.Time) ([]byte, error) {
 }
 
 func appendStrings(b []byte, ss []string) []byte {
-	if ss == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '[')
-	for i, s := range ss {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendString(b, s)
-	}
-	return append(b, ']')
+	b, _ = appendList(b, ss, func(b []byte, s string) ([]byte, error) { return appendString(b, s), nil })
+	return b
 }
 
 // appendString writes a JSON string as encoding/json does: a string with
