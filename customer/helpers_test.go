@@ -150,7 +150,7 @@ func hawaii() map[string]any {
 		"postCode": "96815", "city": "Honolulu", "state": "Hawaii", "country": "US", "phone": "+1 808 555 0100", "company": "Engines"}
 }
 
-var personal = []string{"Ada", "Lovelace", "Beach", "96815", "Honolulu", "555", "Engines", "ada@example.com"}
+var personal = []string{"Ada", "Lovelace", "Beach", "96815", "Honolulu", "808 555 0100", "Engines", "ada@example.com"}
 
 // checkErased fails the test unless the JSON object raw (an order or a
 // cart) holds none of Ada's personal data and has the named addresses,
