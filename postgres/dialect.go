@@ -62,6 +62,10 @@ func (Dialect) JSONText(col string, path ...string) string {
 // the indexes that serve prefix searches.
 func (Dialect) ByteRange(col string) string { return col + " ~>=~ ? AND " + col + " ~<~ ?" }
 
+// unmetCode is the SQLSTATE of commerce_expect's failure (migration
+// 0025): class ZC, which PostgreSQL does not use.
+const unmetCode = "ZC001"
+
 // Classify implements sqldb.Dialect from SQLSTATE codes and connection
 // errors.
 func (Dialect) Classify(err error) (sqldb.ErrorKind, string) {
@@ -81,6 +85,8 @@ func (Dialect) Classify(err error) (sqldb.ErrorKind, string) {
 			return sqldb.ErrCanceled, ""
 		case pe.Code == "2201B", pe.Code == "54000": // invalid_regular_expression ("too complex"), program_limit_exceeded
 			return sqldb.ErrPatternRefused, ""
+		case pe.Code == unmetCode: // commerce_expect (migration 0025)
+			return sqldb.ErrUnmet, ""
 		case pe.Code == "22021", pe.Code == "22P05": // character_not_in_repertoire (NUL, invalid UTF-8), untranslatable_character (\u0000 in jsonb)
 			return sqldb.ErrBadText, ""
 		case strings.HasPrefix(pe.Code, "08"), // connection exceptions

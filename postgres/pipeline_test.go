@@ -95,11 +95,11 @@ func (rt *roundTrips) forward(dst io.Writer, src io.Reader) {
 	}
 }
 
-// TestUpdateRoundTrips: a write transaction shaped like an add to cart (a
-// conditional update, a second statement, an event) takes three round
-// trips: BEGIN goes with the first statement, the event with the COMMIT.
-// Without the pipeline it took five (BEGIN, two statements, the event's
-// insert, COMMIT).
+// TestUpdateRoundTrips: a write transaction of two updates and an event
+// takes three round trips: BEGIN goes with the first statement, the event
+// with the COMMIT (without the pipeline it took five: BEGIN, two
+// statements, the event's insert, COMMIT); two as a batch; one when the
+// updates go with the COMMIT (Tx.ExecAtCommit), as an add to cart's do.
 func TestUpdateRoundTrips(t *testing.T) {
 	direct := testdb.PostgresURL(t)
 	rt, proxied := countRoundTrips(t, direct)
@@ -142,8 +142,7 @@ func TestUpdateRoundTrips(t *testing.T) {
 	if got := rt.n.Load() - before; got != 3 {
 		t.Errorf("a transaction of two updates and an event took %d round trips, want 3", got)
 	}
-	// The same as one batch: two round trips (an add to cart:
-	// Tx.SaveReserving).
+	// The same as one batch: two round trips.
 	batch := func() error {
 		return db.Update(ctx, func(tx *sqldb.Tx) error {
 			n, err := tx.ExecBatch(ctx, []sqldb.Statement{
@@ -167,13 +166,168 @@ func TestUpdateRoundTrips(t *testing.T) {
 	if got := rt.n.Load() - before; got != 2 {
 		t.Errorf("a transaction of a batch of two updates and an event took %d round trips, want 2", got)
 	}
+	// The same with the commit, each update checking its row
+	// (Tx.ExecAtCommit): one round trip (an add to cart, a new cart).
+	atCommit := func() error {
+		return db.Update(ctx, func(tx *sqldb.Tx) error {
+			for _, id := range []string{"a", "b"} {
+				if err := tx.ExecAtCommit(ctx, checkedAdd(t, tx, id, errors.New("no row updated"))); err != nil {
+					return err
+				}
+			}
+			tx.Emit(newEvent(t, "add"))
+			return nil
+		})
+	}
+	if err := atCommit(); err != nil {
+		t.Fatal(err)
+	}
+	before = rt.n.Load()
+	if err := atCommit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := rt.n.Load() - before; got != 1 {
+		t.Errorf("a transaction of two updates with the commit and an event took %d round trips, want 1", got)
+	}
 	var a, b int
 	if err := db.QueryRow(ctx, `SELECT (SELECT n FROM pipe WHERE id = 'a'), (SELECT n FROM pipe WHERE id = 'b')`).Scan(&a, &b); err != nil {
 		t.Fatal(err)
 	}
-	if a != 4 || b != 4 {
-		t.Errorf("after four adds: a = %d, b = %d, want 4 and 4", a, b)
+	if a != 6 || b != 6 {
+		t.Errorf("after six adds: a = %d, b = %d, want 6 and 6", a, b)
 	}
+}
+
+// checkedAdd is a statement of Tx.ExecAtCommit adding 1 to the row id of
+// pipe, failing the transaction with unmet when there is no such row.
+func checkedAdd(t *testing.T, tx *sqldb.Tx, id string, unmet error) sqldb.Statement {
+	t.Helper()
+	expect, ok := tx.Expect("(SELECT count(*) FROM done) = 1")
+	if !ok {
+		t.Fatal("a transaction on PostgreSQL is not pipelined")
+	}
+	return sqldb.Statement{SQL: `WITH done AS (UPDATE pipe SET n = n + 1 WHERE id = ? RETURNING 1) SELECT ` + expect,
+		Args: []any{id}, Unmet: unmet}
+}
+
+// TestExecAtCommitFailures: a statement sent with the COMMIT whose check
+// fails fails its transaction with the statement's Unmet error, whichever
+// statement it is and whether BEGIN went earlier; any other failure (a
+// statement's, an event's) with its own error; nothing is committed, and
+// no connection is left inside a transaction.
+func TestExecAtCommitFailures(t *testing.T) {
+	db := testdb.Postgres(t)
+	ctx := context.Background()
+	if err := db.Update(ctx, func(tx *sqldb.Tx) error {
+		_, err := tx.Exec(ctx, `CREATE TABLE pipe (id TEXT PRIMARY KEY, n BIGINT NOT NULL)`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(ctx, func(tx *sqldb.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO pipe (id, n) VALUES ('a', 0), ('b', 0)`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	wantN := func(what string, a, b int) {
+		t.Helper()
+		var gotA, gotB int
+		if err := db.QueryRow(ctx, `SELECT (SELECT n FROM pipe WHERE id = 'a'), (SELECT n FROM pipe WHERE id = 'b')`).Scan(&gotA, &gotB); err != nil {
+			t.Fatal(err)
+		}
+		if gotA != a || gotB != b {
+			t.Errorf("%s: a = %d, b = %d, want %d and %d", what, gotA, gotB, a, b)
+		}
+	}
+	events := func() int {
+		t.Helper()
+		var n int
+		if err := db.QueryRow(ctx, `SELECT COUNT(*) FROM events`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	first, second := errors.New("first unmet"), errors.New("second unmet")
+	for _, tc := range []struct {
+		name  string
+		begun bool // a statement runs (and sends BEGIN) before
+		ids   []string
+		want  error
+	}{
+		{"the first fails", false, []string{"nobody", "a"}, first},
+		{"the second fails", false, []string{"a", "nobody"}, second},
+		{"after BEGIN, the first fails", true, []string{"nobody", "b"}, first},
+		{"after BEGIN, the second fails", true, []string{"b", "nobody"}, second},
+	} {
+		err := db.Update(ctx, func(tx *sqldb.Tx) error {
+			if tc.begun {
+				if _, err := tx.Exec(ctx, `UPDATE pipe SET n = n + 100 WHERE id = ?`, "a"); err != nil {
+					return err
+				}
+			}
+			for i, id := range tc.ids {
+				if err := tx.ExecAtCommit(ctx, checkedAdd(t, tx, id, []error{first, second}[i])); err != nil {
+					return err
+				}
+			}
+			tx.Emit(newEvent(t, "add"))
+			return nil
+		})
+		if err != tc.want {
+			t.Errorf("%s: %v, want exactly %v", tc.name, err, tc.want)
+		}
+		wantN(tc.name, 0, 0)
+	}
+	if n := events(); n != 0 {
+		t.Errorf("%d events after the failed transactions, want none", n)
+	}
+
+	// A statement that fails otherwise: its own error, not Unmet.
+	err := db.Update(ctx, func(tx *sqldb.Tx) error {
+		if err := tx.ExecAtCommit(ctx, checkedAdd(t, tx, "a", first)); err != nil {
+			return err
+		}
+		return tx.ExecAtCommit(ctx, sqldb.Statement{SQL: `INSERT INTO pipe (id, n) VALUES (?, 0)`, Args: []any{"b"}, Unmet: second})
+	})
+	if commerce.ErrorCode(err) != commerce.EDuplicateKey || errors.Is(err, first) || errors.Is(err, second) {
+		t.Errorf("a duplicate key with the commit: %v, want %s", err, commerce.EDuplicateKey)
+	}
+	// An event that fails after them (its id is taken): the event's.
+	e := newEvent(t, "once")
+	if err := db.Append(ctx, []event.Event{e}); err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(ctx, func(tx *sqldb.Tx) error {
+		tx.Emit(e)
+		return tx.ExecAtCommit(ctx, checkedAdd(t, tx, "a", first))
+	})
+	if commerce.ErrorCode(err) != commerce.EDuplicateKey || errors.Is(err, first) {
+		t.Errorf("an event failing after a statement with the commit: %v, want %s", err, commerce.EDuplicateKey)
+	}
+	// A caller gone before the commit: nothing is sent.
+	gone, cancel := context.WithCancel(ctx)
+	err = db.Update(gone, func(tx *sqldb.Tx) error {
+		cancel()
+		return tx.ExecAtCommit(ctx, checkedAdd(t, tx, "a", first))
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("a caller gone before the commit: %v, want context.Canceled", err)
+	}
+	wantN("after the other failures", 0, 0)
+	if n := events(); n != 1 {
+		t.Errorf("%d events after the failed transactions, want the one appended", n)
+	}
+
+	// No connection was left inside a transaction: more transactions than
+	// the pool has connections all commit.
+	for i := range 3 * testdb.MaxConns {
+		err := db.Update(ctx, func(tx *sqldb.Tx) error { return tx.ExecAtCommit(ctx, checkedAdd(t, tx, "b", first)) })
+		if err != nil {
+			t.Fatalf("transaction %d after the failures: %v", i, err)
+		}
+	}
+	wantN("after the adds", 0, 3*testdb.MaxConns)
 }
 
 // TestUpdatePipelineFailures: every way a pipelined write transaction
@@ -295,14 +449,14 @@ func TestPipelineCommitRolledBack(t *testing.T) {
 	}
 	defer conn.Close()
 	d := postgres.Dialect{}
-	n, err := d.Pipeline(ctx, conn, []sqldb.Statement{{SQL: "BEGIN"}, {SQL: "SELECT 1/0"}, {SQL: "SELECT 1"}})
+	n, err := d.Pipeline(ctx, nil, conn, []sqldb.Statement{{SQL: "BEGIN"}, {SQL: "SELECT 1/0"}, {SQL: "SELECT 1"}})
 	if err == nil || len(n) != 1 {
 		t.Fatalf("BEGIN, a division by zero, a select: %v, %v; want the division's error after one statement", n, err)
 	}
-	if _, err := d.Pipeline(ctx, conn, []sqldb.Statement{{SQL: "COMMIT"}}); err == nil {
+	if _, err := d.Pipeline(ctx, nil, conn, []sqldb.Statement{{SQL: "COMMIT"}}); err == nil {
 		t.Error("the COMMIT of a failed transaction succeeded")
 	}
-	n, err = d.Pipeline(ctx, conn, []sqldb.Statement{{SQL: "BEGIN"}, {SQL: "SELECT 1"}, {SQL: "COMMIT"}})
+	n, err = d.Pipeline(ctx, nil, conn, []sqldb.Statement{{SQL: "BEGIN"}, {SQL: "SELECT 1"}, {SQL: "COMMIT"}})
 	if err != nil || len(n) != 3 {
 		t.Errorf("BEGIN, SELECT, COMMIT after the rollback: %v, %v", n, err)
 	}

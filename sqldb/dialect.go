@@ -126,13 +126,21 @@ type Dialect interface {
 // statements in one round trip (PostgreSQL). Update then starts a write
 // transaction with its first statement, and writes its events with its
 // COMMIT: two round trips fewer for every write transaction, which on a
-// machine the database shares with the service is CPU time of both.
+// machine the database shares with the service is CPU time of both; the
+// statements of Tx.ExecAtCommit go with the COMMIT too.
 type Pipeliner interface {
 	// Pipeline runs stmts on conn, in order, in one round trip, and
 	// returns the rows each affected, up to the first that failed, and
 	// that failure (the statements after it do not run). A COMMIT the
-	// database answers with a rollback is a failure.
-	Pipeline(ctx context.Context, conn *sql.Conn, stmts []Statement) ([]int64, error)
+	// database answers with a rollback is a failure. When interrupt (nil:
+	// none) ends first, the database is asked to stop the statement it
+	// runs, and the answers are still read (under ctx), so that the
+	// outcome is known; conn is then closed.
+	Pipeline(ctx, interrupt context.Context, conn *sql.Conn, stmts []Statement) ([]int64, error)
+	// Expect is the SQL of an expression that is true when cond is, and
+	// otherwise fails its statement (ErrUnmet): the check of a statement
+	// whose result is not seen before the commit (Tx.ExecAtCommit).
+	Expect(cond string) string
 }
 
 // Statement is a statement with its arguments, its placeholders the
@@ -140,6 +148,10 @@ type Pipeliner interface {
 type Statement struct {
 	SQL  string
 	Args []any
+	// Unmet, for a statement of Tx.ExecAtCommit, is the error its
+	// transaction fails with when the statement's own check fails
+	// (ErrUnmet).
+	Unmet error
 }
 
 // Lease is a held leadership (Dialect.TryLead).
@@ -180,6 +192,10 @@ const (
 	// form endpoints refuse such text first (commerce.TextProblem); this
 	// is the second line, for a path that does not.
 	ErrBadText
+	// ErrUnmet is a statement's own check failing (PostgreSQL: the
+	// commerce_expect function): the error the statement was given
+	// (Tx.ExecAtCommit) is returned instead.
+	ErrUnmet
 )
 
 // Errors in the chain of translated driver errors (errors.Is), for the

@@ -13,14 +13,22 @@ import (
 // out with the transaction's first statement when that is an Exec with
 // arguments (or a batch, Tx.ExecBatch), and the events go out with the
 // COMMIT. A transaction of an Exec, a second Exec and its event is then
-// three round trips instead of five; an add to cart, whose cart update
-// and reservations are one batch, two.
+// three round trips instead of five. The statements of Tx.ExecAtCommit
+// go out with the COMMIT too: an add to cart, whose cart update and
+// reservations check themselves, is one round trip.
 
 // commitLimit bounds the wait for a COMMIT (or ROLLBACK) once sent: the
 // caller's going away does not interrupt it (an interrupted COMMIT leaves
 // its outcome unknown), but a database that never answers does not hold
-// the connection and the write turn for ever.
-const commitLimit = 30 * time.Second
+// the connection and the write turn for ever. The statements sent with the
+// COMMIT (Tx.ExecAtCommit, which may wait for row locks) are interrupted
+// when the caller goes away, or interruptMargin before commitLimit, by
+// the database (Pipeliner.Pipeline's interrupt), so that the outcome is
+// still read.
+const (
+	commitLimit     = 30 * time.Second
+	interruptMargin = 5 * time.Second
+)
 
 // updatePiped is update on a Pipeliner: fn runs on one connection of the
 // write pool, whose transaction pipedTx begins and this function ends.
@@ -48,8 +56,8 @@ func (db *DB) updatePiped(ctx context.Context, p Pipeliner, fn func(tx *Tx) erro
 	if q.err != nil {
 		return db.translate(q.err)
 	}
-	stmts := db.eventStatements(ctx, tx.events)
-	if !q.begun && len(stmts) == 0 {
+	events := db.eventStatements(ctx, tx.events)
+	if !q.begun && len(q.atCommit) == 0 && len(events) == 0 {
 		return nil // nothing ran, nothing to commit
 	}
 	// A caller gone before the commit has its transaction rolled back.
@@ -57,19 +65,34 @@ func (db *DB) updatePiped(ctx context.Context, p Pipeliner, fn func(tx *Tx) erro
 		q.rollback(ctx)
 		return db.translate(err)
 	}
-	for i := range stmts {
-		stmts[i].SQL = db.Rebind(stmts[i].SQL)
-	}
+	stmts := make([]Statement, 0, 2+len(q.atCommit)+len(events))
+	first := 0 // the index of the first of q.atCommit in stmts
 	if !q.begun {
 		q.begun = true
-		stmts = append([]Statement{{SQL: "BEGIN"}}, stmts...)
+		stmts = append(stmts, Statement{SQL: "BEGIN"})
+		first = 1
+	}
+	stmts = append(stmts, q.atCommit...)
+	for _, st := range events {
+		stmts = append(stmts, Statement{SQL: db.Rebind(st.SQL), Args: st.Args})
 	}
 	stmts = append(stmts, Statement{SQL: "COMMIT"})
+	// The statements sent with the COMMIT may wait for row locks: the
+	// caller's going away (or commitLimit nearing) interrupts them, but
+	// the answer is still read, so that the outcome is known.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitLimit)
-	_, err = p.Pipeline(cctx, conn, stmts)
+	ictx, icancel := context.WithTimeout(ctx, commitLimit-interruptMargin)
+	n, err := p.Pipeline(cctx, ictx, conn, stmts)
+	icancel()
 	cancel()
 	if err != nil {
 		q.rollback(ctx)
+		// The statement that failed is the first without an answer.
+		if k := len(n) - first; k >= 0 && k < len(q.atCommit) {
+			if u := db.unmet(err, q.atCommit[k]); u != nil {
+				return u
+			}
+		}
 		return db.translate(fmt.Errorf("commit: %w", err))
 	}
 	db.transactions.Add(1)
@@ -106,6 +129,9 @@ type pipedTx struct {
 	endStatements context.CancelFunc
 	begun         bool  // BEGIN was sent
 	err           error // the connection failed and is closed: nothing more runs
+	// atCommit are the statements that go out with the COMMIT
+	// (Tx.ExecAtCommit), rebound.
+	atCommit []Statement
 }
 
 // stmtCtx returns the context of a statement given ctx: ctx, ending with
@@ -142,10 +168,10 @@ func (q *pipedTx) execBatch(ctx context.Context, stmts []Statement) ([]int64, er
 		return nil, q.err
 	}
 	if q.begun {
-		return q.pipe.Pipeline(ctx, q.conn, stmts)
+		return q.pipe.Pipeline(ctx, nil, q.conn, stmts)
 	}
 	q.begun = true
-	n, err := q.pipe.Pipeline(ctx, q.conn, append([]Statement{{SQL: "BEGIN"}}, stmts...))
+	n, err := q.pipe.Pipeline(ctx, nil, q.conn, append([]Statement{{SQL: "BEGIN"}}, stmts...))
 	if len(n) == 0 {
 		// Either BEGIN failed, or the batch was refused before anything
 		// ran (a statement that does not prepare; an argument that does

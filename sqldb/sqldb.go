@@ -387,6 +387,50 @@ func (tx *Tx) ExecBatch(ctx context.Context, stmts []Statement) ([]int64, error)
 	return n, nil
 }
 
+// Expect is, when the transaction is Pipelined (ok), the SQL of an
+// expression that is true when cond is and otherwise fails its statement
+// (Pipeliner.Expect): for a statement of ExecAtCommit that checks itself.
+func (tx *Tx) Expect(cond string) (expr string, ok bool) {
+	if p, ok := tx.tx.(*pipedTx); ok {
+		return p.pipe.Expect(cond), true
+	}
+	return "", false
+}
+
+// ExecAtCommit runs st (one statement, ? placeholders) with the
+// transaction's commit: when the transaction is Pipelined, in the
+// commit's round trip, after the statements run before the commit and
+// before the events; elsewhere now. Its result is not seen, so a
+// statement that must affect rows checks that itself (on PostgreSQL with
+// commerce_expect, migration 0025): when that check fails, the
+// transaction fails with st.Unmet. Any other failure of st fails the
+// transaction with st's error. On a Pipelined transaction the statements
+// fn runs after ExecAtCommit do not see st's writes: fn must not read
+// what st writes.
+func (tx *Tx) ExecAtCommit(ctx context.Context, st Statement) error {
+	if p, ok := tx.tx.(*pipedTx); ok {
+		st.SQL = tx.db.Rebind(st.SQL)
+		p.atCommit = append(p.atCommit, st)
+		return nil
+	}
+	_, err := tx.Exec(ctx, st.SQL, st.Args...)
+	if u := tx.db.unmet(err, st); u != nil {
+		return u
+	}
+	return err
+}
+
+// unmet returns st.Unmet when err, st's failure, is st's own check
+// failing (ErrUnmet); otherwise nil.
+func (db *DB) unmet(err error, st Statement) error {
+	if err != nil && st.Unmet != nil {
+		if kind, _ := db.dialect.Classify(err); kind == ErrUnmet {
+			return st.Unmet
+		}
+	}
+	return nil
+}
+
 // maxAttempts is how many times Update runs a transaction that keeps
 // meeting transient conflicts.
 const maxAttempts = 5
