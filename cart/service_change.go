@@ -56,7 +56,8 @@ type change struct {
 	reserved bool
 	// reservations, with reserved, returns the reservations prepare
 	// made, which the transaction makes with the cart's update
-	// (Tx.SaveReserving) before commit runs.
+	// (Tx.SaveReserving; where that sends them with the COMMIT, commit
+	// runs before them and does not see them).
 	reservations func() []stock.Reservation
 }
 
@@ -67,9 +68,6 @@ const maxAttempts = 64
 // maxAuthorizedRounds bounds the rounds of a change with an authorisation:
 // each round authorises (and voids) a payment with the provider again.
 const maxAuthorizedRounds = 4
-
-// errStale tells change that the cart moved since it was read.
-var errStale = errors.New("cart changed since read")
 
 // errUnchanged, returned by a change's prepare, says that the operation
 // changes nothing in the cart (cart.applyCoupon of a code it holds): the
@@ -183,7 +181,7 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 					return err
 				}
 				if locked != version {
-					return errStale
+					return ErrStale
 				}
 				if o.commit != nil {
 					if err := o.commit(tx, c, now); err != nil {
@@ -216,7 +214,7 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 		if err != nil && undo != nil {
 			undo()
 		}
-		if !errors.Is(err, errStale) {
+		if !errors.Is(err, ErrStale) {
 			if err != nil {
 				return nil, err
 			}
@@ -241,12 +239,14 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 // on the cart (change.reserved): the cart's document and its event are
 // encoded first, outside the transaction, which then stores the document
 // over the version the change was computed from, or finds the cart moved
-// (errStale), and makes the reservations (o.reservations), then runs
+// (ErrStale), and makes the reservations (o.reservations), then runs
 // o.commit. The conditional update is the version check, and holds the
 // cart's row from there to the commit.
 //
 // The cart's update and the reservations go to the database together
-// (Tx.SaveReserving: one round trip on PostgreSQL). When a reservation
+// (Tx.SaveReserving: on PostgreSQL with the event and the COMMIT, the
+// whole transaction one round trip; o.commit, when there is one, does
+// not see them). When a reservation
 // finds too few units, that transaction is rolled back and the change
 // runs again one statement after the other, each reservation through the
 // stock service (which frees the units of lapsed reservations, or says
@@ -270,7 +270,7 @@ func (s *Service) commitReserved(ctx context.Context, c *Cart, o change, now tim
 	}
 	stale := func(err error) error {
 		if commerce.ErrorCode(err) == commerce.EConcurrentMod {
-			return errStale
+			return ErrStale
 		}
 		return err
 	}
@@ -285,7 +285,7 @@ func (s *Service) commitReserved(ctx context.Context, c *Cart, o change, now tim
 					return stale(err)
 				}
 				if len(short) > 0 {
-					return errShort
+					return ErrShort
 				}
 			} else {
 				if err := tx.SaveDocument(ctx, c, doc); err != nil {
@@ -307,14 +307,11 @@ func (s *Service) commitReserved(ctx context.Context, c *Cart, o change, now tim
 		})
 	}
 	err = run(true)
-	if errors.Is(err, errShort) {
+	if errors.Is(err, ErrShort) {
 		err = run(false)
 	}
 	return err
 }
-
-// errShort tells commitReserved that a reservation found too few units.
-var errShort = errors.New("a reservation found too few units")
 
 // changeEvent is the event of a change: o.event (UPDATE when empty) on
 // CARTS with {data, new, operation} and, after a checkout, the payment

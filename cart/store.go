@@ -2,12 +2,23 @@ package cart
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/promotion"
 	"github.com/commercekit/commerce/stock"
+)
+
+// The errors a transaction fails with when SaveReserving checks its
+// statements with the commit.
+var (
+	// ErrStale: the cart's stored version is no longer the one its change
+	// was computed from (another change committed in between).
+	ErrStale = errors.New("cart changed since read")
+	// ErrShort: a reservation found too few units.
+	ErrShort = errors.New("a reservation found too few units")
 )
 
 // Store keeps the carts (implemented by package sqldb).
@@ -50,8 +61,11 @@ type Tx interface {
 	// orders, either waits for the checkout's order (and erases it) or has
 	// removed the account before the checkout places one.
 	LockCustomer(ctx context.Context, customerID string) (string, error)
-	// Insert stores a new cart and sets its Version to 1.
-	// Errors: duplicate_key when a cart with the id exists.
+	// Insert stores a new cart and sets its Version to 1. Where the
+	// database allows it, the cart goes out with the transaction's commit,
+	// in one round trip with it: nothing the transaction runs after Insert
+	// sees it. Errors (then the transaction's): duplicate_key when a cart
+	// with the id exists.
 	Insert(ctx context.Context, c *Cart) error
 	// Save stores c over the version it was read with (c.Version) and
 	// increments c.Version.
@@ -66,13 +80,19 @@ type Tx interface {
 	// Errors: as Save.
 	SaveDocument(ctx context.Context, c *Cart, doc []byte) error
 	// SaveReserving is SaveDocument, then the reservations rs (each
-	// prepared by stock.Service.Prepare) where there are enough units: in
-	// one round trip where the database allows it. It returns the indexes
-	// of the reservations that took nothing, for the caller to make (or
-	// fail) through stock.Service.Reserve, which first frees the units of
-	// lapsed reservations. Errors: as SaveDocument, and a reservation's
-	// (a transient conflict among them); the transaction must then end,
-	// reservations may have run.
+	// prepared by stock.Service.Prepare) where there are enough units.
+	// Where the database allows it, both go out with the transaction's
+	// commit, in one round trip with it, and are checked there: the
+	// transaction then fails with ErrStale when the cart moved (c.Version
+	// is incremented beforehand), with ErrShort when a reservation found
+	// too few units, and nothing the transaction runs after
+	// SaveReserving sees them. Otherwise they run now, and SaveReserving
+	// returns the indexes of the reservations that took nothing. Either
+	// way the caller then makes (or fails) the short ones through
+	// stock.Service.Reserve, which first frees the units of lapsed
+	// reservations, in a transaction of its own. Errors: as SaveDocument,
+	// and a reservation's (a transient conflict among them); the
+	// transaction must then end, reservations may have run.
 	SaveReserving(ctx context.Context, c *Cart, doc []byte, rs []stock.Reservation) (short []int, err error)
 	// Expired returns, locked, up to limit ACTIVE carts whose expiration
 	// time is at or before now, oldest expiration first.

@@ -86,9 +86,9 @@ func (t cartTx) Insert(ctx context.Context, c *cart.Cart) error {
 		return fmt.Errorf("insert cart %s: %w", c.ID, err)
 	}
 	c.Version = 1
-	_, err = t.tx.Exec(ctx, `INSERT INTO carts (`+cartColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		c.ID, c.CustomerID, c.Status, c.Currency, c.Country, c.Channel,
-		c.ExpirationTime.UnixMilli(), c.CreatedAt.UnixMilli(), c.UpdatedAt.UnixMilli(), c.Version, Text(data))
+	err = t.tx.ExecAtCommit(ctx, Statement{SQL: `INSERT INTO carts (` + cartColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		Args: []any{c.ID, c.CustomerID, c.Status, c.Currency, c.Country, c.Channel,
+			c.ExpirationTime.UnixMilli(), c.CreatedAt.UnixMilli(), c.UpdatedAt.UnixMilli(), c.Version, Text(data)}})
 	if err != nil {
 		return fmt.Errorf("insert cart %s: %w", c.ID, err)
 	}
@@ -135,9 +135,12 @@ func saved(c *cart.Cart, n int64) error {
 }
 
 // SaveReserving implements cart.Tx. On a dialect that pipelines and has
-// writable CTEs the cart's update and the reservations are one batch, one
-// round trip (Tx.ExecBatch): the reservations run even when the cart
-// moved, and are rolled back with the transaction, which then fails.
+// writable CTEs the cart's update and the reservations go out with the
+// COMMIT (Tx.ExecAtCommit), each checking in SQL that it affected its row:
+// the transaction fails with cart.ErrStale or cart.ErrShort (plain
+// sentinels: the cart service retries on them, so no message is made on
+// every add to cart). The reservations run even when the cart moved, and
+// are rolled back with the transaction.
 func (t cartTx) SaveReserving(ctx context.Context, c *cart.Cart, doc []byte, rs []stock.Reservation) ([]int, error) {
 	var short []int
 	if !t.tx.Pipelined() || !t.tx.db.dialect.WritableCTE() {
@@ -155,24 +158,24 @@ func (t cartTx) SaveReserving(ctx context.Context, c *cart.Cart, doc []byte, rs 
 		}
 		return short, nil
 	}
-	stmts := make([]Statement, 0, 1+len(rs))
-	stmts = append(stmts, saveStatement(c, doc))
-	for _, r := range rs {
-		stmts = append(stmts, reserveStatement(r))
-	}
-	n, err := t.tx.ExecBatch(ctx, stmts)
-	if err != nil {
-		return nil, fmt.Errorf("save cart %s: %w", c.ID, err)
-	}
-	if err := saved(c, n[0]); err != nil {
+	// With the commit, each statement checking that it affected its row.
+	expect, _ := t.tx.Expect("(SELECT count(*) FROM done) = 1")
+	save := saveStatement(c, doc)
+	save.SQL = `WITH done AS (` + save.SQL + ` RETURNING 1) SELECT ` + expect
+	save.Unmet = cart.ErrStale
+	if err := t.tx.ExecAtCommit(ctx, save); err != nil {
 		return nil, err
 	}
-	for i := range rs {
-		if n[1+i] == 0 {
-			short = append(short, i)
+	c.Version++
+	for _, r := range rs {
+		st := reserveStatement(r)
+		st.SQL = `WITH taken AS (` + reserveTake + ` RETURNING 1), done AS (` + reserveInsert + reserveFrom + ` RETURNING 1) SELECT ` + expect
+		st.Unmet = cart.ErrShort
+		if err := t.tx.ExecAtCommit(ctx, st); err != nil {
+			return nil, err
 		}
 	}
-	return short, nil
+	return nil, nil
 }
 
 // Expired implements cart.Tx. On PostgreSQL a cart another transaction

@@ -241,14 +241,17 @@ const (
 	reserveTake = `UPDATE stock SET reserved = reserved + ?
 		WHERE product_id = ? AND warehouse_id = ? AND quantity - reserved >= ?`
 	reserveInsert = `INSERT INTO stock_reservations (id, cart_id, item_id, product_id, warehouse_id, quantity, expires_at, expired)`
+	// reserveFrom ends reserveInsert in reserveStatement: a row when the
+	// units were taken.
+	reserveFrom = `
+			SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS BIGINT), false FROM taken`
 )
 
 // reserveStatement is a reservation in one statement, on a dialect with
 // writable CTEs: it affects one row when the units were taken, none when
 // there are not enough.
 func reserveStatement(r stock.Reservation) Statement {
-	return Statement{SQL: `WITH taken AS (` + reserveTake + ` RETURNING 1) ` + reserveInsert + `
-			SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS BIGINT), false FROM taken`,
+	return Statement{SQL: `WITH taken AS (` + reserveTake + ` RETURNING 1) ` + reserveInsert + reserveFrom,
 		Args: []any{r.Quantity, r.ProductID, r.WarehouseID, r.Quantity,
 			r.ID, r.CartID, r.ItemID, r.ProductID, r.WarehouseID, r.Quantity, r.ExpirationTime.UnixMilli()}}
 }

@@ -25,6 +25,7 @@ func Cart(t *testing.T, open Opener) {
 	t.Run("insert and read", func(t *testing.T) { cartInsert(t, open(t)) })
 	t.Run("lock and save", func(t *testing.T) { cartSave(t, open(t)) })
 	t.Run("all or nothing", func(t *testing.T) { cartAtomic(t, open(t)) })
+	t.Run("save reserving", func(t *testing.T) { cartSaveReserving(t, open(t)) })
 	t.Run("expired", func(t *testing.T) { cartExpired(t, open(t)) })
 	t.Run("no lost update", func(t *testing.T) { cartNoLostUpdate(t, open(t)) })
 }
