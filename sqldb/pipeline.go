@@ -11,11 +11,11 @@ import (
 
 // A write transaction on a dialect that pipelines (Pipeliner): BEGIN goes
 // out with the transaction's first statement when that is an Exec with
-// arguments (or a batch, Tx.ExecBatch), and the events go out with the
-// COMMIT. A transaction of an Exec, a second Exec and its event is then
-// three round trips instead of five. The statements of Tx.ExecAtCommit
-// go out with the COMMIT too: an add to cart, whose cart update and
-// reservations check themselves, is one round trip.
+// arguments, and the events go out with the COMMIT. A transaction of an
+// Exec, a second Exec and its event is then three round trips instead of
+// five. The statements of Tx.ExecAtCommit go out with the COMMIT too: an
+// add to cart, whose cart update and reservations check themselves, is one
+// round trip.
 
 // commitLimit bounds the wait for a COMMIT (or ROLLBACK) once sent: the
 // caller's going away does not interrupt it (an interrupted COMMIT leaves

@@ -351,40 +351,10 @@ func (tx *Tx) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
 func (tx *Tx) Translate(err error) error { return tx.db.translate(err) }
 
 // Pipelined reports whether the transaction's statements can be sent
-// several in one round trip (ExecBatch): on a dialect that pipelines.
+// several in one round trip (ExecAtCommit): on a dialect that pipelines.
 func (tx *Tx) Pipelined() bool {
 	_, ok := tx.tx.(*pipedTx)
 	return ok
-}
-
-// ExecBatch runs stmts (each one statement, ? placeholders) in order and
-// returns the rows each affected, up to the first that failed, and that
-// failure. When the transaction is Pipelined they go out in one round
-// trip (with BEGIN when they are its first statements); elsewhere one
-// after the other. A statement runs whatever the rows an earlier one
-// affected: the caller decides from them whether the transaction goes on.
-func (tx *Tx) ExecBatch(ctx context.Context, stmts []Statement) ([]int64, error) {
-	if p, ok := tx.tx.(*pipedTx); ok {
-		rebound := make([]Statement, len(stmts))
-		for i, st := range stmts {
-			rebound[i] = Statement{SQL: tx.db.Rebind(st.SQL), Args: st.Args}
-		}
-		n, err := p.execBatch(p.stmtCtx(tx.stmtCtx(ctx)), rebound)
-		return n, tx.db.translate(err)
-	}
-	n := make([]int64, 0, len(stmts))
-	for _, st := range stmts {
-		res, err := tx.Exec(ctx, st.SQL, st.Args...)
-		if err != nil {
-			return n, err
-		}
-		k, err := res.RowsAffected()
-		if err != nil {
-			return n, tx.db.translate(err)
-		}
-		n = append(n, k)
-	}
-	return n, nil
 }
 
 // Expect is, when the transaction is Pipelined (ok), the SQL of an

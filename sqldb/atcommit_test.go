@@ -1,0 +1,61 @@
+package sqldb_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/sqldb"
+)
+
+// TestExecAtCommit: on both stores a statement of ExecAtCommit commits
+// with its transaction (with the COMMIT on PostgreSQL, see
+// TestExecAtCommitFailures; at once on SQLite), and its failure fails the
+// transaction with its error, which then commits nothing.
+func TestExecAtCommit(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		if err := db.Update(ctx, func(tx *sqldb.Tx) error {
+			_, err := tx.Exec(ctx, `CREATE TABLE later (id TEXT PRIMARY KEY)`)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		insert := func(id string) sqldb.Statement {
+			return sqldb.Statement{SQL: `INSERT INTO later (id) VALUES (?)`, Args: []any{id}}
+		}
+		if err := db.Update(ctx, func(tx *sqldb.Tx) error { return tx.ExecAtCommit(ctx, insert("a")) }); err != nil {
+			t.Fatal(err)
+		}
+		err := db.Update(ctx, func(tx *sqldb.Tx) error {
+			if err := tx.ExecAtCommit(ctx, insert("b")); err != nil {
+				return err
+			}
+			return tx.ExecAtCommit(ctx, insert("a"))
+		})
+		if commerce.ErrorCode(err) != commerce.EDuplicateKey {
+			t.Errorf("a duplicate key: %v, want %s", err, commerce.EDuplicateKey)
+		}
+		var ids []string
+		rows, err := db.Query(ctx, `SELECT id FROM later ORDER BY id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, id)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(ids, []string{"a"}) {
+			t.Errorf("committed: %v, want [a]", ids)
+		}
+	})
+}
