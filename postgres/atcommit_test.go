@@ -20,12 +20,7 @@ func TestExecAtCommitInterrupted(t *testing.T) {
 	url := testdb.PostgresURL(t)
 	db := testdb.PostgresAt(t, url)
 	ctx := context.Background()
-	if err := db.Update(ctx, func(tx *sqldb.Tx) error {
-		_, err := tx.Exec(ctx, `CREATE TABLE pipe (id TEXT PRIMARY KEY, n BIGINT NOT NULL); INSERT INTO pipe (id, n) VALUES ('a', 0)`)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	newPipe(t, db)
 	locker, err := sql.Open("pgx", url)
 	if err != nil {
 		t.Fatal(err)
@@ -61,11 +56,11 @@ func TestExecAtCommitInterrupted(t *testing.T) {
 	if err := held.Rollback(); err != nil {
 		t.Fatal(err)
 	}
-	var n, events int
-	if err := db.QueryRow(ctx, `SELECT (SELECT n FROM pipe WHERE id = 'a'), (SELECT count(*) FROM events)`).Scan(&n, &events); err != nil {
+	var events int
+	if err := db.QueryRow(ctx, `SELECT count(*) FROM events`).Scan(&events); err != nil {
 		t.Fatal(err)
 	}
-	if n != 0 || events != 0 {
+	if n, _ := pipeCounts(t, db); n != 0 || events != 0 {
 		t.Errorf("after an interrupted commit: n = %d and %d events, want nothing committed", n, events)
 	}
 	for i := range 3 * testdb.MaxConns {

@@ -105,18 +105,7 @@ func TestUpdateRoundTrips(t *testing.T) {
 	rt, proxied := countRoundTrips(t, direct)
 	db := testdb.PostgresAt(t, proxied)
 	ctx := context.Background()
-	if err := db.Update(ctx, func(tx *sqldb.Tx) error {
-		_, err := tx.Exec(ctx, `CREATE TABLE pipe (id TEXT PRIMARY KEY, n BIGINT NOT NULL)`)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Update(ctx, func(tx *sqldb.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO pipe (id, n) VALUES ('a', 0), ('b', 0)`)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	newPipe(t, db)
 	add := func() error {
 		return db.Update(ctx, func(tx *sqldb.Tx) error {
 			for _, id := range []string{"a", "b"} {
@@ -165,13 +154,30 @@ func TestUpdateRoundTrips(t *testing.T) {
 	if got := rt.n.Load() - before; got != 1 {
 		t.Errorf("a transaction of two updates with the commit and an event took %d round trips, want 1", got)
 	}
-	var a, b int
-	if err := db.QueryRow(ctx, `SELECT (SELECT n FROM pipe WHERE id = 'a'), (SELECT n FROM pipe WHERE id = 'b')`).Scan(&a, &b); err != nil {
-		t.Fatal(err)
-	}
-	if a != 4 || b != 4 {
+	if a, b := pipeCounts(t, db); a != 4 || b != 4 {
 		t.Errorf("after four adds: a = %d, b = %d, want 4 and 4", a, b)
 	}
+}
+
+// newPipe creates the table pipe with the rows a and b, their n 0.
+func newPipe(t *testing.T, db *sqldb.DB) {
+	t.Helper()
+	ctx := context.Background()
+	if err := db.Update(ctx, func(tx *sqldb.Tx) error {
+		_, err := tx.Exec(ctx, `CREATE TABLE pipe (id TEXT PRIMARY KEY, n BIGINT NOT NULL); INSERT INTO pipe (id, n) VALUES ('a', 0), ('b', 0)`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// pipeCounts returns the n of the rows a and b of pipe.
+func pipeCounts(t *testing.T, db *sqldb.DB) (a, b int) {
+	t.Helper()
+	if err := db.QueryRow(context.Background(), `SELECT (SELECT n FROM pipe WHERE id = 'a'), (SELECT n FROM pipe WHERE id = 'b')`).Scan(&a, &b); err != nil {
+		t.Fatal(err)
+	}
+	return a, b
 }
 
 // checkedAdd is a statement of Tx.ExecAtCommit adding 1 to the row id of
@@ -194,25 +200,10 @@ func checkedAdd(t *testing.T, tx *sqldb.Tx, id string, unmet error) sqldb.Statem
 func TestExecAtCommitFailures(t *testing.T) {
 	db := testdb.Postgres(t)
 	ctx := context.Background()
-	if err := db.Update(ctx, func(tx *sqldb.Tx) error {
-		_, err := tx.Exec(ctx, `CREATE TABLE pipe (id TEXT PRIMARY KEY, n BIGINT NOT NULL)`)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Update(ctx, func(tx *sqldb.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO pipe (id, n) VALUES ('a', 0), ('b', 0)`)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	newPipe(t, db)
 	wantN := func(what string, a, b int) {
 		t.Helper()
-		var gotA, gotB int
-		if err := db.QueryRow(ctx, `SELECT (SELECT n FROM pipe WHERE id = 'a'), (SELECT n FROM pipe WHERE id = 'b')`).Scan(&gotA, &gotB); err != nil {
-			t.Fatal(err)
-		}
-		if gotA != a || gotB != b {
+		if gotA, gotB := pipeCounts(t, db); gotA != a || gotB != b {
 			t.Errorf("%s: a = %d, b = %d, want %d and %d", what, gotA, gotB, a, b)
 		}
 	}

@@ -142,11 +142,12 @@ func saved(c *cart.Cart, n int64) error {
 // every add to cart). The reservations run even when the cart moved, and
 // are rolled back with the transaction.
 func (t cartTx) SaveReserving(ctx context.Context, c *cart.Cart, doc []byte, rs []stock.Reservation) ([]int, error) {
-	var short []int
-	if !t.tx.Pipelined() || !t.tx.db.dialect.WritableCTE() {
+	expect, atCommit := t.tx.Expect("(SELECT count(*) FROM done) = 1")
+	if !atCommit || !t.tx.db.dialect.WritableCTE() {
 		if err := t.SaveDocument(ctx, c, doc); err != nil {
 			return nil, err
 		}
+		var short []int
 		for i, r := range rs {
 			taken, err := stockTx(t).take(ctx, r)
 			if err != nil {
@@ -159,7 +160,6 @@ func (t cartTx) SaveReserving(ctx context.Context, c *cart.Cart, doc []byte, rs 
 		return short, nil
 	}
 	// With the commit, each statement checking that it affected its row.
-	expect, _ := t.tx.Expect("(SELECT count(*) FROM done) = 1")
 	save := saveStatement(c, doc)
 	save.SQL = `WITH done AS (` + save.SQL + ` RETURNING 1) SELECT ` + expect
 	save.Unmet = cart.ErrStale
@@ -167,10 +167,10 @@ func (t cartTx) SaveReserving(ctx context.Context, c *cart.Cart, doc []byte, rs 
 		return nil, err
 	}
 	c.Version++
+	reserve := `WITH taken AS (` + reserveTake + ` RETURNING 1), done AS (` + reserveInsert + reserveFrom + ` RETURNING 1) SELECT ` + expect
 	for _, r := range rs {
 		st := reserveStatement(r)
-		st.SQL = `WITH taken AS (` + reserveTake + ` RETURNING 1), done AS (` + reserveInsert + reserveFrom + ` RETURNING 1) SELECT ` + expect
-		st.Unmet = cart.ErrShort
+		st.SQL, st.Unmet = reserve, cart.ErrShort
 		if err := t.tx.ExecAtCommit(ctx, st); err != nil {
 			return nil, err
 		}

@@ -350,14 +350,8 @@ func (tx *Tx) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
 // Translate turns a driver error into a *commerce.Error where it has one.
 func (tx *Tx) Translate(err error) error { return tx.db.translate(err) }
 
-// Pipelined reports whether the transaction's statements can be sent
-// several in one round trip (ExecAtCommit): on a dialect that pipelines.
-func (tx *Tx) Pipelined() bool {
-	_, ok := tx.tx.(*pipedTx)
-	return ok
-}
-
-// Expect is, when the transaction is Pipelined (ok), the SQL of an
+// Expect is, when the transaction is pipelined (ok: on a Pipeliner, whose
+// ExecAtCommit statements go out with the COMMIT), the SQL of an
 // expression that is true when cond is and otherwise fails its statement
 // (Pipeliner.Expect): for a statement of ExecAtCommit that checks itself.
 func (tx *Tx) Expect(cond string) (expr string, ok bool) {
@@ -368,13 +362,13 @@ func (tx *Tx) Expect(cond string) (expr string, ok bool) {
 }
 
 // ExecAtCommit runs st (one statement, ? placeholders) with the
-// transaction's commit: when the transaction is Pipelined, in the
+// transaction's commit: on a dialect that pipelines (Pipeliner), in the
 // commit's round trip, after the statements run before the commit and
 // before the events; elsewhere now. Its result is not seen, so a
 // statement that must affect rows checks that itself (on PostgreSQL with
 // commerce_expect, migration 0025): when that check fails, the
 // transaction fails with st.Unmet. Any other failure of st fails the
-// transaction with st's error. On a Pipelined transaction the statements
+// transaction with st's error. On a Pipeliner the statements
 // fn runs after ExecAtCommit do not see st's writes: fn must not read
 // what st writes.
 func (tx *Tx) ExecAtCommit(ctx context.Context, st Statement) error {
