@@ -13,7 +13,10 @@ const maxCachedCarts = 1024
 // change computed from a cached cart is stored only over the version it
 // was computed from (Tx.SaveDocument, Tx.LockVersion), so a cart changed
 // meanwhile by another process (or by a change that did not go through
-// the cache) makes the change run again from the stored cart.
+// the cache) makes the change run again from the stored cart; and what is
+// not such a change (a refusal, a cart not ACTIVE given as it stands) is
+// answered from the stored cart (see Service.change). Only ACTIVE carts
+// are kept.
 type cartCache struct {
 	mu    sync.Mutex
 	carts map[string]*Cart // never changed once put: get returns a clone

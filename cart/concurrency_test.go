@@ -188,3 +188,31 @@ func TestCartChangedByAnotherProcess(t *testing.T) {
 		}
 	})
 }
+
+// TestStaleCopyRefusesNothing: a refusal, or a cart that is not ACTIVE
+// given as it stands, is not a change stored over the version read, which
+// would catch a cart changed meanwhile. So it comes from the stored cart,
+// never from this process's copy of it, which another process may have
+// made stale.
+func TestStaleCopyRefusesNothing(t *testing.T) {
+	testdb.EachPair(t, func(t *testing.T, a, b *sqldb.DB) {
+		s := newShop(t, a)
+		other := &shop{Server: apitest.New(t, b), t: t, category: s.category}
+		p, q := s.product("P", nil), s.product("Q", nil)
+		s.stock(p, "W1", 100)
+		s.stock(q, "W1", 100)
+		c := s.newCart(s.API, nil)
+
+		s.add(s.API, c.ID, p, 1)              // cached by s
+		added := other.add(s.API, c.ID, q, 2) // s's copy has no Q
+		var got addCart
+		s.Post(t, "/cart/v1/cart.removeFromCart", s.API, map[string]any{"cartId": c.ID, "itemId": added.entry(t, q).ID, "quantity": 2}).
+			Must(t).Decode(t, "cart", &got)
+		if len(got.Items) != 1 || got.entry(t, p).Quantity != 1 {
+			t.Errorf("after removing Q through the process whose copy lacked it: %+v, want P alone", got.Items)
+		}
+		if _, reserved := s.stockInfo(q, "W1"); reserved != 0 {
+			t.Errorf("Q: %d reserved after its removal, want 0", reserved)
+		}
+	})
+}

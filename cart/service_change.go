@@ -113,15 +113,22 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 	if o.authorize != nil {
 		rounds = maxAuthorizedRounds
 	}
+	reread := false // the first round starts again from the stored cart
 	for attempt := 1; ; attempt++ {
 		now := s.clock()
 		// The first round starts from this process's copy of the cart
 		// when it has one (a hint: the version check below catches a
 		// cart changed meanwhile), later rounds from the stored cart.
+		// An answer that is not a change stored over the version read (a
+		// refusal, or a cart not ACTIVE given as it stands) must not come
+		// from the copy, which may be stale: the round then starts again
+		// from the stored cart (and does not count as one).
 		var c *Cart
 		var err error
-		if attempt == 1 {
+		cached := false
+		if attempt == 1 && !reread {
 			c = s.cache.get(id)
+			cached = c != nil
 		}
 		if c == nil {
 			c, err = s.store.Cart(ctx, id)
@@ -130,6 +137,11 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 			err = NotFound(id)
 		}
 		if err != nil {
+			if cached {
+				s.cache.drop(id)
+				reread, attempt = true, attempt-1
+				continue
+			}
 			if o.noData && commerce.ErrorCode(err) == commerce.ECartNotFound {
 				return nil, &commerce.Error{Code: commerce.ECartNotFound, Message: "no cart with id " + id}
 			}
@@ -137,11 +149,17 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 		}
 		if c.Status == StatusActive && !now.Before(c.ExpirationTime) {
 			s.cache.drop(id)
+			cached = false
 			if c, err = s.expireID(ctx, id); err != nil {
 				return nil, err
 			}
 		}
 		if c.Status != StatusActive {
+			if cached {
+				s.cache.drop(id)
+				reread, attempt = true, attempt-1
+				continue
+			}
 			if o.frozen {
 				return c, nil
 			}
@@ -158,6 +176,11 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 					quiet, before = true, computed(c) // prepare left c as read
 				}
 			} else if err != nil {
+				if cached {
+					s.cache.drop(id)
+					reread, attempt = true, attempt-1
+					continue
+				}
 				return nil, err
 			}
 		}
@@ -218,7 +241,11 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 			if err != nil {
 				return nil, err
 			}
-			s.cache.put(c)
+			if c.Status == StatusActive {
+				s.cache.put(c)
+			} else {
+				s.cache.drop(id) // no change starts from it
+			}
 			c.DropLapsed(s.clock())
 			return c, nil
 		}
