@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/commercekit/commerce"
 )
 
 // DropLogInterval is how often, at most, the buffer logs that it dropped
@@ -30,8 +32,12 @@ type Buffer struct {
 	capacity int
 	dropped  prometheus.Counter
 
-	mu              sync.Mutex
-	pending         []Event
+	mu      sync.Mutex
+	pending []Event // added since the last flush began
+	// retry are the batches whose write failed, oldest first, each to be
+	// written again as it was (see Flush); held counts their events.
+	retry           [][]Event
+	held            int
 	droppedSinceLog int
 	lastDropLog     time.Time
 
@@ -62,14 +68,14 @@ func (b *Buffer) Capacity() int { return b.capacity }
 func (b *Buffer) Pending() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return len(b.pending)
+	return len(b.pending) + b.held
 }
 
 // Add queues an event. It never blocks on storage; when the buffer is full
 // the event is dropped.
 func (b *Buffer) Add(e Event) {
 	b.mu.Lock()
-	if len(b.pending) >= b.capacity {
+	if len(b.pending)+b.held >= b.capacity {
 		report := b.dropLocked(1)
 		b.mu.Unlock()
 		b.reportDrops(report)
@@ -131,27 +137,54 @@ func (b *Buffer) Run(ctx context.Context) {
 func (b *Buffer) Done() <-chan struct{} { return b.done }
 
 // Flush writes the pending events now. On a storage failure the batch is
-// kept for the next flush, in front of the events added since, within the
-// capacity: the oldest that do not fit are dropped (and counted).
+// kept, and written again as it was at the next flush, before the events
+// added since, within the capacity: the oldest that do not fit are dropped
+// (and counted).
+//
+// A failure may leave the outcome unknown (a COMMIT whose answer was
+// lost): the batch may be in the log already. Since a batch is written
+// whole or not at all (Log.Append), a kept batch that then fails with
+// duplicate_key was written by that earlier attempt, and is done with;
+// otherwise it would fail so at every flush, holding up every later event.
 func (b *Buffer) Flush(ctx context.Context) {
 	b.mu.Lock()
-	batch := b.pending
-	b.pending = nil
+	batches, retried := b.retry, len(b.retry)
+	if len(b.pending) > 0 {
+		batches = append(batches, b.pending)
+	}
+	b.retry, b.held, b.pending = nil, 0, nil
 	b.mu.Unlock()
-	if len(batch) == 0 {
+	for i, batch := range batches {
+		err := b.log.Append(ctx, batch)
+		if err == nil || i < retried && commerce.ErrorCode(err) == commerce.EDuplicateKey {
+			continue
+		}
+		b.logger.Error("write buffered events", "count", len(batch), "err", err)
+		b.keep(batches[i:])
 		return
 	}
-	if err := b.log.Append(ctx, batch); err != nil {
-		b.logger.Error("write buffered events", "count", len(batch), "err", err)
-		b.mu.Lock()
-		report := 0
-		if over := len(batch) + len(b.pending) - b.capacity; over > 0 {
-			n := min(over, len(batch))
-			batch = batch[n:]
-			report = b.dropLocked(n)
-		}
-		b.pending = append(batch, b.pending...)
-		b.mu.Unlock()
-		b.reportDrops(report)
+}
+
+// keep puts batches, which failed, in front of those to write again,
+// then drops the oldest events beyond the capacity.
+func (b *Buffer) keep(batches [][]Event) {
+	b.mu.Lock()
+	b.retry = append(batches, b.retry...)
+	for _, batch := range batches {
+		b.held += len(batch)
 	}
+	dropped := 0
+	for over := b.held + len(b.pending) - b.capacity; over > 0 && len(b.retry) > 0; {
+		n := min(over, len(b.retry[0]))
+		if b.retry[0] = b.retry[0][n:]; len(b.retry[0]) == 0 {
+			b.retry = b.retry[1:]
+		}
+		b.held, over, dropped = b.held-n, over-n, dropped+n
+	}
+	report := 0
+	if dropped > 0 {
+		report = b.dropLocked(dropped)
+	}
+	b.mu.Unlock()
+	b.reportDrops(report)
 }

@@ -2,7 +2,9 @@ package event_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -187,4 +189,67 @@ func gathered(t *testing.T, reg *prometheus.Registry, name string) float64 {
 	}
 	t.Fatalf("%s is not registered", name)
 	return 0
+}
+
+// flakyLog is the real SQLite event log whose first Appends fail: with
+// nothing written (down), or after writing the batch, the outcome then
+// unknown to the caller (a COMMIT whose answer was lost: lost).
+type flakyLog struct {
+	event.Log
+	down, lost int
+}
+
+func (f *flakyLog) Append(ctx context.Context, events []event.Event) error {
+	if f.down > 0 {
+		f.down--
+		return errors.New("the database is down")
+	}
+	err := f.Log.Append(ctx, events)
+	if err == nil && f.lost > 0 {
+		f.lost--
+		return errors.New("commit: connection reset by peer")
+	}
+	return err
+}
+
+// A batch whose write failed is written again, before the events added
+// since; one that was written although its write reported a failure is not
+// written twice, and does not hold up the events after it.
+func TestBufferRetriesFailedBatches(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		down, lost int
+	}{{"down twice", 2, 0}, {"outcome unknown", 0, 1}, {"down, then outcome unknown", 1, 2}} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := testdb.SQLite(t)
+			b := event.NewBuffer(&flakyLog{Log: db, down: tc.down, lost: tc.lost}, slog.New(slog.DiscardHandler), time.Hour, 100)
+			ctx := context.Background()
+			var want []string
+			for i := range 6 {
+				e, err := event.New(event.Products, event.Viewed, time.Now(), map[string]int{"n": i})
+				if err != nil {
+					t.Fatal(err)
+				}
+				b.Add(e)
+				want = append(want, e.ID)
+				b.Flush(ctx)
+			}
+			b.Flush(ctx)
+			b.Flush(ctx)
+			got, err := db.List(ctx, event.Filter{Limit: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, e := range got {
+				ids = append(ids, e.ID)
+			}
+			if !slices.Equal(ids, want) {
+				t.Errorf("the log holds %v, want each event once, in order: %v", ids, want)
+			}
+			if n := b.Pending(); n != 0 {
+				t.Errorf("%d events still pending, want none", n)
+			}
+		})
+	}
 }
