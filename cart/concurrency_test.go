@@ -144,12 +144,7 @@ func TestTwoInstances(t *testing.T) {
 // stored, reservations included.
 func TestCartChangedByAnotherProcess(t *testing.T) {
 	testdb.EachPair(t, func(t *testing.T, a, b *sqldb.DB) {
-		s := newShop(t, a)
-		other := &shop{Server: apitest.New(t, b), t: t, category: s.category}
-		p, q := s.product("P", nil), s.product("Q", nil)
-		s.stock(p, "W1", 100)
-		s.stock(q, "W1", 100)
-		c := s.newCart(s.API, nil)
+		s, other, p, q, c := twoProcesses(t, a, b)
 
 		s.add(s.API, c.ID, p, 1)     // cached by s
 		other.add(s.API, c.ID, q, 2) // s's copy is now stale
@@ -196,12 +191,7 @@ func TestCartChangedByAnotherProcess(t *testing.T) {
 // made stale.
 func TestStaleCopyRefusesNothing(t *testing.T) {
 	testdb.EachPair(t, func(t *testing.T, a, b *sqldb.DB) {
-		s := newShop(t, a)
-		other := &shop{Server: apitest.New(t, b), t: t, category: s.category}
-		p, q := s.product("P", nil), s.product("Q", nil)
-		s.stock(p, "W1", 100)
-		s.stock(q, "W1", 100)
-		c := s.newCart(s.API, nil)
+		s, other, p, q, c := twoProcesses(t, a, b)
 
 		s.add(s.API, c.ID, p, 1)              // cached by s
 		added := other.add(s.API, c.ID, q, 2) // s's copy has no Q
@@ -215,4 +205,18 @@ func TestStaleCopyRefusesNothing(t *testing.T) {
 			t.Errorf("Q: %d reserved after its removal, want 0", reserved)
 		}
 	})
+}
+
+// twoProcesses starts the service twice, over a and b (one store), with
+// the products P and Q, 100 units of each in W1, and a cart of the shop's
+// api token: what TestCartChangedByAnotherProcess and
+// TestStaleCopyRefusesNothing start from.
+func twoProcesses(t *testing.T, a, b *sqldb.DB) (s, other *shop, p, q string, c calcCart) {
+	t.Helper()
+	s = newShop(t, a)
+	other = &shop{Server: apitest.New(t, b), t: t, category: s.category}
+	p, q = s.product("P", nil), s.product("Q", nil)
+	s.stock(p, "W1", 100)
+	s.stock(q, "W1", 100)
+	return s, other, p, q, s.newCart(s.API, nil)
 }

@@ -130,6 +130,15 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 			c = s.cache.get(id)
 			cached = c != nil
 		}
+		// again, where the answer would come from the copy, drops it and
+		// has the round start again from the stored cart.
+		again := func() bool {
+			if cached {
+				s.cache.drop(id)
+				reread, attempt = true, attempt-1
+			}
+			return cached
+		}
 		if c == nil {
 			c, err = s.store.Cart(ctx, id)
 		}
@@ -137,9 +146,7 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 			err = NotFound(id)
 		}
 		if err != nil {
-			if cached {
-				s.cache.drop(id)
-				reread, attempt = true, attempt-1
+			if again() {
 				continue
 			}
 			if o.noData && commerce.ErrorCode(err) == commerce.ECartNotFound {
@@ -155,9 +162,7 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 			}
 		}
 		if c.Status != StatusActive {
-			if cached {
-				s.cache.drop(id)
-				reread, attempt = true, attempt-1
+			if again() {
 				continue
 			}
 			if o.frozen {
@@ -176,9 +181,7 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 					quiet, before = true, computed(c) // prepare left c as read
 				}
 			} else if err != nil {
-				if cached {
-					s.cache.drop(id)
-					reread, attempt = true, attempt-1
+				if again() {
 					continue
 				}
 				return nil, err
