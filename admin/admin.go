@@ -59,6 +59,9 @@ type Handler struct {
 	opts  Options
 	mux   *http.ServeMux
 	pages map[string]*template.Template
+	// partials are layout.html's templates alone: the shared pieces
+	// (formerror, productchoices, ...) that an htmx answer may be.
+	partials *template.Template
 	reads *sqldb.AdminReads
 	// features are the optional areas whose pages are served (orders,
 	// customers, webhooks: those whose operations are registered).
@@ -77,6 +80,11 @@ func New(opts Options) (*Handler, error) {
 	}
 	h := &Handler{opts: opts, mux: http.NewServeMux(), pages: map[string]*template.Template{},
 		reads: sqldb.NewAdminReads(opts.DB), features: map[string]bool{}}
+	partials, err := template.New("layout").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
+	if err != nil {
+		return nil, fmt.Errorf("admin: template layout.html: %w", err)
+	}
+	h.partials = partials
 	names, err := fs.Glob(templateFS, "templates/*.html")
 	if err != nil {
 		return nil, err

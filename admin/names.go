@@ -2,6 +2,7 @@ package admin
 
 import (
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 
@@ -111,4 +112,67 @@ func (h *Handler) findProducts(r *http.Request, q string) ([]productRef, error) 
 		return nil, err
 	}
 	return out, nil
+}
+
+// productPick is a product picker, a piece any form may hold (templates
+// "productpicker" and "productchoices" in layout.html): a search field
+// <Prefix>_q, searched as it is typed (htmx: GET
+// /admin/pickers/products?for=<Prefix>, productPicker), and the select
+// <Prefix>_product of the products found and the one chosen. Without
+// JavaScript its "Find" button posts the form to FindAction, whose
+// handler renders the form again with the picker filled (Handler.find).
+type productPick struct {
+	Prefix, FindAction string
+	Query, Product     string
+	Found              []productRef
+	// Problem says why the search failed.
+	Problem string
+}
+
+// pickOf reads a picker's fields from a form.
+func pickOf(f url.Values, prefix, findAction string) productPick {
+	return productPick{Prefix: prefix, FindAction: findAction, Query: strings.TrimSpace(f.Get(prefix + "_q")),
+		Product: strings.TrimSpace(f.Get(prefix + "_product"))}
+}
+
+// find fills a picker: the chosen product (from chosen, read with the
+// other pickers' in one call), then those its search finds.
+func (h *Handler) find(r *http.Request, p *productPick, chosen map[string]productRef) {
+	if c, ok := chosen[p.Product]; ok {
+		p.Found = append(p.Found, c)
+	}
+	found, err := h.findProducts(r, p.Query)
+	if err != nil {
+		p.Problem = explain(err, formSpec{}).Sentence
+	}
+	for _, x := range found {
+		if x.ID != p.Product {
+			p.Found = append(p.Found, x)
+		}
+	}
+}
+
+// pickerPrefix is what a picker's prefix may be: it names fields and ids.
+var pickerPrefix = regexp.MustCompile(`^[a-z][a-z0-9_]{0,40}$`)
+
+// productPicker answers a picker's search as it is typed (htmx): its
+// choices (template "productchoices"). ?for= is the picker's prefix;
+// its search text is the field <prefix>_q, its choice <prefix>_product.
+func (h *Handler) productPicker(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	prefix := q.Get("for")
+	if !pickerPrefix.MatchString(prefix) {
+		http.NotFound(w, r)
+		return
+	}
+	p := pickOf(q, prefix, "")
+	h.find(r, &p, h.productsByID(r, []string{p.Product}))
+	var out strings.Builder
+	if err := h.partials.ExecuteTemplate(&out, "productchoices", p); err != nil {
+		h.opts.Logger.Error("admin: render", "page", "productchoices", "err", err)
+		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = w.Write([]byte(out.String()))
 }

@@ -103,23 +103,23 @@ func TestPickersWriteJSON(t *testing.T) {
 
 		// Find, without JavaScript: by title words, and by SKU as typed.
 		form.Del("build")
-		form.Set("find", "if")
+		form.Set("find", "rb_if")
 		form.Set("rb_if_q", "product lamp")
 		got = b.post("/admin/promotions/rule", form)
 		if !strings.Contains(got.Body, `<option value="`+lamp+`">Product LAMP-7 (LAMP-7)</option>`) {
 			t.Errorf("find by title: the product is not offered\n%s", got.Body)
 		}
-		got = b.get("/admin/pickers/products?side=then&rb_then_q=LAMP-7")
+		got = b.get("/admin/pickers/products?for=rb_then&rb_then_q=LAMP-7")
 		if got.Status != http.StatusOK || !strings.Contains(got.Body, `<select id="rb_then_product" name="rb_then_product">`) ||
 			!strings.Contains(got.Body, `<option value="`+lamp+`">Product LAMP-7 (LAMP-7)</option>`) || strings.Contains(got.Body, "<html") {
 			t.Errorf("search as typed by SKU: %d\n%s", got.Status, got.Body)
 		}
-		if got := b.get("/admin/pickers/products?side=nope"); got.Status != http.StatusNotFound {
-			t.Errorf("a picker of no side: %d", got.Status)
+		if got := b.get("/admin/pickers/products?for=%3Cb%3E"); got.Status != http.StatusNotFound {
+			t.Errorf("a picker of a prefix that is no name: %d", got.Status)
 		}
 		// Staff only: no session, the sign-in page; no anti-forgery token, 403.
 		stranger := e.browser(t)
-		if got := stranger.get("/admin/pickers/products?side=if&rb_if_q=LAMP"); got.Status != http.StatusSeeOther || !strings.HasPrefix(got.Location, "/admin/signin") {
+		if got := stranger.get("/admin/pickers/products?for=rb_if&rb_if_q=LAMP"); got.Status != http.StatusSeeOther || !strings.HasPrefix(got.Location, "/admin/signin") {
 			t.Errorf("the product picker without a session: %d %q", got.Status, got.Location)
 		}
 		for _, p := range []string{"/admin/promotions/rule", "/admin/shipping/rates"} {

@@ -25,13 +25,10 @@ type ruleSide struct {
 	Side     string // "if" or "then"
 	Kind     string // "product", "category" (and for then: "same", "shipping")
 	Category string
-	Product  string
-	Query    string
 	Quantity string
-	// Found are the products the side's search found, and the chosen
-	// one (so that it stays listed); Problem says why the search failed.
-	Found   []productRef
-	Problem string
+	// Pick is the side's product picker (fields rb_<side>_q and
+	// rb_<side>_product).
+	Pick productPick
 	// Categories are the category choices (categoryOptions).
 	Categories []any
 }
@@ -43,13 +40,14 @@ var builderDefaults = url.Values{"rb_if_kind": {"category"}, "rb_if_qty": {"1"},
 // sideOf reads a side of the builder from the form.
 func sideOf(f url.Values, side string) ruleSide {
 	g := func(k string) string { return strings.TrimSpace(f.Get("rb_" + side + "_" + k)) }
-	return ruleSide{Side: side, Kind: g("kind"), Category: g("category"), Product: g("product"), Query: g("q"), Quantity: g("qty")}
+	return ruleSide{Side: side, Kind: g("kind"), Category: g("category"), Quantity: g("qty"),
+		Pick: pickOf(f, "rb_"+side, "/admin/promotions/rule")}
 }
 
 // target is the id a side's rule names: its product or its category.
 func (s ruleSide) target() string {
 	if s.Kind == "product" {
-		return s.Product
+		return s.Pick.Product
 	}
 	return s.Category
 }
@@ -186,30 +184,13 @@ func (h *Handler) promotionPage(r *http.Request, id string, f url.Values) page {
 	h.addCategories(r, &p)
 	cats, _ := p.Data["categories"].([]any)
 	sides := []ruleSide{sideOf(f, "if"), sideOf(f, "then")}
-	chosen := h.productsByID(r, []string{sides[0].Product, sides[1].Product})
+	chosen := h.productsByID(r, []string{sides[0].Pick.Product, sides[1].Pick.Product})
 	for i := range sides {
 		sides[i].Categories = cats
-		h.findFor(r, &sides[i], chosen)
+		h.find(r, &sides[i].Pick, chosen)
 	}
 	p.Data["ruleIf"], p.Data["ruleThen"] = sides[0], sides[1]
 	return p
-}
-
-// findFor lists a side's products: the chosen one, then those its search
-// finds.
-func (h *Handler) findFor(r *http.Request, s *ruleSide, chosen map[string]productRef) {
-	if c, ok := chosen[s.Product]; ok {
-		s.Found = append(s.Found, c)
-	}
-	found, err := h.findProducts(r, s.Query)
-	if err != nil {
-		s.Problem = explain(err, formSpec{}).Sentence
-	}
-	for _, x := range found {
-		if x.ID != s.Product {
-			s.Found = append(s.Found, x)
-		}
-	}
 }
 
 // promotionRule serves the builder's buttons: "Find" (find) searches
@@ -228,25 +209,3 @@ func (h *Handler) promotionRule(w http.ResponseWriter, r *http.Request) {
 	h.render(w, r, http.StatusOK, "promotion", p)
 }
 
-// productPicker answers a product search as typed (htmx): the options of
-// the product select of a builder side. ?side=if|then names the side;
-// its search text is the field rb_<side>_q.
-func (h *Handler) productPicker(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	side := q.Get("side")
-	if side != "if" && side != "then" {
-		http.NotFound(w, r)
-		return
-	}
-	s := ruleSide{Side: side, Query: strings.TrimSpace(q.Get("rb_" + side + "_q")), Product: q.Get("rb_" + side + "_product")}
-	h.findFor(r, &s, h.productsByID(r, []string{s.Product}))
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	var out strings.Builder
-	xerr := h.pages["promotion"].ExecuteTemplate(&out, "productchoices", s)
-	if xerr != nil {
-		h.opts.Logger.Error("admin: render", "page", "productchoices", "err", xerr)
-		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
-		return
-	}
-	_, _ = w.Write([]byte(out.String()))
-}

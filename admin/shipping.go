@@ -70,8 +70,11 @@ func (h *Handler) shippingRates(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) shippingRemove(w http.ResponseWriter, r *http.Request) {
-	if !h.confirmFirst(w, r, confirmation{Title: "Remove a shipping method", Nav: "shipping",
-		Question: "Remove the shipping method “" + r.PostForm.Get("title") + "”? Carts can no longer choose it.", Yes: "Remove",
+	question := "Remove this shipping method? Carts can no longer choose it."
+	if t := strings.TrimSpace(r.PostForm.Get("title")); t != "" {
+		question = "Remove the shipping method “" + t + "”? Carts can no longer choose it."
+	}
+	if !h.confirmFirst(w, r, confirmation{Title: "Remove a shipping method", Nav: "shipping", Question: question, Yes: "Remove",
 		Back: "/admin/shipping"}) {
 		return
 	}
