@@ -62,7 +62,7 @@ type Handler struct {
 	// partials are layout.html's templates alone: the shared pieces
 	// (formerror, productchoices, ...) that an htmx answer may be.
 	partials *template.Template
-	reads *sqldb.AdminReads
+	reads    *sqldb.AdminReads
 	// features are the optional areas whose pages are served (orders,
 	// customers, webhooks: those whose operations are registered).
 	features map[string]bool

@@ -208,4 +208,3 @@ func (h *Handler) promotionRule(w http.ResponseWriter, r *http.Request) {
 	}
 	h.render(w, r, http.StatusOK, "promotion", p)
 }
-
