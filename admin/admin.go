@@ -59,7 +59,10 @@ type Handler struct {
 	opts  Options
 	mux   *http.ServeMux
 	pages map[string]*template.Template
-	reads *sqldb.AdminReads
+	// partials are layout.html's templates alone: the shared pieces
+	// (formerror, productchoices, ...) that an htmx answer may be.
+	partials *template.Template
+	reads    *sqldb.AdminReads
 	// features are the optional areas whose pages are served (orders,
 	// customers, webhooks: those whose operations are registered).
 	features map[string]bool
@@ -77,6 +80,11 @@ func New(opts Options) (*Handler, error) {
 	}
 	h := &Handler{opts: opts, mux: http.NewServeMux(), pages: map[string]*template.Template{},
 		reads: sqldb.NewAdminReads(opts.DB), features: map[string]bool{}}
+	partials, err := template.New("layout").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
+	if err != nil {
+		return nil, fmt.Errorf("admin: template layout.html: %w", err)
+	}
+	h.partials = partials
 	names, err := fs.Glob(templateFS, "templates/*.html")
 	if err != nil {
 		return nil, err
@@ -129,45 +137,29 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mux.ServeHTTP(w, r)
 }
 
-// page is what every page template gets.
+// page is what every page template gets (as a pointer: its methods
+// ErrorIn, FieldError and Invalid place the error, errors.go).
 type page struct {
 	Title  string
 	Nav    string
 	Staff  staff.Staff
 	CSRF   string
 	Form   url.Values
-	Error  *apiError
+	Error  *formError
 	Notice string
 	Data   map[string]any
 	// Features are the optional areas served (orders, customers, webhooks).
 	Features map[string]bool
+	// Content is the page's content, rendered before the layout (so that
+	// the layout knows whether the form that failed showed the error).
+	Content template.HTML
+	// errorShown: a form of the content showed the error (ErrorIn).
+	errorShown bool
 }
 
-// apiError is an error as the API gives it: its code and data.
-type apiError struct {
-	Code     string
-	Problems []string
-	Data     string
-}
-
-func toAPIError(err error) *apiError {
-	if err == nil {
-		return nil
-	}
-	code := commerce.ErrorCode(err)
-	e := &apiError{Code: code}
-	if code == commerce.EInternal || code == commerce.EUnavailable {
-		return e
-	}
-	d := commerce.ErrorData(err)
-	if ps, ok := d.([]string); ok && code == commerce.EValidation {
-		e.Problems = ps
-	} else if d != nil {
-		b, _ := json.Marshal(d)
-		e.Data = string(b)
-	}
-	return e
-}
+// ErrorShown reports whether a form of the page shows the error; if not,
+// the layout shows it at the top.
+func (p *page) ErrorShown() bool { return p.errorShown }
 
 // signedIn is the context of a request of a signed-in staff member.
 type signedIn struct {
@@ -261,18 +253,31 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 		p.Data = map[string]any{}
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	var buf strings.Builder
-	tmpl := "layout"
-	if r.Header.Get("HX-Request") == "true" && r.Header.Get("HX-Target") != "" && t.Lookup("fragment") != nil {
-		tmpl = "fragment"
-	}
-	if err := t.ExecuteTemplate(&buf, tmpl, p); err != nil {
+	out, err := execute(t, r, &p)
+	if err != nil {
 		h.opts.Logger.Error("admin: render", "page", name, "err", err)
 		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
 		return
 	}
 	w.WriteHeader(status)
-	_, _ = w.Write([]byte(buf.String()))
+	_, _ = w.Write([]byte(out))
+}
+
+// execute renders a page: its content first, then the layout around it
+// (or only the fragment an htmx request for one asks for).
+func execute(t *template.Template, r *http.Request, p *page) (string, error) {
+	var buf strings.Builder
+	if r.Header.Get("HX-Request") == "true" && r.Header.Get("HX-Target") != "" && t.Lookup("fragment") != nil {
+		err := t.ExecuteTemplate(&buf, "fragment", p)
+		return buf.String(), err
+	}
+	if err := t.ExecuteTemplate(&buf, "content", p); err != nil {
+		return "", err
+	}
+	p.Content = template.HTML(buf.String())
+	buf.Reset()
+	err := t.ExecuteTemplate(&buf, "layout", p)
+	return buf.String(), err
 }
 
 // statusOf is the HTTP status of a page showing err: the API's.
@@ -283,9 +288,10 @@ func statusOf(err error) int {
 	return rpc.Status(commerce.ErrorCode(err))
 }
 
-// fail renders a page with an error.
-func (h *Handler) fail(w http.ResponseWriter, r *http.Request, name string, p page, err error) {
-	p.Error = toAPIError(err)
+// fail renders a page with the error of its form spec describes (the
+// page's own for formSpec{}).
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, name string, p page, spec formSpec, err error) {
+	p.failed(spec, err)
 	h.render(w, r, statusOf(err), name, p)
 }
 

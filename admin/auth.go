@@ -87,15 +87,21 @@ func (h *Handler) renderSignIn(w http.ResponseWriter, r *http.Request, status in
 	tok := randomToken()
 	setCookie(w, r, preCookie, tok, 3600)
 	form.Del("password")
-	p := page{Title: "Sign in", Form: form, Error: toAPIError(err)}
+	p := page{Title: "Sign in", Form: form, Error: explain(err, signInSpec)}
 	p.CSRF = tok
-	t := h.pages["signin"]
+	out, xerr := execute(h.pages["signin"], r, &p)
+	if xerr != nil {
+		h.opts.Logger.Error("admin: render sign-in", "err", xerr)
+		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
+		return
+	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	if err := t.ExecuteTemplate(w, "layout", p); err != nil {
-		h.opts.Logger.Error("admin: render sign-in", "err", err)
-	}
+	_, _ = w.Write([]byte(out))
 }
+
+// signInSpec describes the sign-in form for its errors.
+var signInSpec = formSpec{ID: "signin-form", Fields: fieldsOf("email:Email", "password:Password")}
 
 func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 	if err := parseForm(r); err != nil {

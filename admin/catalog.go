@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/commercekit/commerce"
@@ -53,7 +54,9 @@ func (h *Handler) products(w http.ResponseWriter, r *http.Request) {
 	p := page{Title: "Products", Nav: "products", Form: q, Data: map[string]any{}}
 	res, err := h.call(r, "catalog/v1/product.list", args)
 	if err != nil {
-		h.fail(w, r, "products", p, err)
+		h.addCategories(r, &p) // the filter's choices stay
+		h.fail(w, r, "products", p, formSpec{ID: "filters", Fields: map[string]field{"title": {"f-title", "Title"},
+			"sku": {"f-sku", "SKU"}, "status": {"f-status", "Status"}, "categories": {"f-category", "Category"}}}, err)
 		return
 	}
 	rows := list(res)
@@ -83,13 +86,16 @@ func (h *Handler) addCategories(r *http.Request, p *page) {
 		p.Data["categoriesCut"] = len(cs)
 	}
 	if err != nil && p.Error == nil {
-		p.Error = toAPIError(err)
+		p.failed(formSpec{}, err)
 	}
 }
 
 // categoryOptions lists the categories, in tree order, each with its
-// "label" (its titles from the top, joined by " / "); cut is true when
-// there are more than maxCategoryOptions.
+// "label" (its titles from the top, joined by " / ") and its "choice",
+// what a select shows: its own title first, then where it is ("Combi —
+// in Kitchen / Fridges"), so that the choices of one branch do not all
+// start alike and are not cut to the same prefix on a narrow screen; cut
+// is true when there are more than maxCategoryOptions.
 func (h *Handler) categoryOptions(r *http.Request) (cs []any, cut bool, err error) {
 	for skip := 0; ; skip += categoryPage {
 		res, err := h.call(r, "catalog/v1/category.list", map[string]any{"limit": categoryPage, "skip": skip})
@@ -122,8 +128,12 @@ func (h *Handler) categoryOptions(r *http.Request) (cs []any, cut bool, err erro
 			}
 		}
 		m["label"] = strings.Join(parts, " / ")
+		m["choice"] = m["label"]
+		if n := len(parts); n > 1 {
+			m["choice"] = parts[n-1] + " — in " + strings.Join(parts[:n-1], " / ")
+		}
 		if m["label"] == "" {
-			m["label"] = "(top level)"
+			m["label"], m["choice"] = "(top level)", "(top level)"
 		}
 	}
 	sort.SliceStable(cs, func(i, j int) bool {
@@ -146,6 +156,32 @@ func (h *Handler) productPage(r *http.Request, f url.Values, id string) page {
 	h.addCategories(r, &p)
 	return p
 }
+
+// productSpec describes the product form for its errors: prices[k] of
+// the arguments is the k-th row of the form that has an amount or a
+// currency (productArgs leaves the others out).
+func productSpec(f url.Values) formSpec {
+	spec := formSpec{ID: "product-form", Fields: fieldsOf("sku:SKU", "title:Title", "brand:Brand", "status:Status",
+		"stockStatus:Stock status", "taxCode:Tax code", "isNetPrice:Prices are net", "description:Description", "categories:Categories")}
+	k := 0
+	for i, row := range priceRows(f) {
+		if strings.TrimSpace(row.Amount+row.Currency) == "" {
+			continue
+		}
+		n := strconv.Itoa(i)
+		label := "Price " + strconv.Itoa(i+1)
+		spec.Fields[commerce.Index("prices", k)] = field{"pa" + n, label}
+		for _, c := range []struct{ name, id, label string }{{"amount", "pa", "amount"}, {"currency", "pc", "currency"},
+			{"country", "pk", "country"}, {"customerType", "pt", "customer type"}, {"channel", "ph", "channel"}} {
+			spec.Fields[commerce.Index("prices", k)+"."+c.name] = field{c.id + n, label + " " + c.label}
+		}
+		k++
+	}
+	return spec
+}
+
+// stockSpec describes the product page's stock form.
+var stockSpec = formSpec{ID: "stock-form", Fields: fieldsOf("warehouseId:Warehouse", "quantity:Quantity on hand")}
 
 func (h *Handler) productNew(w http.ResponseWriter, r *http.Request) {
 	f := url.Values{"status": {"ONLINE"}, "stockStatus": {"0"}}
@@ -194,7 +230,7 @@ func productArgs(f url.Values) map[string]any {
 func (h *Handler) productCreate(w http.ResponseWriter, r *http.Request) {
 	res, err := h.callOnce(r, "catalog/v1/product.create", productArgs(r.PostForm))
 	if err != nil {
-		h.fail(w, r, "product", h.productPage(r, r.PostForm, ""), err)
+		h.fail(w, r, "product", h.productPage(r, r.PostForm, ""), productSpec(r.PostForm), err)
 		return
 	}
 	id, _ := res["product"].(map[string]any)["id"].(string)
@@ -241,7 +277,7 @@ func (h *Handler) productEdit(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	res, err := h.call(r, "catalog/v1/product.info", map[string]any{"id": id})
 	if err != nil {
-		h.fail(w, r, "notfound", page{Title: "Product", Nav: "products"}, err)
+		h.fail(w, r, "notfound", page{Title: "Product", Nav: "products"}, formSpec{}, err)
 		return
 	}
 	pr, _ := res["product"].(map[string]any)
@@ -257,7 +293,7 @@ func (h *Handler) productUpdate(w http.ResponseWriter, r *http.Request) {
 	args := productArgs(r.PostForm)
 	args["id"] = id
 	if _, err := h.call(r, "catalog/v1/product.update", args); err != nil {
-		h.fail(w, r, "product", h.productPage(r, r.PostForm, id), err)
+		h.fail(w, r, "product", h.productPage(r, r.PostForm, id), productSpec(r.PostForm), err)
 		return
 	}
 	seeOther(w, r, "/admin/products/"+url.PathEscape(id)+"?saved=1")
@@ -276,13 +312,13 @@ func (h *Handler) productStock(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		res, ierr := h.call(r, "catalog/v1/product.info", map[string]any{"id": id})
 		if ierr != nil {
-			h.fail(w, r, "notfound", page{Title: "Product", Nav: "products"}, ierr)
+			h.fail(w, r, "notfound", page{Title: "Product", Nav: "products"}, formSpec{}, ierr)
 			return
 		}
 		pr, _ := res["product"].(map[string]any)
 		p := h.productPage(r, productForm(pr), id)
 		p.Data["stockForm"] = r.PostForm
-		h.fail(w, r, "product", p, err)
+		h.fail(w, r, "product", p, stockSpec, err)
 		return
 	}
 	seeOther(w, r, "/admin/products/"+url.PathEscape(id)+"?saved=1")
@@ -294,13 +330,16 @@ func (h *Handler) categories(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) renderCategories(w http.ResponseWriter, r *http.Request, status int, f url.Values, err error) {
 	p := page{Title: "Categories", Nav: "categories", Form: f, Data: map[string]any{}}
-	p.Error = toAPIError(err)
+	p.failed(categorySpec, err)
 	if err != nil {
 		status = statusOf(err)
 	}
 	h.addCategories(r, &p)
 	h.render(w, r, status, "categories", p)
 }
+
+// categorySpec describes the category forms (new, edit) for their errors.
+var categorySpec = formSpec{ID: "category-form", Fields: fieldsOf("title:Title", "slug:Slug", "parent:Parent", "description:Description")}
 
 func categoryArgs(f url.Values) map[string]any {
 	a := map[string]any{"title": strings.TrimSpace(f.Get("title")), "slug": strings.TrimSpace(f.Get("slug")),
@@ -329,7 +368,7 @@ func (h *Handler) categoryEdit(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	res, err := h.call(r, "catalog/v1/category.info", map[string]any{"id": id})
 	if err != nil {
-		h.fail(w, r, "notfound", page{Title: "Category", Nav: "categories"}, err)
+		h.fail(w, r, "notfound", page{Title: "Category", Nav: "categories"}, formSpec{}, err)
 		return
 	}
 	c, _ := res["category"].(map[string]any)
@@ -351,7 +390,7 @@ func (h *Handler) categoryUpdate(w http.ResponseWriter, r *http.Request) {
 	args := categoryArgs(r.PostForm)
 	args["id"] = id
 	if _, err := h.call(r, "catalog/v1/category.update", args); err != nil {
-		h.fail(w, r, "category", h.categoryPage(r, id, r.PostForm), err)
+		h.fail(w, r, "category", h.categoryPage(r, id, r.PostForm), categorySpec, err)
 		return
 	}
 	seeOther(w, r, "/admin/categories/"+url.PathEscape(id)+"?saved=1")

@@ -72,7 +72,8 @@ func TestEditFormsClearOptionalFields(t *testing.T) {
 			f.Set("title", "Renamed")
 			f.Set(k, "")
 			got := b.post(path, f)
-			if got.Status != http.StatusBadRequest || !strings.Contains(got.Body, "validation_error") || !strings.Contains(got.Body, k+": cannot be removed") {
+			if got.Status != http.StatusBadRequest || !strings.Contains(got.Body, `data-code="validation_error"`) ||
+				!strings.Contains(got.Body, `<p class="field-error" id="`+k+`-error">Cannot be removed`) {
 				t.Errorf("emptying %s: %d, want 400 validation_error naming it\n%s", k, got.Status, got.Body)
 			}
 			if !strings.Contains(got.Body, `value="Renamed"`) {

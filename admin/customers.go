@@ -30,7 +30,7 @@ func (h *Handler) customers(w http.ResponseWriter, r *http.Request) {
 	p := page{Title: "Customers", Nav: "customers", Form: q, Data: map[string]any{}}
 	res, err := h.call(r, "customer/v1/customer.list", args)
 	if err != nil {
-		h.fail(w, r, "customers", p, err)
+		h.fail(w, r, "customers", p, formSpec{ID: "filters", Fields: map[string]field{"email": {"f-email", "Email"}, "customerType": {"f-type", "Customer type"}}}, err)
 		return
 	}
 	rows := list(res)
@@ -43,7 +43,7 @@ func (h *Handler) customerPage(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	res, err := h.call(r, "customer/v1/customer.info", map[string]any{"id": id})
 	if err != nil {
-		h.fail(w, r, "notfound", page{Title: "Customer", Nav: "customers"}, err)
+		h.fail(w, r, "notfound", page{Title: "Customer", Nav: "customers"}, formSpec{}, err)
 		return
 	}
 	c, _ := res["customer"].(map[string]any)
@@ -57,7 +57,7 @@ func (h *Handler) customerPage(w http.ResponseWriter, r *http.Request) {
 		limit, skip := pageArgs(q)
 		orders, err := h.call(r, "order/v1/order.list", map[string]any{"customerId": id, "limit": limit, "skip": skip})
 		if err != nil {
-			p.Error = toAPIError(err)
+			p.failed(formSpec{}, err)
 		} else {
 			rows := list(orders)
 			p.Data["orders"] = rows

@@ -45,13 +45,28 @@ func (e *env) anonymousOrder(t *testing.T, productID string) string {
 	return e.checkout(t, e.API, c.ID)
 }
 
-// cancel cancels an order from its page, with a reason.
+// cancel cancels an order from its page, with a reason: the button asks
+// first, and "No" leaves the order as it is.
 func (u *ui) cancel(t *testing.T, e *env, orderID string) {
 	t.Helper()
 	u.open("/admin/orders/" + orderID)
 	u.expect("#order-status", "PLACED")
+	u.expect("#order-customer", "Guest")
 	u.fill("#reason", "Changed their mind")
-	u.submit("#cancel")
+	u.run(chromedp.Click(css("#cancel")), chromedp.WaitVisible(css("#confirm-dialog")))
+	u.expect("#confirm-question", "Cancel order")
+	if focused := get(u, chromedp.Evaluate[string](`document.activeElement.id`)); focused != "confirm-no" {
+		t.Errorf("the confirmation starts on %q, want its No", focused)
+	}
+	u.screenshot("order-cancel-confirm")
+	u.run(chromedp.Click(css("#confirm-no")), chromedp.WaitNotVisible(css("#confirm-dialog")), chromedp.Sleep(300*time.Millisecond))
+	u.expect("#order-status", "PLACED")
+	if o := e.order(t, orderID); o.Status != "PLACED" {
+		t.Fatalf("the cancel not confirmed changed the order: %s", o.Status)
+	}
+	u.run(chromedp.Evaluate[chromedp.Void](`document.querySelector('main').setAttribute('data-stale', '')`),
+		chromedp.Click(css("#cancel")), chromedp.WaitVisible(css("#confirm-dialog")), chromedp.Click(css("#confirm-yes")))
+	u.waitAnswer()
 	u.expect("#order-status", "CANCELLED")
 	u.expect("#payment-status", "VOIDED")
 	u.screenshot("order-cancelled")
@@ -97,7 +112,17 @@ func (u *ui) orders(t *testing.T, e *env, orderID string) {
 	u.open("/admin/orders?paymentStatus=AUTHORIZED")
 	u.expect("main table", "AUTHORIZED")
 	u.screenshot("orders")
+	// At 375 px the key columns (status, payment, total) are on the screen.
+	u.run(chromedp.EmulateViewport(375, 800))
+	if off := get(u, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#orders td.key')].filter(td => {
+		const r = td.getBoundingClientRect(); return r.width === 0 || r.left < 0 || r.right > window.innerWidth;
+	}).map(td => td.dataset.label)`)); len(off) > 0 {
+		t.Errorf("at 375 px these key columns of the orders are off the screen: %v", off)
+	}
+	u.run(chromedp.EmulateViewport(1280, 800))
 	u.run(chromedp.Click(css(`main table a[href="/admin/orders/`+orderID+`"]`)), chromedp.WaitVisible(css("#order-status")))
+	u.expect("#order-customer", "Ada Lovelace")
+	u.expect("#order-customer", "ada@example.com")
 	u.screenshot("order")
 	u.submit("#capture")
 	u.expect(".notice", "capture")
@@ -106,20 +131,31 @@ func (u *ui) orders(t *testing.T, e *env, orderID string) {
 	u.submit("#fulfil")
 	u.expect("#fulfillment-status", "SHIPPED")
 	u.expect("#ful-h ~ div table", "1Z999AA10123456784")
+	u.expect("#ful-h ~ div table", "2 × FR-1 - Combi fridge (Cold)")
 	u.submit("#ful-h ~ div table button.deliver")
 	u.expect("#fulfillment-status", "DELIVERED")
 	u.expect("#order-status", "COMPLETED")
 	// More than was captured: the API's error, and the amount typed stays.
+	// The page is scrolled to the top first: the error must come into view
+	// by itself, next to the form, wherever the form is.
 	u.fill("#amount", "100000", "#refundReason", "dented")
+	u.run(chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
 	u.watchBusy("#refund")
 	u.submit("#refund")
-	u.expect("#error", "refund_exceeds_captured")
+	u.expect("#error", "You can refund at most 455.00 USD.")
+	u.expectErrorShown("#refund-form", "order-refund-error")
 	if !u.busySeen() {
 		t.Error("while the refund ran, the button was not disabled with the progress text shown")
 	}
 	if v := u.value("#amount"); v != "100000" {
 		t.Errorf("the refund form lost the amount: %q", v)
 	}
+	u.screenshot("order-refund-error")
+	// The same at 375 px, where the form is further down the page.
+	u.run(chromedp.EmulateViewport(375, 800), chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
+	u.submit("#refund")
+	u.expectErrorShown("#refund-form", "order-refund-error")
+	u.run(chromedp.EmulateViewport(1280, 800))
 	u.fill("#amount", "10.50")
 	u.submit("#refund")
 	u.expect("#payment-status", "PARTIALLY_REFUNDED")

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -240,7 +241,8 @@ func TestAdminEndToEnd(t *testing.T) {
 	}
 	u.fill("#email", staffEmail, "#password", "wrong password!")
 	u.submit(`form button[type=submit]`)
-	u.expect("#error", "invalid_credentials")
+	u.expect("#error", "That email and password do not match an account.")
+	u.expectErrorShown("#signin-form", "signin-error")
 	if v := u.value("#email"); v != staffEmail {
 		t.Errorf("the sign-in form lost the email: %q", v)
 	}
@@ -287,11 +289,16 @@ func TestAdminEndToEnd(t *testing.T) {
 	u.expect("main table", "FR-1")
 	u.screenshot("products")
 
-	// A shipping method and a tax.
+	// A shipping method, its rates written by the rate builder, and a tax.
 	u.open("/admin/shipping")
-	u.fill("#title", "Standard")
-	u.submit(`#new-h + form button[type=submit]`)
+	u.fill("#title", "Standard", "#sr-country-1", "ca", "#sr-currency-1", "CAD", "#sr-amount-1", "7.5")
+	u.run(chromedp.Click(css("#write-rates")), chromedp.Poll[chromedp.Void](`document.querySelector('#rates').value.includes('CAD')`))
+	if got := compactJSON(t, u.value("#rates")); got != `[{"locations":[{"country":"US"}],"rates":[{"amount":5,"currency":"USD"}]},{"locations":[{"country":"CA"}],"rates":[{"amount":7.5,"currency":"CAD"}]}]` {
+		t.Errorf("the rates written: %s", got)
+	}
+	u.submit(`#create-method`)
 	u.expect("main table", "Standard")
+	u.expect("main table", "CA: 7.5 CAD")
 	u.screenshot("shipping")
 	u.open("/admin/taxes")
 	u.fill("#code", "STD", "#title", "Standard rate", "#rate", "21")
@@ -307,13 +314,25 @@ func TestAdminEndToEnd(t *testing.T) {
 	}
 	u.screenshot("tax")
 
-	// A promotion; its rule is checked as it is typed.
+	// A promotion; its rule written by the builder from a product found by
+	// its title, then checked as it is typed.
 	u.open("/admin/promotions/new")
+	u.run(chromedp.SetValue(css("#rb_if_kind"), "product"))
+	u.fill("#rb_if_q", "combi")
+	u.run(chromedp.Poll[chromedp.Void](`!!document.querySelector('#rb_if_product option[value="` + productID + `"]')`))
+	u.expect("#rb_if_found", "Combi fridge (FR-1)")
+	u.run(chromedp.SetValue(css("#rb_if_product"), productID), chromedp.Click(css("#write-rule")),
+		chromedp.Poll[chromedp.Void](`document.querySelector('#if').value.includes('`+productID+`')`), chromedp.WaitVisible(css("#rulecheck .ok")))
+	wantIf, wantThen := `{"product":{"id":"`+productID+`","quantity":1}}`, `{"product":{"discount":{"isPercentage":true,"rate":10},"id":"`+productID+`","quantity":1}}`
+	if gi, gt := compactJSON(t, u.value("#if")), compactJSON(t, u.value("#then")); gi != wantIf || gt != wantThen {
+		t.Errorf("the rule written: if %s then %s, want %s and %s", gi, gt, wantIf, wantThen)
+	}
+	u.screenshot("promotion-builder")
 	u.fill("#title", "Ten off fridges", "#if", `{"product": {"id": "`+productID+`", "quantity": 1}}`, "#then", `{"product": {"id": "`+productID+`", "quantity": 1, "discount": {"rate": 10, "isPercentage": tru`)
 	u.run(chromedp.WaitVisible(css("#rulecheck .error")))
 	u.run(chromedp.SendKeys(css("#then"), "e}}}"), chromedp.WaitVisible(css("#rulecheck .ok")))
 	u.fillCoupon("FRIDGE10")
-	u.submit(`main form button[type=submit]`)
+	u.submit(`#save-promotion`)
 	u.expect(".notice", "Saved")
 	u.screenshot("promotion")
 	promoPath := get(u, chromedp.Location())
@@ -365,6 +384,62 @@ func nestedUnder(rows []string, child, parent string) bool {
 	}
 	return false
 }
+
+// compactJSON is a JSON text without its spaces, keys sorted, numbers as
+// written, for comparing.
+func compactJSON(t *testing.T, s string) string {
+	t.Helper()
+	var v any
+	d := json.NewDecoder(strings.NewReader(s))
+	d.UseNumber()
+	if err := d.Decode(&v); err != nil {
+		t.Errorf("not JSON: %v: %s", err, s)
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// expectErrorShown checks the error box as staff meet it after a form
+// failed: inside the form (not at the top of the page), announced
+// (role="alert"), focused, wholly in the viewport, and in words (no
+// error code or JSON in its text). It saves what the screen shows
+// (name-view-WIDTH.png).
+func (u *ui) expectErrorShown(form, name string) {
+	u.t.Helper()
+	var got struct {
+		InForm, Alert, Focused, InView bool
+		Text                           string
+		Top, Bottom, Height            float64
+	}
+	u.run(chromedp.Sleep(100 * time.Millisecond)) // the swap settles and admin.js scrolls
+	got = get(u, chromedp.Evaluate[struct {
+		InForm, Alert, Focused, InView bool
+		Text                           string
+		Top, Bottom, Height            float64
+	}](`(() => {
+		const e = document.getElementById('error'), r = e.getBoundingClientRect();
+		return {InForm: !!e.closest(`+"`"+form+"`"+`), Alert: e.getAttribute('role') === 'alert', Focused: document.activeElement === e,
+			InView: r.top >= 0 && r.bottom <= window.innerHeight && r.left >= 0 && r.right <= window.innerWidth,
+			Text: e.innerText, Top: r.top, Bottom: r.bottom, Height: window.innerHeight};
+	})()`))
+	if !got.InForm || !got.Alert || !got.Focused || !got.InView {
+		u.t.Errorf("the error box: in %s %v, role=alert %v, focused %v, in the viewport %v (top %.0f, bottom %.0f, viewport %.0f)",
+			form, got.InForm, got.Alert, got.Focused, got.InView, got.Top, got.Bottom, got.Height)
+	}
+	if rawCode.MatchString(got.Text) || strings.ContainsAny(got.Text, "{}") {
+		u.t.Errorf("the error box shows a code or JSON: %q", got.Text)
+	}
+	width := get(u, chromedp.Evaluate[int](`window.innerWidth`))
+	u.shot++
+	file := filepath.Join(u.dir, fmt.Sprintf("%02d-%s-view-%d.png", u.shot, name, width))
+	if err := os.WriteFile(file, get(u, chromedp.CaptureScreenshot()), 0o644); err != nil {
+		u.t.Fatal(err)
+	}
+}
+
+// rawCode matches an error code as the API spells it (snake_case).
+var rawCode = regexp.MustCompile(`\b[a-z]+(_[a-z]+)+\b`)
 
 func (u *ui) value(sel string) string {
 	u.t.Helper()

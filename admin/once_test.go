@@ -90,7 +90,7 @@ func TestFormSentTwiceRunsOnce(t *testing.T) {
 		other := e.anonymousOrder(t, productID)
 		path = "/admin/orders/" + other
 		cancel := formOf(t, b.get(path).Body, path+"/cancel")
-		sendTwice(t, b, path+"/cancel", url.Values{"csrf": {cancel["csrf"]}, "once": {cancel["once"]}, "reason": {"changed"}}, other, "cancel")
+		sendTwice(t, b, path+"/cancel", url.Values{"csrf": {cancel["csrf"]}, "once": {cancel["once"]}, "reason": {"changed"}, "confirmed": {"yes"}}, other, "cancel")
 		if o := e.order(t, other); o.Status != "CANCELLED" {
 			t.Fatalf("cancel sent twice: %s", o.Status)
 		}

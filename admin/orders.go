@@ -50,7 +50,9 @@ func (h *Handler) orders(w http.ResponseWriter, r *http.Request) {
 		"statuses": orderStatuses, "paymentStatuses": paymentStatuses, "fulfillmentStatuses": fulfillmentStatuses}}
 	res, err := h.call(r, "order/v1/order.list", args)
 	if err != nil {
-		h.fail(w, r, "orders", p, err)
+		h.fail(w, r, "orders", p, formSpec{ID: "filters", Fields: map[string]field{"number": {"f-number", "Number"},
+			"status": {"f-status", "Status"}, "paymentStatus": {"f-payment", "Payment"}, "fulfillmentStatus": {"f-fulfillment", "Fulfilment"},
+			"customerId": {"f-customer", "Customer id"}, "createdFrom": {"f-from", "Created from"}, "createdTo": {"f-to", "Created to"}}}, err)
 		return
 	}
 	rows := list(res)
@@ -80,16 +82,88 @@ func (h *Handler) orderPage(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) renderOrder(w http.ResponseWriter, r *http.Request, id string, f url.Values, action string, actionErr error) {
 	res, err := h.call(r, "order/v1/order.info", map[string]any{"id": id})
 	if err != nil {
-		h.fail(w, r, "notfound", page{Title: "Order", Nav: "orders"}, err)
+		h.fail(w, r, "notfound", page{Title: "Order", Nav: "orders"}, formSpec{}, err)
 		return
 	}
 	o, _ := res["order"].(map[string]any)
-	p := page{Title: "Order " + fmt.Sprint(o["number"]), Nav: "orders", Form: f, Data: map[string]any{"order": o, "action": action}}
+	names := itemNames(o)
+	p := page{Title: "Order " + fmt.Sprint(o["number"]), Nav: "orders", Form: f, Data: map[string]any{"order": o, "action": action, "itemNames": names}}
+	if c := h.orderCustomer(r, o); c != nil {
+		p.Data["customer"] = c
+	}
 	if r.URL.Query().Get("done") != "" {
 		p.Notice = "Done: " + r.URL.Query().Get("done") + "."
 	}
-	p.Error = toAPIError(actionErr)
+	p.failed(orderSpec(action, f, names), actionErr)
 	h.render(w, r, statusOf(actionErr), "order", p)
+}
+
+// orderCustomer is the order's customer (customer.info) when it has one
+// and the customer area is served: its name and email stand where its id
+// would. A customer that cannot be read is left out (the order's email
+// still shows).
+func (h *Handler) orderCustomer(r *http.Request, o map[string]any) map[string]any {
+	cid := str(o["customerId"])
+	if cid == "" || cid == "ANON" || !h.features["customers"] {
+		return nil
+	}
+	res, err := h.call(r, "customer/v1/customer.info", map[string]any{"id": cid})
+	if err != nil {
+		return nil
+	}
+	c, _ := res["customer"].(map[string]any)
+	return c
+}
+
+// itemNames names an order's items by their titles, for the fulfilment
+// lines and the errors that name an item: a cart entry's title already
+// starts with its SKU ("FR-1 - Combi fridge (Cold)", cart.Title); a title
+// that does not gets the SKU in front.
+func itemNames(o map[string]any) map[string]string {
+	names := map[string]string{}
+	items, _ := o["items"].([]any)
+	for _, x := range items {
+		it, _ := x.(map[string]any)
+		sku, title := str(it["sku"]), str(it["title"])
+		name := title
+		switch {
+		case title == "":
+			name = sku
+		case sku != "" && !strings.HasPrefix(title, sku):
+			name = sku + " · " + title
+		}
+		names[str(it["id"])] = name
+	}
+	return names
+}
+
+// orderSpec describes the order page's form of an action for its errors:
+// the items' quantities of the fulfil and refund forms are sent as
+// items[i] in the order itemQuantities gives, which is how the API's
+// problems name them.
+func orderSpec(action string, f url.Values, names map[string]string) formSpec {
+	spec := formSpec{ID: action + "-form", Names: names}
+	switch action {
+	case "fulfill":
+		spec.Fields = fieldsOf("carrier:Carrier", "trackingNumber:Tracking number")
+		itemFields(spec.Fields, f, "ship_", "Quantity to ship of ", names)
+	case "refund":
+		spec.Fields = fieldsOf("amount:Amount", "restock:Put back in stock")
+		spec.Fields["reason"] = field{"refundReason", "Reason"}
+		itemFields(spec.Fields, f, "refund_", "Quantity returned of ", names)
+	case "cancel":
+		spec.Fields = fieldsOf("reason:Reason")
+	}
+	return spec
+}
+
+// itemFields maps items[i] of an action's arguments to the field of that
+// item.
+func itemFields(m map[string]field, f url.Values, prefix, label string, names map[string]string) {
+	for i, q := range itemQuantities(f, prefix) {
+		itemID := str(q["itemId"])
+		m[commerce.Index("items", i)] = field{prefix + itemID, label + names[itemID]}
+	}
 }
 
 // itemQuantities reads the per-item quantities of a form (prefix +
@@ -127,6 +201,11 @@ func (h *Handler) orderAction(w http.ResponseWriter, r *http.Request) {
 	case "deliver":
 		args["fulfillmentId"] = f.Get("fulfillmentId")
 	case "cancel":
+		if !h.confirmFirst(w, r, confirmation{Title: "Cancel the order", Nav: "orders",
+			Question: "Cancel this order? Its payment is voided and its items go back in stock.", Yes: "Cancel the order",
+			Back: "/admin/orders/" + url.PathEscape(id)}) {
+			return
+		}
 		if v := opt(f, "reason"); v != nil {
 			args["reason"] = *v
 		}
@@ -172,7 +251,7 @@ func todaysOrders(h *Handler, r *http.Request, data map[string]any) {
 	}
 	out := make([]revenue, 0, len(sums))
 	for _, s := range sums {
-		out = append(out, revenue{Currency: s.Currency, Count: s.Count, Revenue: fixed(s.Revenue, s.Precision) + " " + s.Currency})
+		out = append(out, revenue{Currency: s.Currency, Count: s.Count, Revenue: grouped(fixed(s.Revenue, s.Precision)) + " " + s.Currency})
 	}
 	data["orders"] = out
 }
@@ -188,7 +267,28 @@ func formatMoney(v any) string {
 		return fmt.Sprint(m["amount"])
 	}
 	p, _ := strconv.Atoi(fmt.Sprint(m["precision"]))
-	return fixed(n, p) + " " + fmt.Sprint(m["currency"])
+	return grouped(fixed(n, p)) + " " + fmt.Sprint(m["currency"])
+}
+
+// grouped puts a comma between the thousands of a decimal (2747.30 ->
+// 2,747.30), for reading; forms take amounts without them.
+func grouped(s string) string {
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	whole, frac, hasFrac := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, r := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if hasFrac {
+		return sign + b.String() + "." + frac
+	}
+	return sign + b.String()
 }
 
 // fixed shows minor units with all the currency's decimals (10.50).

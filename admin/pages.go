@@ -1,18 +1,13 @@
 package admin
 
 import (
-	"encoding/json"
 	"fmt"
-	"html/template"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
-	"time"
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/event"
-	"github.com/commercekit/commerce/promotion/engine"
 )
 
 // LowStockThreshold is the most available units a stock record may have
@@ -23,258 +18,38 @@ func (h *Handler) dashboard(w http.ResponseWriter, r *http.Request) {
 	p := page{Title: "Dashboard", Nav: "dashboard", Data: map[string]any{}}
 	ctx := r.Context()
 	var errs []string
+	code := ""
+	failed := func(what string, err error) {
+		h.opts.Logger.Error("admin: dashboard", "card", what, "err", err)
+		errs = append(errs, what)
+		code = commerce.ErrorCode(err)
+	}
 	if n, err := h.reads.ActiveCarts(ctx); err == nil {
 		p.Data["activeCarts"] = n
 	} else {
-		errs = append(errs, "active carts: "+commerce.ErrorCode(err))
+		failed("active carts", err)
 	}
 	if rows, err := h.reads.LowStock(ctx, LowStockThreshold, 10); err == nil {
 		p.Data["lowStock"] = rows
+		p.Data["lowStockNames"] = h.productNames(r, rows)
 	} else {
-		errs = append(errs, "low stock: "+commerce.ErrorCode(err))
+		failed("low stock", err)
 	}
 	if evs, err := h.reads.LatestEvents(ctx, 10); err == nil {
 		p.Data["events"] = evs
 	} else {
-		errs = append(errs, "events: "+commerce.ErrorCode(err))
+		failed("latest events", err)
 	}
 	p.Data["threshold"] = LowStockThreshold
 	for _, f := range h.dashboardHooks {
 		f(h, r, p.Data)
 	}
 	if errs != nil {
-		p.Error = &apiError{Code: commerce.EUnavailable, Problems: errs}
+		p.Error = &formError{Code: code, Sentence: "Some cards could not be read just now (" + strings.Join(errs, ", ") +
+			"). Reload the page to try again."}
 	}
 	h.render(w, r, http.StatusOK, "dashboard", p)
 }
-
-// --- promotions
-
-func (h *Handler) promotions(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	limit, skip := pageArgs(q)
-	args := map[string]any{"limit": limit, "skip": skip}
-	if v := opt(q, "title"); v != nil {
-		args["title"] = *v
-	}
-	if v := q.Get("active"); v == "true" || v == "false" {
-		args["active"] = v == "true"
-	}
-	p := page{Title: "Promotions", Nav: "promotions", Form: q, Data: map[string]any{}}
-	res, err := h.call(r, "promotion/v1/promotion.list", args)
-	if err != nil {
-		h.fail(w, r, "promotions", p, err)
-		return
-	}
-	rows := list(res)
-	p.Data["promotions"] = rows
-	p.Data["pager"] = newPager(q, limit, skip, len(rows))
-	h.render(w, r, http.StatusOK, "promotions", p)
-}
-
-func promotionPage(id string, f url.Values) page {
-	p := page{Title: "New promotion", Nav: "promotions", Form: f, Data: map[string]any{"id": id}}
-	if id != "" {
-		p.Title = "Promotion " + f.Get("title")
-	}
-	return p
-}
-
-func (h *Handler) promotionNew(w http.ResponseWriter, r *http.Request) {
-	f := url.Values{"active": {"on"}, "priority": {"0"}, "class": {"default"},
-		"if": {`{"product": {"id": "", "quantity": 1}}`}, "then": {`{"product": {"id": "", "quantity": 1, "discount": {"rate": 10, "isPercentage": true}}}`}}
-	h.render(w, r, http.StatusOK, "promotion", promotionPage("", f))
-}
-
-// keptCouponFields are the coupon fields promotion.update cannot clear (a
-// null is "unchanged", an empty string is no date or number): once set,
-// they can be changed, not removed.
-var keptCouponFields = []string{"startDate", "endDate", "usageLimit", "usageLimitPerCustomer"}
-
-// promotionArgs are the fields of promotion.create and promotion.update
-// from a form. On update (update true) an empty code is sent as "", which
-// removes the code.
-func (h *Handler) promotionArgs(f url.Values, update bool) map[string]any {
-	a := map[string]any{"title": strings.TrimSpace(f.Get("title")), "active": f.Get("active") == "on",
-		"priority": number(f.Get("priority")), "if": rawJSON(f.Get("if")), "then": rawJSON(f.Get("then"))}
-	if h.features["coupons"] {
-		if v := opt(f, "code"); v != nil {
-			a["code"] = *v
-		} else if update {
-			a["code"] = ""
-		}
-		for _, k := range []string{"startDate", "endDate"} {
-			if v := opt(f, k); v != nil {
-				a[k] = localTime(*v)
-			}
-		}
-		for _, k := range []string{"usageLimit", "usageLimitPerCustomer"} {
-			if v := opt(f, k); v != nil {
-				a[k] = number(*v)
-			}
-		}
-	}
-	return a
-}
-
-// emptiedKeptFields refuses a promotion form that empties a coupon field
-// the promotion has (the form lists them in "stored") and the API cannot
-// clear: sent as absent it would be kept without a word.
-func emptiedKeptFields(f url.Values) error {
-	var p commerce.Problems
-	for _, k := range keptCouponFields {
-		if slices.Contains(f["stored"], k) && strings.TrimSpace(f.Get(k)) == "" {
-			p.Add(k, "cannot be removed once set (promotion.update keeps it): change it instead")
-		}
-	}
-	return p.Err()
-}
-
-// localTime turns a datetime-local input (2006-01-02T15:04, read as UTC)
-// into RFC 3339; anything else is passed on for the API to judge.
-func localTime(v string) string {
-	for _, layout := range []string{"2006-01-02T15:04", "2006-01-02T15:04:05"} {
-		if t, err := time.Parse(layout, v); err == nil {
-			return t.UTC().Format(time.RFC3339)
-		}
-	}
-	return v
-}
-
-func (h *Handler) promotionCreate(w http.ResponseWriter, r *http.Request) {
-	args := h.promotionArgs(r.PostForm, false)
-	args["class"] = strings.TrimSpace(r.PostForm.Get("class"))
-	res, err := h.callOnce(r, "promotion/v1/promotion.create", args)
-	if err != nil {
-		h.fail(w, r, "promotion", promotionPage("", r.PostForm), err)
-		return
-	}
-	id, _ := res["promotion"].(map[string]any)["id"].(string)
-	seeOther(w, r, "/admin/promotions/"+url.PathEscape(id)+"?saved=1")
-}
-
-func (h *Handler) promotionEdit(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	res, err := h.call(r, "promotion/v1/promotion.info", map[string]any{"id": id})
-	if err != nil {
-		h.fail(w, r, "notfound", page{Title: "Promotion", Nav: "promotions"}, err)
-		return
-	}
-	pr, _ := res["promotion"].(map[string]any)
-	f := url.Values{"title": {fmt.Sprint(pr["title"])}, "priority": {fmt.Sprint(pr["priority"])}}
-	if pr["active"] == true {
-		f.Set("active", "on")
-	}
-	for _, k := range []string{"if", "then"} {
-		b, _ := json.MarshalIndent(pr[k], "", "  ")
-		f.Set(k, string(b))
-	}
-	for _, k := range []string{"code", "usageLimit", "usageLimitPerCustomer"} {
-		if v, ok := pr[k]; ok && v != nil {
-			f.Set(k, fmt.Sprint(v))
-		}
-	}
-	for _, k := range []string{"startDate", "endDate"} {
-		if t, err := time.Parse(time.RFC3339Nano, str(pr[k])); err == nil {
-			f.Set(k, t.UTC().Format("2006-01-02T15:04"))
-		}
-	}
-	for _, k := range keptCouponFields {
-		if f.Get(k) != "" {
-			f.Add("stored", k)
-		}
-	}
-	p := promotionPage(id, f)
-	p.Data["usageCount"] = pr["usageCount"]
-	if r.URL.Query().Get("saved") != "" {
-		p.Notice = "Saved."
-	}
-	h.render(w, r, http.StatusOK, "promotion", p)
-}
-
-func (h *Handler) promotionUpdate(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	if err := emptiedKeptFields(r.PostForm); err != nil && h.features["coupons"] {
-		h.fail(w, r, "promotion", promotionPage(id, r.PostForm), err)
-		return
-	}
-	args := h.promotionArgs(r.PostForm, true)
-	args["id"] = id
-	if _, err := h.call(r, "promotion/v1/promotion.update", args); err != nil {
-		h.fail(w, r, "promotion", promotionPage(id, r.PostForm), err)
-		return
-	}
-	seeOther(w, r, "/admin/promotions/"+url.PathEscape(id)+"?saved=1")
-}
-
-// promotionCheck checks a promotion's rule as it is typed (htmx): the
-// promotion engine's own parser, the one promotion.create runs.
-func (h *Handler) promotionCheck(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	var p commerce.Problems
-	ifJ, thenJ := strings.TrimSpace(r.PostFormValue("if")), strings.TrimSpace(r.PostFormValue("then"))
-	if !json.Valid([]byte(ifJ)) {
-		p.Add("if", "must be JSON")
-	}
-	if !json.Valid([]byte(thenJ)) {
-		p.Add("then", "must be JSON")
-	}
-	if p.Empty() {
-		if _, err := engine.Parse(json.RawMessage(ifJ), json.RawMessage(thenJ)); err != nil {
-			p.AddErr(err)
-		}
-	}
-	if p.Empty() {
-		_, _ = w.Write([]byte(`<p class="ok" role="status">The rule is valid.</p>`))
-		return
-	}
-	var b strings.Builder
-	b.WriteString(`<div class="error" role="status"><p>validation_error</p><ul>`)
-	for _, s := range p {
-		b.WriteString("<li>" + template.HTMLEscapeString(s) + "</li>")
-	}
-	b.WriteString("</ul></div>")
-	_, _ = w.Write([]byte(b.String()))
-}
-
-// promotionTry evaluates the promotions against a cart (try-it): the
-// cart's entries (cart.info) given to promotion.cartPromotions, whose
-// answer is shown.
-func (h *Handler) promotionTry(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	cartID := strings.TrimSpace(r.PostFormValue("cartId"))
-	p := page{Title: "Try it", Nav: "promotions", Form: r.PostForm, Data: map[string]any{"id": id}}
-	c, err := h.call(r, "cart/v1/cart.info", map[string]any{"cartId": cartID})
-	var res map[string]any
-	if err == nil {
-		cart, _ := c["cart"].(map[string]any)
-		items := []any{}
-		entries, _ := cart["items"].([]any)
-		for _, x := range entries {
-			e, _ := x.(map[string]any)
-			items = append(items, map[string]any{"id": e["id"], "productId": e["productId"], "quantity": e["quantity"], "price": e["price"]})
-		}
-		args := map[string]any{"cartId": cartID, "currency": cart["currency"], "items": items}
-		if cs, ok := cart["coupons"].([]any); ok && h.features["coupons"] {
-			args["coupons"] = cs
-		}
-		res, err = h.call(r, "promotion/v2/promotion.cartPromotions", args)
-	}
-	if err != nil {
-		p.Error = toAPIError(err)
-	}
-	if res != nil {
-		p.Data["result"] = res
-		p.Data["fires"] = strings.Contains(string(must(json.Marshal(res))), `"promotionId":"`+id+`"`)
-	}
-	status := statusOf(err)
-	if r.Header.Get("HX-Request") == "true" {
-		status = http.StatusOK // htmx swaps only successful answers; the error is in the fragment
-	}
-	h.render(w, r, status, "promotiontry", p)
-}
-
-func must(b []byte, _ error) []byte { return b }
 
 // --- taxes
 
@@ -297,9 +72,17 @@ func (h *Handler) renderTaxes(w http.ResponseWriter, r *http.Request, f url.Valu
 	rows := list(res)
 	p.Data["taxes"] = rows
 	p.Data["pager"] = newPager(q, limit, skip, len(rows))
-	p.Error = toAPIError(err)
+	if lerr != nil && err == lerr {
+		p.failed(formSpec{ID: "filters", Fields: map[string]field{"code": {"f-code", "Code"}}}, err)
+	} else {
+		p.failed(taxSpec, err)
+	}
 	h.render(w, r, statusOf(err), "taxes", p)
 }
+
+// taxSpec describes the tax forms (new, edit) for their errors.
+var taxSpec = formSpec{ID: "tax-form", Fields: fieldsOf("code:Code", "class:Class", "title:Title", "description:Description",
+	"rate:Rate", "isPercentage:Percentage")}
 
 func taxArgs(f url.Values) map[string]any {
 	return map[string]any{"code": strings.TrimSpace(f.Get("code")), "class": strings.TrimSpace(f.Get("class")), "title": strings.TrimSpace(f.Get("title")),
@@ -318,7 +101,7 @@ func (h *Handler) taxEdit(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	res, err := h.call(r, "tax/v1/tax.info", map[string]any{"id": id})
 	if err != nil {
-		h.fail(w, r, "notfound", page{Title: "Tax", Nav: "taxes"}, err)
+		h.fail(w, r, "notfound", page{Title: "Tax", Nav: "taxes"}, formSpec{}, err)
 		return
 	}
 	t, _ := res["tax"].(map[string]any)
@@ -343,61 +126,10 @@ func (h *Handler) taxUpdate(w http.ResponseWriter, r *http.Request) {
 	args := taxArgs(r.PostForm)
 	args["id"] = id
 	if _, err := h.call(r, "tax/v1/tax.update", args); err != nil {
-		h.fail(w, r, "tax", page{Title: "Tax", Nav: "taxes", Form: r.PostForm, Data: map[string]any{"id": id}}, err)
+		h.fail(w, r, "tax", page{Title: "Tax", Nav: "taxes", Form: r.PostForm, Data: map[string]any{"id": id}}, taxSpec, err)
 		return
 	}
 	seeOther(w, r, "/admin/taxes/"+url.PathEscape(id)+"?saved=1")
-}
-
-// --- shipping methods
-
-func (h *Handler) shippingMethods(w http.ResponseWriter, r *http.Request) {
-	h.renderShipping(w, r, url.Values{"active": {"on"},
-		"rates": {`[{"locations": [{"country": "US"}], "rates": [{"currency": "USD", "amount": 5}]}]`}}, nil)
-}
-
-func (h *Handler) renderShipping(w http.ResponseWriter, r *http.Request, f url.Values, err error) {
-	q := r.URL.Query()
-	limit, skip := pageArgs(q)
-	args := map[string]any{"limit": limit, "skip": skip}
-	if v := opt(q, "title"); v != nil {
-		args["title"] = *v
-	}
-	if v := opt(q, "country"); v != nil {
-		args["country"] = *v
-	}
-	p := page{Title: "Shipping methods", Nav: "shipping", Form: f, Data: map[string]any{"filter": q}}
-	res, lerr := h.call(r, "cart/v1/shipping.list", args)
-	if err == nil {
-		err = lerr
-	}
-	rows := list(res)
-	p.Data["methods"] = rows
-	p.Data["pager"] = newPager(q, limit, skip, len(rows))
-	p.Error = toAPIError(err)
-	h.render(w, r, statusOf(err), "shipping", p)
-}
-
-func (h *Handler) shippingCreate(w http.ResponseWriter, r *http.Request) {
-	f := r.PostForm
-	args := map[string]any{"title": strings.TrimSpace(f.Get("title")),
-		"active": f.Get("active") == "on", "rates": rawJSON(f.Get("rates"))}
-	if v := opt(f, "taxCode"); v != nil {
-		args["taxCode"] = *v
-	}
-	if _, err := h.callOnce(r, "cart/v1/shipping.create", args); err != nil {
-		h.renderShipping(w, r, f, err)
-		return
-	}
-	seeOther(w, r, "/admin/shipping?saved=1")
-}
-
-func (h *Handler) shippingRemove(w http.ResponseWriter, r *http.Request) {
-	if _, err := h.call(r, "cart/v1/shipping.remove", map[string]any{"id": r.PathValue("id")}); err != nil {
-		h.renderShipping(w, r, url.Values{}, err)
-		return
-	}
-	seeOther(w, r, "/admin/shipping?removed=1")
 }
 
 // --- events
@@ -420,7 +152,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 	p := page{Title: "Events", Nav: "events", Form: q, Data: map[string]any{"channels": Channels}}
 	res, err := h.call(r, "event/v1/event.list", args)
 	if err != nil {
-		h.fail(w, r, "events", p, err)
+		h.fail(w, r, "events", p, formSpec{ID: "filters", Fields: map[string]field{"channel": {"f-channel", "Channel"}, "type": {"f-type", "Type"}}}, err)
 		return
 	}
 	rows := list(res)

@@ -32,6 +32,8 @@ func (h *Handler) routes() {
 	m.HandleFunc("GET /admin/promotions/new", a(h.promotionNew))
 	m.HandleFunc("POST /admin/promotions/new", a(h.promotionCreate))
 	m.HandleFunc("POST /admin/promotions/check", a(h.promotionCheck))
+	m.HandleFunc("POST /admin/promotions/rule", a(h.promotionRule))
+	m.HandleFunc("GET /admin/pickers/products", a(h.productPicker))
 	m.HandleFunc("GET /admin/promotions/{id}", a(h.promotionEdit))
 	m.HandleFunc("POST /admin/promotions/{id}", a(h.promotionUpdate))
 	m.HandleFunc("POST /admin/promotions/{id}/try", a(h.promotionTry))
@@ -43,6 +45,7 @@ func (h *Handler) routes() {
 
 	m.HandleFunc("GET /admin/shipping", a(h.shippingMethods))
 	m.HandleFunc("POST /admin/shipping", a(h.shippingCreate))
+	m.HandleFunc("POST /admin/shipping/rates", a(h.shippingRates))
 	m.HandleFunc("POST /admin/shipping/{id}/remove", a(h.shippingRemove))
 
 	m.HandleFunc("GET /admin/events", a(h.events))
@@ -121,6 +124,12 @@ var funcs = template.FuncMap{
 		return keys
 	},
 	"money": formatMoney,
+	// fullName is a customer's first and last name ("" when none).
+	"fullName": func(c map[string]any) string {
+		return strings.TrimSpace(str(c["firstName"]) + " " + str(c["lastName"]))
+	},
+	// capital gives a message a capital first letter.
+	"capital": capitalize,
 	// once is a fresh one-time token for a form (OnceField).
 	"once":  randomToken,
 	"sub":   func(a, b any) int64 { return toInt(a) - toInt(b) },

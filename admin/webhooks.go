@@ -37,7 +37,7 @@ func (h *Handler) renderWebhooks(w http.ResponseWriter, r *http.Request, f url.V
 	rows := list(res)
 	p.Data["webhooks"] = rows
 	p.Data["pager"] = newPager(q, limit, skip, len(rows))
-	p.Error = toAPIError(err)
+	p.failed(webhookSpec, err)
 	h.render(w, r, statusOf(err), "webhooks", p)
 }
 
@@ -67,13 +67,22 @@ func (h *Handler) webhookCreate(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) webhookPage(w http.ResponseWriter, r *http.Request) {
-	h.renderWebhook(w, r, r.PathValue("id"), nil, nil)
+	h.renderWebhook(w, r, r.PathValue("id"), nil, formSpec{}, nil)
 }
 
-func (h *Handler) renderWebhook(w http.ResponseWriter, r *http.Request, id string, f url.Values, actionErr error) {
+// webhookSpec describes the webhook forms (new, settings) for their
+// errors; the other forms of a webhook's page are its removal and the
+// deliveries' (filter, redeliver).
+var (
+	webhookSpec       = formSpec{ID: "webhook-form", Fields: fieldsOf("url:URL", "channels:Channels", "types:Types", "description:Description", "active:Active")}
+	webhookRemoveSpec = formSpec{ID: "webhook-remove"}
+	deliveriesSpec    = formSpec{ID: "deliveries-form", Fields: map[string]field{"status": {"f-status", "Status"}}}
+)
+
+func (h *Handler) renderWebhook(w http.ResponseWriter, r *http.Request, id string, f url.Values, spec formSpec, actionErr error) {
 	res, err := h.call(r, "event/v1/webhook.info", map[string]any{"id": id})
 	if err != nil {
-		h.fail(w, r, "notfound", page{Title: "Webhook", Nav: "webhooks"}, err)
+		h.fail(w, r, "notfound", page{Title: "Webhook", Nav: "webhooks"}, formSpec{}, err)
 		return
 	}
 	wh, _ := res["webhook"].(map[string]any)
@@ -97,8 +106,8 @@ func (h *Handler) renderWebhook(w http.ResponseWriter, r *http.Request, id strin
 	p := page{Title: "Webhook " + str(wh["url"]), Nav: "webhooks", Form: f,
 		Data: map[string]any{"webhook": wh, "channels": Channels, "filter": q, "statuses": []string{"PENDING", "DELIVERED", "FAILED"}}}
 	ds, derr := h.call(r, "event/v1/webhook.deliveries", args)
-	if actionErr == nil {
-		actionErr = derr
+	if actionErr == nil && derr != nil {
+		actionErr, spec = derr, deliveriesSpec
 	}
 	rows := list(ds)
 	p.Data["deliveries"] = rows
@@ -106,7 +115,7 @@ func (h *Handler) renderWebhook(w http.ResponseWriter, r *http.Request, id strin
 	if d := q.Get("done"); d != "" {
 		p.Notice = "Done: " + d + "."
 	}
-	p.Error = toAPIError(actionErr)
+	p.failed(spec, actionErr)
 	h.render(w, r, statusOf(actionErr), "webhook", p)
 }
 
@@ -124,7 +133,7 @@ func (h *Handler) webhookUpdate(w http.ResponseWriter, r *http.Request) {
 	args := webhookArgs(r.PostForm)
 	args["id"] = id
 	if _, err := h.call(r, "event/v1/webhook.update", args); err != nil {
-		h.renderWebhook(w, r, id, r.PostForm, err)
+		h.renderWebhook(w, r, id, r.PostForm, webhookSpec, err)
 		return
 	}
 	seeOther(w, r, "/admin/webhooks/"+url.PathEscape(id)+"?done=saved")
@@ -132,8 +141,13 @@ func (h *Handler) webhookUpdate(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) webhookRemove(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
+	if !h.confirmFirst(w, r, confirmation{Title: "Remove a webhook", Nav: "webhooks",
+		Question: "Remove this webhook? Its deliveries stop and its secret is lost.", Yes: "Remove the webhook",
+		Back: "/admin/webhooks/" + url.PathEscape(id)}) {
+		return
+	}
 	if _, err := h.call(r, "event/v1/webhook.remove", map[string]any{"id": id}); err != nil {
-		h.renderWebhook(w, r, id, nil, err)
+		h.renderWebhook(w, r, id, nil, webhookRemoveSpec, err)
 		return
 	}
 	seeOther(w, r, "/admin/webhooks?removed=1")
@@ -142,7 +156,7 @@ func (h *Handler) webhookRemove(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) webhookRedeliver(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if _, err := h.callOnce(r, "event/v1/webhook.redeliver", map[string]any{"deliveryId": r.PostForm.Get("deliveryId")}); err != nil {
-		h.renderWebhook(w, r, id, nil, err)
+		h.renderWebhook(w, r, id, nil, deliveriesSpec, err)
 		return
 	}
 	seeOther(w, r, "/admin/webhooks/"+url.PathEscape(id)+"?done=redeliver")
