@@ -63,6 +63,10 @@ type Tx interface {
 	// Delete deletes the customer with its sign-ins and reset tokens.
 	// Errors: customer_not_found.
 	Delete(ctx context.Context, id string) error
+	// EraseEvents rewrites in place the payload of every event owned by
+	// one of owners (event.Event.Owner) as erase returns it, when erase
+	// says it changed, and returns how many it rewrote.
+	EraseEvents(ctx context.Context, owners []string, erase Eraser) (int, error)
 
 	// LockFailures returns the times of the login failures recorded for
 	// the email and holds them until the transaction ends, so that the
