@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -274,4 +275,107 @@ func keyPaths(prefix string, v any) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestExport: customer.export gives Zenobia everything the store holds
+// about her (account, addresses, orders, carts, sign-ins, reset requests,
+// login failures; empty lists for returns, emails and consents), never a
+// password, token or hash; an admin may export anyone, another customer
+// or a storefront token no one (customer_not_found), no token is 401.
+func TestExport(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		e := newEnv(t, db)
+		prod := e.shop(t)
+		z := zenobia
+		me := e.register(t, z.email, pw)
+		s := e.login(t, z.email, pw)
+		e.Post(t, av1+"auth.login", e.API, map[string]any{"email": z.email, "password": "not her password"}).Expect(t, 401, "invalid_credentials")
+		e.Post(t, cv1+"customer.addAddress", s.AccessToken, map[string]any{"address": zenobiaAddress(z.street)}).Must(t)
+		e.Post(t, av1+"auth.requestPasswordReset", e.API, map[string]any{"email": z.email}).Must(t)
+		var c struct{ ID string }
+		e.Post(t, "/cart/v1/cart.create", s.AccessToken, map[string]any{}).Must(t).Decode(t, "cart", &c)
+		e.Post(t, "/cart/v1/cart.addToCart", s.AccessToken, map[string]any{"cartId": c.ID,
+			"items": []map[string]any{{"productId": prod, "quantity": 1, "warehouseId": "W1"}}}).Must(t)
+		e.Post(t, "/cart/v1/cart.checkout", s.AccessToken, map[string]any{"cartId": c.ID, "shippingAddress": zenobiaAddress(z.street),
+			"paymentId": "manual", "paymentData": map[string]any{"method": "cash"}}).Must(t)
+		var open struct{ ID string }
+		e.Post(t, "/cart/v1/cart.create", s.AccessToken, map[string]any{}).Must(t).Decode(t, "cart", &open)
+		bob := e.register(t, "bob.control@example.org", pw2)
+		bobTok := e.login(t, "bob.control@example.org", pw2).AccessToken
+
+		type export struct {
+			Account struct{ ID, Email, FirstName, Phone string }
+			Addresses []struct {
+				ID       string `json:"id"`
+				Address1 string `json:"address_1"`
+			}
+			Orders []struct {
+				ID, Email, CustomerID string
+				ShippingAddress       struct{ City string }
+			}
+			Carts []struct {
+				ID, Status string
+				Items      []json.RawMessage
+			}
+			Returns, Emails, Consents []json.RawMessage
+			SignIns                   []struct {
+				ExpiresAt time.Time
+				Spent     bool
+			}
+			PasswordResets []struct{ ExpiresAt time.Time }
+			LoginFailures  []time.Time
+		}
+		for _, tc := range []struct {
+			name, token string
+			body        map[string]any
+		}{{"her own token", s.AccessToken, map[string]any{}}, {"her own token, her id", s.AccessToken, map[string]any{"id": me.ID}},
+			{"admin", e.Admin, map[string]any{"id": me.ID}}} {
+			r := e.Post(t, cv1+"customer.export", tc.token, tc.body).Must(t)
+			var x export
+			r.Decode(t, "data", &x)
+			if x.Account.ID != me.ID || x.Account.Email != z.email || x.Account.FirstName != "Ada" || x.Account.Phone == "" {
+				t.Errorf("%s: account %+v", tc.name, x.Account)
+			}
+			if len(x.Addresses) != 1 || x.Addresses[0].Address1 != z.street || x.Addresses[0].ID == "" {
+				t.Errorf("%s: addresses %+v", tc.name, x.Addresses)
+			}
+			if len(x.Orders) != 1 || x.Orders[0].Email != z.email || x.Orders[0].CustomerID != me.ID || x.Orders[0].ShippingAddress.City != z.city {
+				t.Errorf("%s: orders %+v", tc.name, x.Orders)
+			}
+			carts := map[string]string{}
+			for _, ct := range x.Carts {
+				carts[ct.ID] = ct.Status + " " + strconv.Itoa(len(ct.Items))
+			}
+			if len(carts) != 2 || carts[c.ID] != "CHECKED_OUT 1" || carts[open.ID] != "ACTIVE 0" {
+				t.Errorf("%s: carts %v", tc.name, carts)
+			}
+			if x.Returns == nil || len(x.Returns) != 0 || x.Emails == nil || len(x.Emails) != 0 || x.Consents == nil || len(x.Consents) != 0 {
+				t.Errorf("%s: returns %v, emails %v, consents %v: want empty lists", tc.name, x.Returns, x.Emails, x.Consents)
+			}
+			if len(x.SignIns) != 1 || x.SignIns[0].Spent || !x.SignIns[0].ExpiresAt.After(time.Now()) ||
+				len(x.PasswordResets) != 1 || len(x.LoginFailures) != 1 {
+				t.Errorf("%s: sign-ins %+v, resets %+v, failures %v", tc.name, x.SignIns, x.PasswordResets, x.LoginFailures)
+			}
+			noSecrets(t, tc.name, string(r.Raw), pw, s.RefreshToken, s.AccessToken)
+			for _, word := range []string{"hash", "Hash", "token", "Token", `"password"`} {
+				if i := strings.Index(string(r.Raw), word); i >= 0 {
+					t.Errorf("%s: the export names %q: ...%.80s", tc.name, word, r.Raw[max(0, i-40):])
+				}
+			}
+		}
+		// Nobody else, and an admin names whom.
+		e.Post(t, cv1+"customer.export", bobTok, map[string]any{"id": me.ID}).Expect(t, 404, "customer_not_found")
+		e.Post(t, cv1+"customer.export", e.API, map[string]any{"id": me.ID}).Expect(t, 404, "customer_not_found")
+		e.Post(t, cv1+"customer.export", e.API, nil).Expect(t, 404, "customer_not_found")
+		e.Post(t, cv1+"customer.export", e.Admin, nil).Expect(t, 400, "validation_error")
+		e.Post(t, cv1+"customer.export", "", map[string]any{"id": me.ID}).Expect(t, 401, "invalid_token")
+		e.Get(t, cv1+"customer.export?id="+me.ID, e.Admin).Expect(t, 405, "method_not_allowed")
+		r := e.Post(t, cv1+"customer.export", bobTok, nil).Must(t)
+		if strings.Contains(string(r.Raw), z.email) || !strings.Contains(string(r.Raw), bob.ID) {
+			t.Errorf("Bob's export: %s", r.Raw)
+		}
+		// Removed: nothing left to export.
+		e.Post(t, cv1+"customer.remove", s.AccessToken, nil).Must(t)
+		e.Post(t, cv1+"customer.export", e.Admin, map[string]any{"id": me.ID}).Expect(t, 404, "customer_not_found")
+	})
 }

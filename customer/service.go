@@ -45,6 +45,8 @@ type Service struct {
 	// dummyHash is the hash a login for an unknown email is checked
 	// against.
 	dummyHash func() string
+	// exports give customer.export what other areas hold (SetExporter).
+	exports map[string]Exporter
 }
 
 // NewService returns the service over store, minting access tokens with

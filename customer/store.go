@@ -24,6 +24,10 @@ type Store interface {
 	// Customers returns a page of customers in creation order. A pattern
 	// to blame is validation_error naming email.
 	Customers(ctx context.Context, f Filter) ([]Customer, error)
+	// Held returns everything the store holds about the customer, read
+	// in one snapshot (customer.export). Errors: customer_not_found
+	// (data: id).
+	Held(ctx context.Context, id string) (*Held, error)
 	// ResetToken returns the stored reset token with the hash, expired or
 	// not. Errors: invalid_reset_token.
 	ResetToken(ctx context.Context, hash string) (*ResetToken, error)

@@ -2,7 +2,9 @@ package sqldb
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/commercekit/commerce/customer"
 )
@@ -57,4 +59,83 @@ func (t customerTx) EraseEvents(ctx context.Context, owners []string, erase cust
 		}
 	}
 	return n, nil
+}
+
+// Held implements customer.Store: one read-only transaction, so that the
+// export is a consistent snapshot (an order and the cart it came from
+// agree).
+func (s *CustomerStore) Held(ctx context.Context, id string) (*customer.Held, error) {
+	var h *customer.Held
+	err := s.db.View(ctx, func(tx *Tx) error {
+		c, err := scanCustomer(tx.QueryRow(ctx, `SELECT `+customerColumns+` FROM customers WHERE id = ?`, id))
+		if err != nil {
+			return s.db.NotFound(err, customer.NotFound(id))
+		}
+		h = &customer.Held{Customer: c}
+		if err := each(ctx, tx, `SELECT `+cartColumns+` FROM carts WHERE customer_id = ? ORDER BY created_at, id`, id, func(r rowScanner) error {
+			ct, err := scanCart(r)
+			h.Carts = append(h.Carts, ct)
+			return err
+		}); err != nil {
+			return fmt.Errorf("carts: %w", err)
+		}
+		if err := each(ctx, tx, `SELECT `+orderColumns+` FROM orders WHERE customer_id = ? ORDER BY number DESC`, id, func(r rowScanner) error {
+			o, err := scanOrder(r)
+			h.Orders = append(h.Orders, o)
+			return err
+		}); err != nil {
+			return fmt.Errorf("orders: %w", err)
+		}
+		if err := each(ctx, tx, `SELECT expires_at, spent FROM refresh_tokens WHERE customer_id = ? ORDER BY expires_at`, id, func(r rowScanner) error {
+			var t customer.RefreshToken
+			var exp int64
+			err := r.Scan(&exp, &t.Spent)
+			t.ExpiresAt = time.UnixMilli(exp).UTC()
+			h.RefreshTokens = append(h.RefreshTokens, t)
+			return err
+		}); err != nil {
+			return fmt.Errorf("refresh tokens: %w", err)
+		}
+		if err := each(ctx, tx, `SELECT expires_at FROM password_resets WHERE customer_id = ? ORDER BY expires_at`, id, func(r rowScanner) error {
+			var exp int64
+			err := r.Scan(&exp)
+			h.ResetTokens = append(h.ResetTokens, customer.ResetToken{ExpiresAt: time.UnixMilli(exp).UTC()})
+			return err
+		}); err != nil {
+			return fmt.Errorf("reset tokens: %w", err)
+		}
+		return each(ctx, tx, `SELECT failures FROM login_failures WHERE email = ?`, c.Email, func(r rowScanner) error {
+			var raw string
+			if err := r.Scan(&raw); err != nil {
+				return err
+			}
+			var ms []int64
+			if err := json.Unmarshal([]byte(raw), &ms); err != nil {
+				return fmt.Errorf("login failures: bad document: %w", err)
+			}
+			for _, m := range ms {
+				h.LoginFailures = append(h.LoginFailures, time.UnixMilli(m).UTC())
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("customer %s: %w", id, err)
+	}
+	return h, nil
+}
+
+// each runs fn on every row of the query q with the one argument arg.
+func each(ctx context.Context, tx *Tx, q string, arg any, fn func(rowScanner) error) error {
+	rows, err := tx.Query(ctx, q, arg)
+	if err != nil {
+		return tx.Translate(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return tx.Translate(err)
+		}
+	}
+	return tx.Translate(rows.Err())
 }
