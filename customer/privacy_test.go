@@ -304,7 +304,7 @@ func TestExport(t *testing.T) {
 		bobTok := e.login(t, "bob.control@example.org", pw2).AccessToken
 
 		type export struct {
-			Account struct{ ID, Email, FirstName, Phone string }
+			Account   struct{ ID, Email, FirstName, Phone string }
 			Addresses []struct {
 				ID       string `json:"id"`
 				Address1 string `json:"address_1"`

@@ -13,7 +13,7 @@ import (
 )
 
 // TestEventOwnerBackfill: migration 0028 gives the events written before
-// it (owner '') their owner from their payload: the customer's id on
+// it (owner ”) their owner from their payload: the customer's id on
 // CUSTOMERS (in {customer}, {customerId} or {id}), the cart's on CARTS
 // ({new}) and ORDERS ({order}'s cartId); other events keep none. The
 // migration's UPDATE is run again here, on rows written without owner.
