@@ -99,14 +99,31 @@ func TestBackupUnderLoad(t *testing.T) {
 			}
 		})
 	}
-	time.Sleep(700 * time.Millisecond)
+	// acked waits until n adds more than at its call were answered (20 s
+	// at most: a loaded machine answers slowly).
+	acked := func(n int) {
+		count := func() int {
+			mu.Lock()
+			defer mu.Unlock()
+			total := 0
+			for _, a := range acks {
+				total += len(a)
+			}
+			return total
+		}
+		want := count() + n
+		for deadline := time.Now().Add(20 * time.Second); count() < want && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	acked(200)
 	backup := filepath.Join(dir, "backups", "under-load.db")
 	began := time.Now()
 	if err := run(context.Background(), []string{"backup", "--db", db, "--to", backup}, func(string) string { return "" }, io.Discard, io.Discard); err != nil {
 		t.Fatalf("backup: %v", err)
 	}
 	took := time.Since(began)
-	time.Sleep(300 * time.Millisecond)
+	acked(100)
 	// serve holds the database: a restore over it refuses.
 	err := run(context.Background(), []string{"restore", "--db", db, "--from", backup}, func(string) string { return "" }, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "serve") {
@@ -238,7 +255,7 @@ func TestServeScheduledBackups(t *testing.T) {
 	backups := filepath.Join(dir, "bk")
 	_, stop := startServe(t, []string{"--db", "sqlite:" + filepath.Join(dir, "c.db"), "--jwt-secret", crashSecret,
 		"--backup-every", "100ms", "--backup-keep", "2"}, map[string]string{"COMMERCE_BACKUP_DIR": backups})
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	var names []string
 	for time.Now().Before(deadline) {
 		names = backupNames(t, backups)
