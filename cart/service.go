@@ -224,7 +224,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*Cart, error) {
 		if err := tx.Insert(ctx, c); err != nil {
 			return err
 		}
-		return event.Emit(tx, event.Carts, event.Create, now, map[string]any{"new": Render(c, CalculateForm), "data": in})
+		return event.EmitOwned(tx, event.Carts, event.Create, now, c.ID, map[string]any{"new": Render(c, CalculateForm), "data": in})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create cart: %w", err)

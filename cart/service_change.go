@@ -372,5 +372,5 @@ func changeEvent(o change, c *Cart, now time.Time) (event.Event, error) {
 			return event.Event{}, fmt.Errorf("cart event: %w", err)
 		}
 	}
-	return event.NewEncoded(event.Carts, cmp.Or(o.event, event.Update), now, append(b, '}')), nil
+	return event.NewEncoded(event.Carts, cmp.Or(o.event, event.Update), now, append(b, '}')).Owned(c.ID), nil
 }

@@ -47,7 +47,7 @@ func (s *Service) expire(ctx context.Context, tx Tx, c *Cart, now time.Time) err
 	if err := tx.Save(ctx, c); err != nil {
 		return fmt.Errorf("expire cart %s: %w", c.ID, err)
 	}
-	return event.Emit(tx, event.Carts, event.Update, now, map[string]any{"operation": "cart.expire", "new": Render(c, CalculateForm)})
+	return event.EmitOwned(tx, event.Carts, event.Update, now, c.ID, map[string]any{"operation": "cart.expire", "new": Render(c, CalculateForm)})
 }
 
 // SweepBatch is the most carts one sweep transaction expires.

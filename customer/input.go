@@ -23,6 +23,9 @@ type InfoInput struct {
 // RemoveInput is the argument of customer.remove.
 type RemoveInput = InfoInput
 
+// ExportInput is the argument of customer.export.
+type ExportInput = InfoInput
+
 // UpdateInput is the argument of customer.update: absent fields are kept.
 // CustomerType is for admin tokens only; Password needs CurrentPassword.
 type UpdateInput struct {

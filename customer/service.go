@@ -45,6 +45,8 @@ type Service struct {
 	// dummyHash is the hash a login for an unknown email is checked
 	// against.
 	dummyHash func() string
+	// exports give customer.export what other areas hold (SetExporter).
+	exports map[string]Exporter
 }
 
 // NewService returns the service over store, minting access tokens with
@@ -70,9 +72,10 @@ func (s *Service) AccessTTL() time.Duration { return s.opts.AccessTTL }
 
 func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
 
-// emit queues an event on CUSTOMERS.
-func emit(tx Tx, typ string, now time.Time, payload any) error {
-	return event.Emit(tx, event.Customers, typ, now, payload)
+// emit queues an event on CUSTOMERS about the customer id (its owner:
+// customer.remove erases it).
+func emit(tx Tx, typ string, now time.Time, id string, payload any) error {
+	return event.EmitOwned(tx, event.Customers, typ, now, id, payload)
 }
 
 // checkEmail records the problem of an email (already normalised).
@@ -130,7 +133,7 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (*Customer, er
 		if err := tx.Insert(ctx, c); err != nil {
 			return err
 		}
-		return emit(tx, event.Create, now, map[string]any{"customer": c})
+		return emit(tx, event.Create, now, c.ID, map[string]any{"customer": c})
 	})
 	if commerce.ErrorCode(err) == commerce.EDuplicateKey {
 		return nil, &commerce.Error{Code: commerce.EDuplicateKey, Data: map[string]any{"index": "email", "email": email},
@@ -203,7 +206,7 @@ func (s *Service) change(ctx context.Context, rawID string, fn func(tx Tx, c *Cu
 			return err
 		}
 		out = c
-		return emit(tx, event.Update, now, map[string]any{"customer": c})
+		return emit(tx, event.Update, now, c.ID, map[string]any{"customer": c})
 	})
 	return out, err
 }
@@ -364,8 +367,9 @@ func (s *Service) List(ctx context.Context, in ListInput) (commerce.Page, []Cust
 }
 
 // Remove deletes an account with its addresses and tokens and erases the
-// personal data of its orders and carts (customer.remove); it emits REMOVE
-// {id}.
+// personal data of its orders and carts, of its events in the event log
+// and of stored idempotent answers (customer.remove, eraseRecords); it
+// emits REMOVE {id}.
 //
 // Against a concurrent checkout (which locks the cart, then the account's
 // row: cart.Tx.LockCustomer) it locks in the same order: the customer's
@@ -438,7 +442,10 @@ func (s *Service) remove(ctx context.Context, id string) error {
 		if err := tx.SetFailures(ctx, c.Email, nil); err != nil {
 			return err
 		}
-		return emit(tx, event.Remove, now, map[string]any{"id": c.ID})
+		if err := eraseRecords(ctx, tx, c.ID, ids); err != nil {
+			return err
+		}
+		return emit(tx, event.Remove, now, c.ID, map[string]any{"id": c.ID})
 	})
 }
 

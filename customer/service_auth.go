@@ -227,7 +227,7 @@ func adoptCart(ctx context.Context, tx Tx, cartID, customerID string, now time.T
 	if err != nil {
 		return err
 	}
-	tx.Emit(e)
+	tx.Emit(e.Owned(cartID))
 	return nil
 }
 
@@ -330,7 +330,7 @@ func (s *Service) RequestPasswordReset(ctx context.Context, in RequestResetInput
 		if err := tx.InsertReset(ctx, rec); err != nil {
 			return err
 		}
-		return emit(tx, PasswordReset, now, map[string]any{
+		return emit(tx, PasswordReset, now, c.ID, map[string]any{
 			"customerId": c.ID, "email": c.Email, "token": tok, "expiresAt": rec.ExpiresAt})
 	})
 	if commerce.ErrorCode(err) == commerce.ECustomerNotFound {
@@ -394,7 +394,7 @@ func (s *Service) ResetPassword(ctx context.Context, in ResetInput) (*Customer, 
 			return err
 		}
 		out = c
-		return emit(tx, event.Update, now, map[string]any{"customer": c})
+		return emit(tx, event.Update, now, c.ID, map[string]any{"customer": c})
 	})
 	if commerce.ErrorCode(err) == commerce.ECustomerNotFound {
 		return nil, invalidResetToken()

@@ -24,6 +24,10 @@ type Store interface {
 	// Customers returns a page of customers in creation order. A pattern
 	// to blame is validation_error naming email.
 	Customers(ctx context.Context, f Filter) ([]Customer, error)
+	// Held returns everything the store holds about the customer, read
+	// in one snapshot (customer.export). Errors: customer_not_found
+	// (data: id).
+	Held(ctx context.Context, id string) (*Held, error)
 	// ResetToken returns the stored reset token with the hash, expired or
 	// not. Errors: invalid_reset_token.
 	ResetToken(ctx context.Context, hash string) (*ResetToken, error)
@@ -63,6 +67,10 @@ type Tx interface {
 	// Delete deletes the customer with its sign-ins and reset tokens.
 	// Errors: customer_not_found.
 	Delete(ctx context.Context, id string) error
+	// EraseEvents rewrites in place the payload of every event owned by
+	// one of owners (event.Event.Owner) as erase returns it, when erase
+	// says it changed, and returns how many it rewrote.
+	EraseEvents(ctx context.Context, owners []string, erase Eraser) (int, error)
 
 	// LockFailures returns the times of the login failures recorded for
 	// the email and holds them until the transaction ends, so that the

@@ -17,3 +17,14 @@ func Emit(tx Emitter, channel, typ string, now time.Time, payload any) error {
 	tx.Emit(e)
 	return nil
 }
+
+// EmitOwned is Emit for an event whose payload holds personal data of
+// owner (Event.Owner): a customer's id, or a cart's.
+func EmitOwned(tx Emitter, channel, typ string, now time.Time, owner string, payload any) error {
+	e, err := New(channel, typ, now, payload)
+	if err != nil {
+		return err
+	}
+	tx.Emit(e.Owned(owner))
+	return nil
+}

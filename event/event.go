@@ -50,6 +50,18 @@ type Event struct {
 	// app ("staff:<id>"), from the context of the write (WithActor); absent
 	// for API calls.
 	Actor string `json:"actor,omitempty"`
+	// Owner is the id of the record whose personal data the payload
+	// holds: the customer's id (CUSTOMERS), the cart's (CARTS, and ORDERS:
+	// an order is its cart's); "" when it holds none. It is stored with
+	// the event, never sent: customer.remove finds the events to erase
+	// by it (CONTRACT.md section 29).
+	Owner string `json:"-"`
+}
+
+// Owned returns the event with Owner set to owner.
+func (e Event) Owned(owner string) Event {
+	e.Owner = owner
+	return e
 }
 
 type actorKey struct{}

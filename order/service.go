@@ -198,9 +198,11 @@ func ValidNumber(s string) bool {
 	return true
 }
 
-// emit queues an event on ORDERS with the payload {order}.
+// emit queues an event on ORDERS with the payload {order}, owned by the
+// order's cart (customer.remove erases the events of its customer's
+// carts).
 func emit(tx Tx, typ string, now time.Time, o *Order) error {
-	return event.Emit(tx, event.Orders, typ, now, map[string]any{"order": o})
+	return event.EmitOwned(tx, event.Orders, typ, now, o.CartID, map[string]any{"order": o})
 }
 
 // internalChange is what a change's function returns to store a change

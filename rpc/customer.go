@@ -20,6 +20,9 @@ type (
 		Page commerce.Page       `json:"page"`
 		Data []customer.Customer `json:"data"`
 	}
+	customerExport struct {
+		Data customer.Export `json:"data"`
+	}
 	clientCreated struct {
 		Client       customer.Client `json:"client"`
 		ClientSecret string          `json:"clientSecret"`
@@ -36,7 +39,8 @@ type (
 //     customer.info (GET or POST), customer.update, customer.addAddress,
 //     customer.removeAddress, customer.remove (any valid token: a customer
 //     token acts on its own account, an admin token on any, others get
-//     customer_not_found), customer.list (admin, GET or POST), and
+//     customer_not_found), customer.export (the same rules; CONTRACT.md
+//     section 29), customer.list (admin, GET or POST), and
 //     client.create, client.list (GET or POST), client.remove (admin);
 //   - under /auth/v1/: auth.login, auth.refresh, auth.logout,
 //     auth.requestPasswordReset, auth.resetPassword (any valid token);
@@ -75,6 +79,15 @@ func RegisterCustomer(s *Server, svc *customer.Service) {
 		Doc:    "Erases a customer: the account, its addresses and tokens; its orders keep items and totals with personal data erased.",
 		Errors: []string{commerce.ECustomerNotFound}}, func(ctx context.Context, a *customer.RemoveInput) (any, error) {
 		return nil, svc.Remove(ctx, *a)
+	})
+	Handle(s, Op{Service: cs, Name: "customer.export", Result: customerExport{},
+		Doc:    "Everything the store holds about a customer (GDPR article 15): account, addresses, orders, returns, carts, emails sent, consents, sign-ins; never a password, token or hash. A customer token its own account (id may be omitted), an admin token any.",
+		Errors: []string{commerce.ECustomerNotFound}}, func(ctx context.Context, a *customer.ExportInput) (any, error) {
+		x, err := svc.Export(ctx, *a)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"data": x}, nil
 	})
 	Handle(s, Op{Service: cs, Name: "customer.list", Read: true, Admin: true, Result: customerList{},
 		Doc: "Customers matching the filters (email a regular expression, customerType), a page at a time."}, func(ctx context.Context, a *customer.ListInput) (any, error) {

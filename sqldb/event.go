@@ -78,18 +78,18 @@ func (db *DB) eventStatements(ctx context.Context, events []event.Event) []State
 			}
 		}
 		var b strings.Builder
-		b.WriteString(`INSERT INTO events (k, id, channel, type, date, payload, actor) VALUES `)
-		args := make([]any, 0, 6*n)
+		b.WriteString(`INSERT INTO events (k, id, channel, type, date, payload, actor, owner) VALUES `)
+		args := make([]any, 0, 7*n)
 		for i, e := range events[:n] {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString("(" + key + ", ?, ?, ?, ?, ?, ?)")
+			b.WriteString("(" + key + ", ?, ?, ?, ?, ?, ?, ?)")
 			actor := e.Actor
 			if actor == "" {
 				actor = actor0
 			}
-			args = append(args, e.ID, e.Channel, e.Type, e.Date.UTC().Format(time.RFC3339Nano), Text(e.Payload), actor)
+			args = append(args, e.ID, e.Channel, e.Type, e.Date.UTC().Format(time.RFC3339Nano), Text(e.Payload), actor, e.Owner)
 		}
 		out = append(out, Statement{SQL: b.String(), Args: args})
 		events = events[n:]

@@ -64,6 +64,9 @@ type Config struct {
 	// Closers run when the DB closes, after the writer stopped and
 	// before the pools close (background work of the adapter).
 	Closers []func() error
+	// AfterClose run when the DB closes, after the pools closed (a lock
+	// the adapter holds while the database is open).
+	AfterClose []func() error
 	// CacheStatements keeps statements prepared on each connection, by
 	// query text, instead of parsing them on every call; for drivers
 	// that do not cache them themselves (pgx does).
@@ -82,6 +85,7 @@ type DB struct {
 	writer             *writer    // GroupCommit's single writer, or nil
 	admit              *admission // WriteConcurrency's turns, or nil
 	closers            []func() error
+	afterClose         []func() error
 	transactions       atomic.Int64 // committed write transactions
 	commits            atomic.Int64 // physical commits
 	migrations         fs.FS
@@ -99,7 +103,8 @@ type DB struct {
 
 // New returns a DB over the pools of cfg.
 func New(cfg Config) *DB {
-	db := &DB{dialect: cfg.Dialect, write: cfg.Write, read: cfg.Read, regex: cfg.Regex, migrations: cfg.Migrations, Now: cfg.Now, closers: cfg.Closers}
+	db := &DB{dialect: cfg.Dialect, write: cfg.Write, read: cfg.Read, regex: cfg.Regex, migrations: cfg.Migrations, Now: cfg.Now, closers: cfg.Closers,
+		afterClose: cfg.AfterClose}
 	if db.Now == nil {
 		db.Now = time.Now
 	}
@@ -156,6 +161,9 @@ func (db *DB) close() error {
 	}
 	if db.regex != db.read && db.regex != db.write {
 		err = errors.Join(err, db.regex.Close())
+	}
+	for _, c := range db.afterClose {
+		err = errors.Join(err, c())
 	}
 	return err
 }

@@ -145,6 +145,21 @@ func OpenWith(path string, o Options) (*sqldb.DB, error) {
 	default:
 		return nil, fmt.Errorf("sqlite: sync %q: want %s or %s", o.Sync, SyncFull, SyncNormal)
 	}
+	// Held while the database is open: a restore refuses to run
+	// meanwhile, and a process does not open a database being restored.
+	release, ok, err := lockOpen(path, false)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("sqlite: %s is being restored (commerce restore): try again once it is done", path)
+	}
+	opened := false
+	defer func() {
+		if !opened {
+			release()
+		}
+	}()
 	// mmap_size: reads map the file instead of copying pages through
 	// pread, which halves the CPU of reads that visit many rows (a search
 	// counting its facets over thousands of products).
@@ -187,8 +202,9 @@ func OpenWith(path string, o Options) (*sqldb.DB, error) {
 		return nil, fmt.Errorf("sqlite: checkpointer: %w", err)
 	}
 	sub, _ := fs.Sub(migrations, "migration")
+	opened = true
 	return sqldb.New(sqldb.Config{
-		Closers: []func() error{cp.close},
+		Closers: []func() error{cp.close}, AfterClose: []func() error{release},
 		Dialect: &Dialect{path: path}, Write: write, Read: pools[1], Regex: pools[2],
 		RegexTimeout: o.RegexTimeout, Migrations: sub, Now: o.Now,
 		GroupCommit: true, WriteQueue: o.WriteQueue, CacheStatements: true,

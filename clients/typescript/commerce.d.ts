@@ -768,6 +768,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/customer/v1/customer.export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.export
+         * @description Everything the store holds about a customer (GDPR article 15): account, addresses, orders, returns, carts, emails sent, consents, sign-ins; never a password, token or hash. A customer token its own account (id may be omitted), an admin token any. Any valid token (api or admin scope).
+         */
+        post: operations["customer.v1.customer.export"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/customer/v1/customer.info": {
         parameters: {
             query?: never;
@@ -2202,6 +2222,17 @@ export interface components {
         };
         /** @description A list of strings, or one comma-separated string. */
         "commerce.StringListInput": (string | number)[] | string | null;
+        /** @description Account is the account's own fields in an export (its addresses come beside it). */
+        "customer.Account": {
+            /** Format: date-time */
+            createdAt: string;
+            customerType: string;
+            email: string;
+            firstName: string;
+            id: string;
+            lastName: string;
+            phone: string;
+        };
         /** @description AddAddressInput is the argument of customer.addAddress. */
         "customer.AddAddressInput": {
             address: components["schemas"]["customer.AddressArgInput"];
@@ -2277,6 +2308,27 @@ export interface components {
             lastName: string;
             phone: string;
         };
+        /** @description Expiring is a stored reset request in an export: when it expires. */
+        "customer.Expiring": {
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        /** @description Export is the answer of customer.export (CONTRACT.md section 29, GDPR article 15): everything the store holds about a customer. Secrets and their hashes (password, refresh and reset tokens) are never in it. */
+        "customer.Export": {
+            account: components["schemas"]["customer.Account"];
+            addresses: components["schemas"]["customer.Address"][] | null;
+            carts: components["schemas"]["cart.View"][] | null;
+            consents: unknown[] | null;
+            emails: unknown[] | null;
+            /** Format: date-time */
+            exportedAt: string;
+            loginFailures: string[] | null;
+            orders: (components["schemas"]["order.Order"] | null)[] | null;
+            /** @description PasswordResets are the reset requests not yet used or swept. */
+            passwordResets: components["schemas"]["customer.Expiring"][] | null;
+            returns: unknown[] | null;
+            signIns: components["schemas"]["customer.SignIn"][] | null;
+        };
         /** @description InfoInput names a customer (customer.info, customer.remove): absent, the caller's own account. */
         "customer.InfoInput": {
             id?: string;
@@ -2329,6 +2381,12 @@ export interface components {
             expiresIn: number;
             refreshToken: string;
             tokenType: string;
+        };
+        /** @description SignIn is a refresh token of the customer in an export: when it expires and whether it was spent (never the token or its hash). */
+        "customer.SignIn": {
+            /** Format: date-time */
+            expiresAt: string;
+            spent: boolean;
         };
         /** @description UpdateInput is the argument of customer.update: absent fields are kept. CustomerType is for admin tokens only; Password needs CurrentPassword. */
         "customer.UpdateInput": {
@@ -3310,6 +3368,9 @@ export interface components {
         "rpc.clientList": {
             data: components["schemas"]["customer.Client"][] | null;
             page: components["schemas"]["commerce.Page"];
+        };
+        "rpc.customerExport": {
+            data: components["schemas"]["customer.Export"];
         };
         "rpc.customerList": {
             data: components["schemas"]["customer.Customer"][] | null;
@@ -9326,6 +9387,136 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["error.invalid_country"] | components["schemas"]["error.invalid_state"] | components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Not Found. Error codes: `customer_not_found`. */
+            404: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.customer_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "customer.v1.customer.export": {
+        parameters: {
+            query?: {
+                id?: string;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["customer.InfoInput"];
+            };
+        };
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & components["schemas"]["rpc.customerExport"];
+                };
+            };
+            /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */

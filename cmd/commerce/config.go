@@ -62,6 +62,10 @@ var flagEnv = map[string]string{
 	"stripe-key":            "COMMERCE_STRIPE_KEY",
 	"stripe-url":            "COMMERCE_STRIPE_URL",
 	"stripe-webhook-secret": "COMMERCE_STRIPE_WEBHOOK_SECRET",
+
+	"backup-every": "COMMERCE_BACKUP_EVERY",
+	"backup-dir":   "COMMERCE_BACKUP_DIR",
+	"backup-keep":  "COMMERCE_BACKUP_KEEP",
 }
 
 // storageFlags adds the flags every command that opens the store uses.

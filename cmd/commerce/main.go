@@ -41,6 +41,8 @@ commands:
   load      load a folder of sample data (JSON Lines) into a running service
   staff     staff add --email E: add a staff account of the admin app (password on stdin)
   search    search reindex: rebuild the product search index
+  backup    backup --to FILE: a consistent copy of the SQLite database (serve may run)
+  restore   restore --from FILE: check a backup and put it in place (serve stopped)
 
 Run "commerce <command> -h" for the flags of a command.
 `
@@ -65,6 +67,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return staffCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "search":
 		return searchCmd(ctx, args[1:], getenv, stdout, stderr)
+	case "backup":
+		return backupCmd(ctx, args[1:], getenv, stderr)
+	case "restore":
+		return restoreCmd(ctx, args[1:], getenv, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -32,7 +32,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	stripeKey := fs.String("stripe-key", "", "Stripe secret API key; when set, the payment provider stripe is on (env COMMERCE_STRIPE_KEY, better than the flag, which other users may see)")
 	stripeURL := fs.String("stripe-url", "", "Stripe API address instead of https://api.stripe.com, e.g. stripe-mock's (env COMMERCE_STRIPE_URL)")
 	stripeWebhookSecret := fs.String("stripe-webhook-secret", "", "signing secret (whsec_...) of the Stripe webhook endpoint; when set, POST /webhooks/stripe is served (env COMMERCE_STRIPE_WEBHOOK_SECRET)")
+	var backups backupFlags
+	fs.DurationVar(&backups.every, "backup-every", 0, "take a backup of the SQLite database this often, e.g. 1h (env COMMERCE_BACKUP_EVERY; default 0: off)")
+	fs.StringVar(&backups.dir, "backup-dir", "", "folder of the scheduled backups (env COMMERCE_BACKUP_DIR; default: backups beside the database file)")
+	fs.IntVar(&backups.keep, "backup-keep", 24, "how many scheduled backups to keep, the newest (env COMMERCE_BACKUP_KEEP)")
 	if err := parseFlags(fs, args, getenv); err != nil {
+		return err
+	}
+	schedule, err := backups.schedule(&c)
+	if err != nil {
 		return err
 	}
 	retry, err := parseRetry(*webhookRetry)
@@ -80,6 +88,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	bg, stopBG := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() { a.Run(bg) })
+	if schedule != nil {
+		schedule.DB, schedule.Logger = db, logger
+		wg.Go(func() { schedule.Run(bg) })
+	}
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpSrv.Serve(ln) }()

@@ -29,6 +29,7 @@ func Customer(t *testing.T, open Opener) {
 	t.Run("clients", func(t *testing.T) { customerClients(t, open(t)) })
 	t.Run("carts of a customer", func(t *testing.T) { customerCarts(t, open(t)) })
 	t.Run("sweep", func(t *testing.T) { customerSweep(t, open(t)) })
+	t.Run("privacy", func(t *testing.T) { privacy(t, open) })
 }
 
 // customerSweep: Sweep deletes the refresh and reset tokens expired at
