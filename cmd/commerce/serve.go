@@ -32,8 +32,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	stripeKey := fs.String("stripe-key", "", "Stripe secret API key; when set, the payment provider stripe is on (env COMMERCE_STRIPE_KEY, better than the flag, which other users may see)")
 	stripeURL := fs.String("stripe-url", "", "Stripe API address instead of https://api.stripe.com, e.g. stripe-mock's (env COMMERCE_STRIPE_URL)")
 	stripeWebhookSecret := fs.String("stripe-webhook-secret", "", "signing secret (whsec_...) of the Stripe webhook endpoint; when set, POST /webhooks/stripe is served (env COMMERCE_STRIPE_WEBHOOK_SECRET)")
+	returnWindow := fs.Duration("return-window", 720*time.Hour, "a customer may ask for a return this long after the order's last delivery (env COMMERCE_RETURN_WINDOW)")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
+	}
+	if *returnWindow <= 0 {
+		return fmt.Errorf("--return-window must be positive")
 	}
 	retry, err := parseRetry(*webhookRetry)
 	if err != nil {
@@ -64,7 +68,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	a, err := app.New(app.Options{DB: db, Keys: keys, Logger: logger, NATSURL: c.nats,
 		CartTTL: *cartTTL, ReservationTTL: *reservationTTL, AccessTTL: *accessTTL, RefreshTTL: *refreshTTL,
 		WebhookKey: secret, WebhookAllowPrivate: *webhookAllowPrivate, WebhookRetry: retry, WebhookLease: *webhookLease,
-		StripeKey: *stripeKey, StripeURL: *stripeURL, StripeWebhookSecret: *stripeWebhookSecret})
+		StripeKey: *stripeKey, StripeURL: *stripeURL, StripeWebhookSecret: *stripeWebhookSecret,
+		ReturnWindow: *returnWindow})
 	if err != nil {
 		return fmt.Errorf("assemble the service: %w", err)
 	}
