@@ -72,7 +72,7 @@ var fieldRules = map[reflect.Type]map[string]string{
 	reflect.TypeFor[stock.UpdateInput](): {"productId": "required", "warehouseId": "required", "quantity": "required,min=0"},
 	reflect.TypeFor[stock.InfoInput]():   {"productId": "required", "warehouseId": "required"},
 
-	reflect.TypeFor[cart.View]():                 {"status": "enum=" + cart.StatusActive + "|" + cart.StatusCheckedOut + "|" + cart.StatusExpired},
+	reflect.TypeFor[cart.View]():                 {"status": "enum=" + cart.StatusActive + "|" + cart.StatusCheckedOut + "|" + cart.StatusExpired + "|" + cart.StatusDraft + "|" + cart.StatusExchange},
 	reflect.TypeFor[cart.CreateInput]():          {"currency": "pattern=currency", "country": "pattern=country"},
 	reflect.TypeFor[cart.AddInput]():             {"cartId": "required", "items": "required,minItems=1"},
 	reflect.TypeFor[cart.AddItem]():              {"productId": "required", "warehouseId": "required", "quantity": "required,min=1"},
