@@ -85,6 +85,7 @@ func (h *Handler) renderOrder(w http.ResponseWriter, r *http.Request, id string,
 	}
 	o, _ := res["order"].(map[string]any)
 	p := page{Title: "Order " + fmt.Sprint(o["number"]), Nav: "orders", Form: f, Data: map[string]any{"order": o, "action": action}}
+	h.orderReturns(r, id, p.Data)
 	if r.URL.Query().Get("done") != "" {
 		p.Notice = "Done: " + r.URL.Query().Get("done") + "."
 	}

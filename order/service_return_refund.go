@@ -81,12 +81,13 @@ func plan(o *Order, r *Return, returns []*Return, shipping bool, amount *int64) 
 }
 
 // RefundQuote is what return.refund of the return id would give back now,
-// with or without the order's shipping (the admin app shows it before the
-// refund is confirmed).
+// with or without the order's shipping: the admin app shows it to staff
+// before they confirm the refund (it checks no caller: staff's pages
+// only).
 // Errors: return_not_found, invalid_return_state (not RECEIVED),
 // validation_error (the shipping refunded already).
 func (s *Service) RefundQuote(ctx context.Context, id string, shipping bool) (RefundPlan, error) {
-	r, err := s.ReturnInfo(ctx, ReturnInput{ID: id})
+	r, err := s.store.Return(ctx, id)
 	if err != nil {
 		return RefundPlan{}, err
 	}
