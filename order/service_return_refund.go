@@ -298,6 +298,12 @@ func (s *Service) finishReturn(ctx context.Context, orderID string, op *Operatio
 	err = s.update(wctx, cur.cartID() != "", func(tx Tx, ex ExchangeTx) error {
 		out = nil
 		now := s.clock()
+		// The return first, then its order, as every change of a return
+		// locks them (two transactions never wait for each other's).
+		r, err := tx.LockReturn(wctx, op.Return)
+		if err != nil {
+			return err
+		}
 		o, err := tx.Lock(wctx, orderID)
 		if err != nil {
 			return err
@@ -316,10 +322,6 @@ func (s *Service) finishReturn(ctx context.Context, orderID string, op *Operatio
 		o.Pending = slices.DeleteFunc(o.Pending, func(x *Operation) bool { return x.ID == op.ID })
 		if callErr != nil {
 			return tx.Save(wctx, o)
-		}
-		r, err := tx.LockReturn(wctx, op.Return)
-		if err != nil {
-			return err
 		}
 		out, err = s.applyReturnRefund(wctx, tx, ex, o, r, pending, rec, now)
 		return err
