@@ -210,3 +210,35 @@ func keyedPost(t *testing.T, s *shop, path string, body any, key string) (int, [
 	}
 	return res.StatusCode, raw, res.Header.Get("Idempotent-Replayed") == "true"
 }
+
+// TestOrderRefundLeavesAReturnsRefund: a return's refund whose answer was
+// lost stays the return's: an order.refund of the same amount and items
+// is another refund (another key), not the return's finished as a plain
+// refund; asked again, return.refund finishes its own (REFUNDED).
+func TestOrderRefundLeavesAReturnsRefund(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		l := newLossy()
+		s := newShop(t, db, withProvider(l))
+		cust := s.customer("c1")
+		body := checkoutBody(s.cart(cust, s.product("L1", "100.00", 10), 3))
+		body["paymentId"] = "rec"
+		var o order.Order
+		s.Post(t, "/cart/v1/cart.checkout", cust, body).Must(t).Decode(t, "order", &o)
+		s.op("capture", map[string]any{"id": o.ID})
+		s.op("fulfill", map[string]any{"id": o.ID})
+		r := s.ret(cust, "request", map[string]any{"orderId": o.ID, "items": []map[string]any{{"itemId": o.Items[0].ID, "quantity": 1}}})
+		s.ret(s.Admin, "receive", map[string]any{"id": r.ID})
+		l.loseNext("refund", 1)
+		s.Post(t, "/order/v1/return.refund", s.Admin, map[string]any{"id": r.ID}).Expect(t, 402, "payment_failed")
+		got := s.op("refund", map[string]any{"id": o.ID, "amount": 100, "items": []map[string]any{{"itemId": o.Items[0].ID, "quantity": 1}}})
+		if keys := l.made("refund"); len(keys) != 2 || len(got.Refunds) != 1 || got.Refunds[0].Reason != "" {
+			t.Fatalf("refund keys %v, refunds %+v: want the order's own refund under a second key", keys, got.Refunds)
+		}
+		done := s.ret(s.Admin, "refund", map[string]any{"id": r.ID})
+		cur := s.info(o.ID)
+		if done.Status != "REFUNDED" || len(cur.Refunds) != 2 || cur.Payments[0].Refunded.Amount != 20000 || len(l.made("refund")) != 2 {
+			t.Errorf("return %s, refunds %d, refunded %d, keys %v: want REFUNDED, 2 refunds of 100.00, 2 keys",
+				done.Status, len(cur.Refunds), cur.Payments[0].Refunded.Amount, l.made("refund"))
+		}
+	})
+}
