@@ -26,8 +26,8 @@ func (s *shop) exchangeReturn(o *order.Order, n int, p string, q int) *order.Ret
 // nothing is half done: no refund, no order, the return still RECEIVED.
 func TestExchangeRunsOut(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
-		now := time.Now()
-		s := newShop(t, db, func(o *app.Options) { o.Now = func() time.Time { return now } })
+		clk := &clock{t: time.Now()}
+		s := newShop(t, db, func(o *app.Options) { o.Now = clk.Now })
 		o, _ := s.shipped(s.customer("c1"), 2)
 		b := s.product("B1", "50.00", 1)
 		r := s.exchangeReturn(o, 1, b, 1)
@@ -41,7 +41,7 @@ func TestExchangeRunsOut(t *testing.T) {
 		add := map[string]any{"cartId": c.ID, "items": []map[string]any{{"productId": b, "quantity": 1, "warehouseId": "W1"}}}
 		s.Post(t, "/cart/v1/cart.addToCart", other, add).Expect(t, 400, "not_enough_stock")
 		// A day later the reservation has lapsed, as a cart's does.
-		now = now.Add(25 * time.Hour)
+		clk.Advance(25 * time.Hour)
 		s.Post(t, "/cart/v1/cart.addToCart", other, add).Must(t)
 		s.Post(t, "/cart/v1/cart.checkout", other, checkoutBody(c.ID)).Must(t)
 

@@ -126,8 +126,8 @@ func TestReceiveRestocksOnce(t *testing.T) {
 func TestReturnRefundRecovery(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
 		l := newLossy()
-		now := time.Now()
-		s := newShop(t, db, withProvider(l), func(o *app.Options) { o.Now = func() time.Time { return now } })
+		clk := &clock{t: time.Now()}
+		s := newShop(t, db, withProvider(l), func(o *app.Options) { o.Now = clk.Now })
 		cust := s.customer("c1")
 		cartID := s.cart(cust, s.product("R1", "100.00", 10), 3)
 		body := checkoutBody(cartID)
@@ -148,7 +148,7 @@ func TestReturnRefundRecovery(t *testing.T) {
 		if cur.Payments[0].Refunded.Amount != 0 || len(cur.Refunds) != 0 {
 			t.Fatalf("order %+v: nothing recorded yet", cur.Payments[0])
 		}
-		now = now.Add(order.DefaultRecoverAfter + time.Minute)
+		clk.Advance(order.DefaultRecoverAfter + time.Minute)
 		n, err := s.App.Order.Recover(context.Background())
 		if err != nil || n != 1 {
 			t.Fatalf("recover: %d, %v: want 1 finished", n, err)

@@ -15,8 +15,8 @@ import (
 // status and data, and nothing changed.
 func TestReturnErrors(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
-		now := time.Now()
-		s := newShop(t, db, func(o *app.Options) { o.Now = func() time.Time { return now } })
+		clk := &clock{t: time.Now()}
+		s := newShop(t, db, func(o *app.Options) { o.Now = clk.Now })
 		cust := s.customer("c1")
 		other := s.customer("c2")
 		o, _ := s.shipped(cust, 3)
@@ -50,7 +50,7 @@ func TestReturnErrors(t *testing.T) {
 			"items": []map[string]any{{"itemId": unshipped.Items[0].ID, "quantity": 1}}}).Expect(t, 400, "invalid_order_state")
 		// The window: 720h after the delivery, the customer is refused,
 		// admin is not.
-		now = now.Add(order.DefaultReturnWindow + time.Hour)
+		clk.Advance(order.DefaultReturnWindow + time.Hour)
 		r = s.Post(t, "/order/v1/return.request", cust, req(1)).Expect(t, 400, "return_window_expired")
 		var win struct {
 			DeliveredAt time.Time `json:"deliveredAt"`
