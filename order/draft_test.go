@@ -12,6 +12,7 @@ import (
 // it with the cart operations, and complete it: the order is the
 // customer's, source DRAFT. The customer never sees the draft.
 func TestDraftOrder(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
 		s := newShop(t, db)
 		var cust struct{ ID string }

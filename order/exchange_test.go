@@ -25,6 +25,7 @@ func (s *shop) exchangeReturn(o *order.Order, n int, p string, q int) *order.Ret
 // customer buys the last unit; return.refund is then out_of_stock and
 // nothing is half done: no refund, no order, the return still RECEIVED.
 func TestExchangeRunsOut(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
 		clk := &clock{t: time.Now()}
 		s := newShop(t, db, func(o *app.Options) { o.Now = clk.Now })
@@ -79,6 +80,7 @@ func TestExchangeRunsOut(t *testing.T) {
 // difference is authorised on the new order, nothing is refunded, and
 // reject releases an exchange's reservation.
 func TestExchangeCostsMore(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
 		s := newShop(t, db)
 		o, _ := s.shipped(s.customer("c1"), 2) // 100.00 a unit

@@ -98,6 +98,7 @@ func TestReturnRefundRacesOrderRefund(t *testing.T) {
 // Idempotency-Key gets the first answer and restocks nothing more; asked
 // again without it, invalid_return_state ({status}) and nothing changes.
 func TestReceiveRestocksOnce(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
 		s := newShop(t, db)
 		cust := s.customer("c1")
@@ -124,6 +125,7 @@ func TestReceiveRestocksOnce(t *testing.T) {
 // job calls it again with the same key and applies it once: one refund on
 // the order, the return REFUNDED, one RETURNS REFUND event.
 func TestReturnRefundRecovery(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
 		l := newLossy()
 		clk := &clock{t: time.Now()}
@@ -216,6 +218,7 @@ func keyedPost(t *testing.T, s *shop, path string, body any, key string) (int, [
 // is another refund (another key), not the return's finished as a plain
 // refund; asked again, return.refund finishes its own (REFUNDED).
 func TestOrderRefundLeavesAReturnsRefund(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
 		l := newLossy()
 		s := newShop(t, db, withProvider(l))

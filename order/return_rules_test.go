@@ -14,6 +14,7 @@ import (
 // TestReturnErrors: every refusal of the return operations, with its code,
 // status and data, and nothing changed.
 func TestReturnErrors(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
 		clk := &clock{t: time.Now()}
 		s := newShop(t, db, func(o *app.Options) { o.Now = clk.Now })

@@ -14,6 +14,7 @@ import (
 // through Stripe (stripe-mock), and an exchange that costs more has its
 // difference authorised with Stripe on the new order.
 func TestStripeReturn(t *testing.T) {
+	t.Parallel()
 	url := stripemock.Start(t)
 	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
 		s := newShop(t, db, func(o *app.Options) { o.StripeKey, o.StripeURL = stripemock.Key, url })

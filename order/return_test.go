@@ -56,6 +56,7 @@ func (s *shop) channelEvents(channel string) []string {
 // less the exchange's value, and the exchange is a new PAID order that
 // ships. Stock, the order and the events are exact at each step.
 func TestReturnJourney(t *testing.T) {
+	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
 		s := newShop(t, db)
 		cust := s.customer("c1")
