@@ -90,6 +90,14 @@ const (
 	EFulfillmentExceedsQuantity = "fulfillment_exceeds_quantity"
 	EFulfillmentNotFound        = "fulfillment_not_found"
 	ERefundExceedsCaptured      = "refund_exceeds_captured"
+	// Returns and exchanges (CONTRACT.md section 24): all 400 but
+	// return_not_found (404).
+	EReturnNotFound        = "return_not_found"
+	EInvalidReturnState    = "invalid_return_state"
+	EReturnWindowExpired   = "return_window_expired"
+	EReturnExceedsQuantity = "return_exceeds_quantity"
+	EPaymentRequired       = "payment_required"
+	EOutOfStock            = "out_of_stock"
 )
 
 // Error is the service's one error type. Code is one of the E* constants,

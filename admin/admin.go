@@ -12,6 +12,7 @@
 package admin
 
 import (
+	"context"
 	"embed"
 	"encoding/json"
 	"fmt"
@@ -26,6 +27,7 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/rpc"
 	"github.com/commercekit/commerce/sqldb"
 	"github.com/commercekit/commerce/staff"
@@ -52,6 +54,10 @@ type Options struct {
 	DB     *sqldb.DB
 	Logger *slog.Logger
 	Now    func() time.Time
+	// RefundQuote computes what return.refund would give back (the
+	// orders area's order.Service.RefundQuote), shown before staff
+	// confirm a return's refund; without it the page shows no amount.
+	RefundQuote func(ctx context.Context, returnID string, shipping bool) (order.RefundPlan, error)
 }
 
 // Handler is the admin app.

@@ -20,13 +20,22 @@ func TestChannelsAreTheEmittedOnes(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
 		e := newEnv(t, db)
 		// A category, product, stock record and shipping method; a tax,
-		// a promotion; a cart and its order; a customer; a webhook.
+		// a promotion; a cart and its order, shipped, and a return; a customer;
+		// a webhook.
 		productID := e.storeFixture(t, "CH-1")
 		e.Post(t, "/tax/v1/tax.create", e.Admin, map[string]any{"code": "STD", "class": "default", "title": "Standard", "rate": 20, "isPercentage": true}).Must(t)
 		e.Post(t, "/promotion/v1/promotion.create", e.Admin, map[string]any{"title": "P", "class": "default", "active": true, "priority": 0,
 			"if":   map[string]any{"product": map[string]any{"id": productID, "quantity": 1}},
 			"then": map[string]any{"product": map[string]any{"id": productID, "quantity": 1, "discount": map[string]any{"rate": 10, "isPercentage": true}}}}).Must(t)
-		e.anonymousOrder(t, productID)
+		orderID := e.anonymousOrder(t, productID)
+		var o struct {
+			Items []struct {
+				ID string `json:"id"`
+			} `json:"items"`
+		}
+		e.Post(t, "/order/v1/order.fulfill", e.Admin, map[string]any{"id": orderID}).Must(t).Decode(t, "order", &o)
+		e.Post(t, "/order/v1/return.request", e.Admin, map[string]any{"orderId": orderID,
+			"items": []map[string]any{{"itemId": o.Items[0].ID, "quantity": 1}}}).Must(t)
 		e.Post(t, "/customer/v1/customer.register", e.API, map[string]any{"email": "ch@example.com", "password": "a long customer password",
 			"firstName": "C", "lastName": "H"}).Must(t)
 		b := e.browser(t)

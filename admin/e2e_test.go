@@ -351,6 +351,8 @@ func TestAdminEndToEnd(t *testing.T) {
 	orderID := e.checkout(t, shopperToken, cartID)
 
 	u.orders(t, e, orderID)
+	u.returns(t, e, orderID, productID)
+	u.draft(t, e)
 	u.cancel(t, e, e.anonymousOrder(t, productID))
 	u.customers(t, orderID)
 	u.deliveries(t, hook)

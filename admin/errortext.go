@@ -163,6 +163,28 @@ var errorSentences = map[string]func(d errData) string{
 	commerce.ERefundExceedsCaptured: func(d errData) string {
 		return "You can refund at most " + d.money("available") + "."
 	},
+
+	// Returns and exchanges.
+	commerce.EReturnNotFound: func(errData) string { return "The return no longer exists." },
+	commerce.EInvalidReturnState: func(d errData) string {
+		return "The return cannot do this now: it is " + status(d.text("status")) + ". Reload the page to see what it allows."
+	},
+	commerce.EReturnWindowExpired: func(d errData) string {
+		s := "The time to ask for a return has passed"
+		if at := d.text("deliveredAt"); at != "" {
+			return s + " (delivered " + at + ")."
+		}
+		return s + "."
+	},
+	commerce.EReturnExceedsQuantity: func(d errData) string {
+		return "Only " + plural(d.int("remaining"), "unit") + " of " + d.name("itemId") + " can still be returned."
+	},
+	commerce.EPaymentRequired: func(d errData) string {
+		return "The exchange costs " + d.money("amount") + " more than what is returned: give a payment for the difference."
+	},
+	commerce.EOutOfStock: func(d errData) string {
+		return "Only " + plural(d.int("availableQuantity"), "unit") + " of the exchange's product left in the warehouse" + d.quoted("warehouseId") + "."
+	},
 }
 
 // errorSentence is the sentence of an error code (its words, for a code

@@ -91,6 +91,7 @@ func (h *Handler) renderOrder(w http.ResponseWriter, r *http.Request, id string,
 	if c := h.orderCustomer(r, o); c != nil {
 		p.Data["customer"] = c
 	}
+	h.orderReturns(r, id, p.Data)
 	if r.URL.Query().Get("done") != "" {
 		p.Notice = "Done: " + r.URL.Query().Get("done") + "."
 	}

@@ -53,6 +53,8 @@ func (h *Handler) routes() {
 	// operations are registered.
 	h.features["coupons"] = h.opts.RPC.Has("cart/v1/cart.applyCoupon")
 	h.orderRoutes()
+	h.returnRoutes()
+	h.draftRoutes()
 	h.customerRoutes()
 	h.webhookRoutes()
 }

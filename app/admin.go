@@ -13,7 +13,11 @@ func assembleAdmin(a *App) error {
 	if a.opts.StaffParams != nil {
 		a.Staff.Params = *a.opts.StaffParams
 	}
-	h, err := admin.New(admin.Options{RPC: a.srv, Staff: a.Staff, DB: a.db, Logger: a.logger, Now: a.now})
+	opts := admin.Options{RPC: a.srv, Staff: a.Staff, DB: a.db, Logger: a.logger, Now: a.now}
+	if a.Order != nil {
+		opts.RefundQuote = a.Order.RefundQuote
+	}
+	h, err := admin.New(opts)
 	if err != nil {
 		return err
 	}

@@ -94,6 +94,9 @@ type Options struct {
 	// StripeWebhookSecret, when set, serves POST /webhooks/stripe, whose
 	// events are verified with it.
 	StripeWebhookSecret string
+	// ReturnWindow is how long after an order's last delivery its
+	// customer may ask for a return (order.DefaultReturnWindow when 0).
+	ReturnWindow time.Duration
 }
 
 // App is the assembled service.

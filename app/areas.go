@@ -50,6 +50,7 @@ var areas = []func(a *App) error{
 	func(a *App) error {
 		a.Order = order.NewService(sqldb.NewOrderStore(a.db), a.Payments, a.now)
 		a.Order.Logger = a.logger
+		a.Order.ReturnWindow = a.opts.ReturnWindow
 		a.Notifications = a.Order
 		rpc.RegisterOrder(a.srv, a.Order)
 		return nil
@@ -66,7 +67,9 @@ var areas = []func(a *App) error{
 			Payments: a.Payments, Orders: a.Order, Customers: a.Customer,
 		}, a.now, a.opts.CartTTL)
 		a.Cart.Logger = a.logger
+		a.Order.Exchanges = a.Cart // a return's exchange is a cart (CONTRACT.md section 24)
 		rpc.RegisterCart(a.srv, a.Cart)
+		rpc.RegisterReturns(a.srv, a.Order, a.Cart)
 		return nil
 	},
 	func(a *App) error {

@@ -53,7 +53,21 @@ const (
 	StatusActive     = "ACTIVE"
 	StatusCheckedOut = "CHECKED_OUT"
 	StatusExpired    = "EXPIRED"
+	// StatusDraft is a draft order that staff build (CONTRACT.md section
+	// 24): it changes as an ACTIVE cart does, by admin tokens only; it
+	// never expires (its reservations lapse as any cart's, and are
+	// taken again at completion if the stock allows).
+	StatusDraft = "DRAFT"
+	// StatusExchange is the cart of a return's exchange: its units are
+	// reserved until the return is refunded (the cart is then checked
+	// out into the replacement order), rejected or cancelled (the cart
+	// becomes EXPIRED). No cart operation changes it.
+	StatusExchange = "EXCHANGE"
 )
+
+// open reports whether the cart operations may change c: an ACTIVE cart,
+// or a DRAFT (which only admin tokens see, see canUse).
+func (c *Cart) open() bool { return c.Status == StatusActive || c.Status == StatusDraft }
 
 // Anonymous is the customerId of a cart created without a customerId claim.
 const Anonymous = "ANON"
@@ -134,6 +148,8 @@ type Cart struct {
 	Payment *payment.Record `json:"payment,omitempty"`
 	// OrderID is the order a checkout placed.
 	OrderID string `json:"orderId,omitempty"`
+	// Email is a draft's email, which its order takes (draft.create).
+	Email string `json:"email,omitempty"`
 }
 
 // Entry is a cart entry: Quantity units of a product, aggregated over
@@ -216,12 +232,12 @@ func (c *Cart) Entry(id string) *Entry {
 	return nil
 }
 
-// DropLapsed removes from an ACTIVE cart's entries the reservations that
+// DropLapsed removes from an ACTIVE (or DRAFT) cart's entries the reservations that
 // no longer hold units at now: released (by the sweep, or by another cart
 // that needed the units) or past their expiration time, which makes their
 // units free for other carts. A cart in another status is left as it is.
 func (c *Cart) DropLapsed(now time.Time) {
-	if c.Status != StatusActive {
+	if !c.open() {
 		return
 	}
 	for _, e := range c.Items {

@@ -100,6 +100,10 @@ func (c *Cart) Document() ([]byte, error) {
 		b = append(b, `,"orderId":`...)
 		b = appendString(b, c.OrderID)
 	}
+	if c.Email != "" {
+		b = append(b, `,"email":`...)
+		b = appendString(b, c.Email)
+	}
 	return append(b, '}'), nil
 }
 

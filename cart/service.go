@@ -46,6 +46,12 @@ type Customers interface {
 	// Email returns the email of the customer's account, "" when there
 	// is no such account.
 	Email(ctx context.Context, customerID string) (string, error)
+	// CustomerType returns the customerType of the customer's account,
+	// "" when there is no such account (an exchange's prices).
+	CustomerType(ctx context.Context, customerID string) (string, error)
+	// IDByEmail returns the id of the account with the email, "" when
+	// there is none (draft.create).
+	IDByEmail(ctx context.Context, email string) (string, error)
 }
 
 // Orders places the orders of checkouts (the orders area).
@@ -262,7 +268,11 @@ func (s *Service) Info(ctx context.Context, in InfoInput) (*Cart, error) {
 }
 
 // canUse reports whether the caller may use the cart: an anonymous cart
-// anyone holding its id, another only its customer or an admin.
+// anyone holding its id, another only its customer or an admin; a draft or
+// an exchange's cart only an admin.
 func canUse(cl commerce.Claims, c *Cart) bool {
+	if c.Status == StatusDraft || c.Status == StatusExchange {
+		return cl.IsAdmin() // staff's: never shown to the customer
+	}
 	return c.CustomerID == Anonymous || cl.IsAdmin() || (cl.CustomerID != "" && cl.CustomerID == c.CustomerID)
 }

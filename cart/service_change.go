@@ -161,7 +161,7 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 				return nil, err
 			}
 		}
-		if c.Status != StatusActive {
+		if !c.open() {
 			if again() {
 				continue
 			}
@@ -196,12 +196,12 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 				return nil, err
 			}
 		}
-		version := c.Version
+		version, status := c.Version, c.Status
 		if o.reserved && !quiet {
 			err = s.commitReserved(ctx, c, o, now)
 		} else {
 			err = s.store.Update(ctx, func(tx Tx) error {
-				c.Version, c.Status, c.Payment = version, StatusActive, nil // fn may run again
+				c.Version, c.Status, c.Payment = version, status, nil // fn may run again
 				locked, err := tx.LockVersion(ctx, id)
 				if err != nil {
 					return err
@@ -214,7 +214,7 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 						return err
 					}
 				}
-				if c.Status == StatusActive {
+				if c.open() {
 					rs, err := tx.Stock().Reservations(ctx, c.ID)
 					if err != nil {
 						return err
@@ -244,7 +244,7 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 			if err != nil {
 				return nil, err
 			}
-			if c.Status == StatusActive {
+			if c.open() {
 				s.cache.put(c)
 			} else {
 				s.cache.drop(id) // no change starts from it

@@ -133,8 +133,12 @@ func (s *Service) CheckoutOrder(ctx context.Context, in CheckoutInput) (*Cart, *
 			if err != nil {
 				return err
 			}
+			given := in.Email
+			if given == nil && c.Email != "" { // a draft's
+				given = &c.Email
+			}
 			var has bool
-			email, has, err = s.orderEmail(ctx, in.Email, c.CustomerID)
+			email, has, err = s.orderEmail(ctx, given, c.CustomerID)
 			account = account || has
 			return err
 		},
@@ -159,46 +163,69 @@ func (s *Service) CheckoutOrder(ctx context.Context, in CheckoutInput) (*Cart, *
 						Message: "the customer's account was removed during the checkout"}
 				}
 			}
-			committed, err := tx.Stock().CommitCart(ctx, c.ID)
-			if err != nil {
-				return err
-			}
-			setReserves(c, committed)
-			if err := redeem(ctx, tx, c); err != nil {
-				return err
-			}
 			pay := rec
-			c.Payment = &pay
-			c.Status = StatusCheckedOut
-			c.OrderID, placed = "", nil
-			if s.deps.Orders == nil {
-				return nil
-			}
-			n := number
-			if n == "" { // a local provider: no attempt was recorded
-				num, err := tx.Orders().NextNumber(ctx)
-				if err != nil {
-					return err
+			draft := c.Status == StatusDraft
+			var err error
+			placed, err = s.place(ctx, tx, c, &pay, number, key, email, products, now, func(o *order.Order) {
+				if draft {
+					o.Source = order.SourceDraft
 				}
-				n = strconv.FormatInt(num, 10)
-			} else if err := tx.Orders().EndCheckout(ctx, key); err != nil {
-				return err
-			}
-			o, err := snapshot(c, n, email, products)
-			if err != nil {
-				return err
-			}
-			if err := s.deps.Orders.Place(ctx, tx.Orders(), o, now); err != nil {
-				return err
-			}
-			c.OrderID, placed = o.ID, o
-			return nil
+			})
+			return err
 		},
 	})
 	if err != nil {
 		return nil, nil, err
 	}
 	return c, placed, nil
+}
+
+// place makes the cart an order in tx, the checkout's transaction: the
+// last step of every checkout (cart.checkout, draft.complete, the
+// exchange of a return). The cart's reservations become a decrement of
+// the stock (not_enough_stock when a released one can no longer be
+// taken), the uses of its promotions are counted, it takes the payment
+// pay and the status CHECKED_OUT, and, with Deps.Orders, the order of its
+// snapshot, shaped by shape, is placed (ORDERS CREATE) under number (one
+// is allocated in tx when number is ""; else the checkout attempt key is
+// ended) and returned (nil without Deps.Orders).
+func (s *Service) place(ctx context.Context, tx Tx, c *Cart, pay *payment.Record, number, key string, email *string,
+	products map[string]*catalog.Product, now time.Time, shape func(*order.Order)) (*order.Order, error) {
+	committed, err := tx.Stock().CommitCart(ctx, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	setReserves(c, committed)
+	if err := redeem(ctx, tx, c); err != nil {
+		return nil, err
+	}
+	c.Payment = pay
+	c.Status = StatusCheckedOut
+	c.OrderID = ""
+	if s.deps.Orders == nil {
+		return nil, nil
+	}
+	if number == "" { // a local provider: no attempt was recorded
+		num, err := tx.Orders().NextNumber(ctx)
+		if err != nil {
+			return nil, err
+		}
+		number = strconv.FormatInt(num, 10)
+	} else if err := tx.Orders().EndCheckout(ctx, key); err != nil {
+		return nil, err
+	}
+	o, err := snapshot(c, number, email, products)
+	if err != nil {
+		return nil, err
+	}
+	if shape != nil {
+		shape(o)
+	}
+	if err := s.deps.Orders.Place(ctx, tx.Orders(), o, now); err != nil {
+		return nil, err
+	}
+	c.OrderID = o.ID
+	return o, nil
 }
 
 // prepareCheckout applies checkout's arguments to the cart in memory and

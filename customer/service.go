@@ -185,6 +185,33 @@ func (s *Service) Email(ctx context.Context, id string) (string, error) {
 	return c.Email, nil
 }
 
+// CustomerType returns the customerType of the customer's account, ""
+// when there is none (an exchange's prices are the customer's).
+func (s *Service) CustomerType(ctx context.Context, id string) (string, error) {
+	c, err := s.store.Customer(ctx, id)
+	if commerce.ErrorCode(err) == commerce.ECustomerNotFound {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return c.CustomerType, nil
+}
+
+// IDByEmail returns the id of the account with the email (normalised as
+// accounts' are), "" when there is none (draft.create finds the
+// customer by email).
+func (s *Service) IDByEmail(ctx context.Context, email string) (string, error) {
+	c, err := s.store.CustomerByEmail(ctx, commerce.EmailKey(email))
+	if commerce.ErrorCode(err) == commerce.ECustomerNotFound {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return c.ID, nil
+}
+
 // change runs fn on the locked customer the caller may act on, in the
 // transaction tx, saves it and emits UPDATE {customer}.
 func (s *Service) change(ctx context.Context, rawID string, fn func(tx Tx, c *Customer) error) (*Customer, error) {

@@ -92,6 +92,14 @@ var (
 	FulfillmentStatuses = []string{NotShipped, PartiallyShipped, Shipped, Delivered}
 )
 
+// Sources of an order (source): a storefront's checkout, or a draft
+// order completed by staff (CONTRACT.md section 24). Orders stored before
+// sources existed read as SourceStorefront.
+const (
+	SourceStorefront = "STOREFRONT"
+	SourceDraft      = "DRAFT"
+)
+
 // Anonymous is the customerId of an order placed from an anonymous cart.
 const Anonymous = "ANON"
 
@@ -132,9 +140,18 @@ type Order struct {
 	Payments          []*Payment      `json:"payments"`
 	Fulfillments      []*Fulfillment  `json:"fulfillments"`
 	Refunds           []*Refund       `json:"refunds"`
-	CreatedAt         time.Time       `json:"createdAt"`
-	UpdatedAt         time.Time       `json:"updatedAt"`
-	Version           int64           `json:"version"`
+	// Returns are the ids of the order's returns (CONTRACT.md section
+	// 24), in creation order.
+	Returns []string `json:"returns"`
+	// Source is where the order was taken: SourceStorefront, or
+	// SourceDraft for a draft order completed by staff.
+	Source string `json:"source"`
+	// ExchangeOf is, for the order of a return's exchange, the id of the
+	// order the return was of.
+	ExchangeOf string    `json:"exchangeOf,omitempty"`
+	CreatedAt  time.Time `json:"createdAt"`
+	UpdatedAt  time.Time `json:"updatedAt"`
+	Version    int64     `json:"version"`
 
 	// Pending are the payment operations begun and not finished.
 	Pending []*Operation `json:"-"`
@@ -156,6 +173,9 @@ type Item struct {
 	Total            money.Money `json:"total"`
 	ShippedQuantity  int64       `json:"shippedQuantity"`
 	RefundedQuantity int64       `json:"refundedQuantity"`
+	// ReturnedQuantity is the units received back by the order's
+	// returns (return.receive).
+	ReturnedQuantity int64 `json:"returnedQuantity"`
 	// Allocations are the warehouses the units were taken from at
 	// checkout (none for a product with UNLIMITED stock).
 	Allocations []Allocation `json:"-"`
@@ -243,6 +263,22 @@ type Operation struct {
 	// provider_error, or the request ended): it may have acted, so the
 	// operation is only ever finished by calling it again with Key.
 	Unsettled bool `json:"unsettled,omitempty"`
+	// Return is the return a return.refund operation refunds (its Items
+	// are the units received); Shipping, whether the order's shipping
+	// is part of Amount.
+	Return   string `json:"return,omitempty"`
+	Shipping bool   `json:"shipping,omitempty"`
+	// Charge is the payment of what the return's exchange costs more
+	// than what was returned, authorised before the refund.
+	Charge *Charge `json:"charge,omitempty"`
+}
+
+// Charge is an amount to authorise with a provider (Operation.Charge),
+// under the operation's key plus ":exchange".
+type Charge struct {
+	Provider string          `json:"provider"`
+	Data     json.RawMessage `json:"data,omitempty"`
+	Amount   int64           `json:"amount"`
 }
 
 // Kinds of Operation.

@@ -31,6 +31,13 @@ type Service struct {
 	// the recovery job finishes it (DefaultRecoverAfter when zero): the
 	// request that began it is then known to have ended.
 	RecoverAfter time.Duration
+	// ReturnWindow is how long after an order's last delivery (or last
+	// shipment) its customer may ask for a return (DefaultReturnWindow
+	// when zero; --return-window).
+	ReturnWindow time.Duration
+	// Exchanges makes the exchanges of returns (the cart area); a
+	// return.request with an exchange is an internal error without it.
+	Exchanges Exchanges
 }
 
 // DefaultRecoverAfter is how long a payment operation may stay pending
@@ -72,7 +79,16 @@ func (s *Service) NextNumber(ctx context.Context) (string, error) {
 // the times and the version.
 func (s *Service) Place(ctx context.Context, tx Tx, o *Order, now time.Time) error {
 	now = now.UTC().Truncate(time.Millisecond)
-	o.Status, o.PaymentStatus, o.FulfillmentStatus = StatusPlaced, PaymentAuthorized, NotShipped
+	o.Status, o.FulfillmentStatus = StatusPlaced, NotShipped
+	if o.PaymentStatus == "" || len(o.Payments) > 0 {
+		// An order without a payment may come PAID (an exchange that
+		// costs no more than what was returned).
+		o.PaymentStatus = PaymentAuthorized
+	}
+	if o.Source == "" {
+		o.Source = SourceStorefront
+	}
+	o.Returns = []string{}
 	o.CreatedAt, o.UpdatedAt, o.Version = now, now, 1
 	if o.Coupons == nil {
 		o.Coupons = []string{}

@@ -200,7 +200,7 @@ func (s *Service) paymentOp(ctx context.Context, id string, same func(o *Order, 
 	o, err := s.change(ctx, id, func(_ Tx, o *Order, now time.Time) (string, error) {
 		op = nil
 		for _, x := range o.Pending {
-			if s.stalled(x, now) && same(o, x) {
+			if s.stalled(x, now) && x.Return == "" && same(o, x) { // a return's refund is finished by its own
 				op = x
 				return "", nil
 			}
@@ -406,7 +406,12 @@ func (s *Service) Recover(ctx context.Context) (int, error) {
 			if op.Created.After(s.clock().Add(-after)) {
 				continue
 			}
-			_, err := s.finish(ctx, o, op)
+			var err error
+			if op.Return != "" {
+				_, err = s.finishReturn(ctx, o.ID, op)
+			} else {
+				_, err = s.finish(ctx, o, op)
+			}
 			if err != nil && (payment.Uncertain(err) || commerce.ErrorCode(err) != commerce.EPaymentFailed) {
 				errs = append(errs, fmt.Errorf("order %s, operation %s: %w", o.ID, op.ID, err))
 				continue

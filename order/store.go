@@ -42,6 +42,20 @@ type Store interface {
 	// PendingSince returns up to limit orders with a payment operation
 	// begun at or before t (the recovery job's work).
 	PendingSince(ctx context.Context, t time.Time, limit int) ([]string, error)
+	// Return returns the stored return, without locking it.
+	// Errors: return_not_found (data: the id).
+	Return(ctx context.Context, id string) (*Return, error)
+	// Returns returns the returns matching f, in creation order.
+	Returns(ctx context.Context, f ReturnFilter) ([]*Return, error)
+}
+
+// ReturnFilter selects returns for Store.Returns; empty fields do not
+// filter.
+type ReturnFilter struct {
+	OrderIDs    []string
+	CustomerIDs []string
+	Statuses    []string
+	Limit, Skip int
 }
 
 // Attempt is a checkout attempt: the provider's id and the authorisation
@@ -99,4 +113,22 @@ type Tx interface {
 	// SeeNotification records a provider's event id and reports whether
 	// it was seen before (then nothing is recorded).
 	SeeNotification(ctx context.Context, provider, eventID string) (seen bool, err error)
+
+	// NextReturnNumber allocates a return's number in this transaction
+	// (as NextNumber: never twice, increasing; the first is FirstNumber).
+	NextReturnNumber(ctx context.Context) (int64, error)
+	// InsertReturn stores a new return.
+	// Errors: duplicate_key when the id or the number is taken.
+	InsertReturn(ctx context.Context, r *Return) error
+	// LockReturn returns the return and holds its row until the
+	// transaction ends.
+	// Errors: return_not_found (data: the id).
+	LockReturn(ctx context.Context, id string) (*Return, error)
+	// SaveReturn stores r, which the transaction locked (LockReturn).
+	// Errors: return_not_found when it is not stored.
+	SaveReturn(ctx context.Context, r *Return) error
+	// OrderReturns returns the returns of the order, in creation order;
+	// the caller holds the order's row (Lock), which every change of its
+	// returns' quantities holds too.
+	OrderReturns(ctx context.Context, orderID string) ([]*Return, error)
 }

@@ -415,6 +415,12 @@ func scanOrder(row interface{ Scan(...any) error }) (*order.Order, error) {
 	o.Status, o.PaymentStatus, o.FulfillmentStatus = status, payStatus, fulStatus
 	o.CreatedAt, o.UpdatedAt = time.UnixMilli(created).UTC(), time.UnixMilli(updated).UTC()
 	o.Version = version
+	if o.Source == "" { // stored before sources existed
+		o.Source = order.SourceStorefront
+	}
+	if o.Returns == nil {
+		o.Returns = []string{}
+	}
 	return &o, nil
 }
 

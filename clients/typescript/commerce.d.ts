@@ -1192,6 +1192,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/order/v1/draft.complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * draft.complete
+         * @description Completes a draft order as cart.checkout checks a cart out; the order's source is DRAFT. Needs a token with the admin scope. Required arguments: `id`, `paymentId`, `paymentData`.
+         */
+        post: operations["order.v1.draft.complete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/order/v1/draft.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * draft.create
+         * @description Creates a draft order for a customer (by id or email): a DRAFT cart, priced, taxed and reserved as any cart, that only admin tokens see and change with the cart operations. Needs a token with the admin scope.
+         */
+        post: operations["order.v1.draft.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/order/v1/order.cancel": {
         parameters: {
             query?: never;
@@ -1334,6 +1374,154 @@ export interface paths {
          * @description Refunds an amount of the captured payment (optionally restocking the items named); never more than was captured. Needs a token with the admin scope. Required arguments: `id`, `amount`.
          */
         post: operations["order.v1.order.refund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/order/v1/return.cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * return.cancel
+         * @description Cancels a REQUESTED return (admin, or its customer), releasing its exchange's reservations: CANCELLED. Any valid token (api or admin scope). Required arguments: `id`.
+         */
+        post: operations["order.v1.return.cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/order/v1/return.info": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * return.info
+         * @description A return: any to an admin token, the customer's own to a customer token. Any valid token (api or admin scope). Required arguments: `id`.
+         */
+        get: operations["order.v1.return.info.get"];
+        put?: never;
+        /**
+         * return.info
+         * @description A return: any to an admin token, the customer's own to a customer token. Any valid token (api or admin scope). Required arguments: `id`.
+         */
+        post: operations["order.v1.return.info"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/order/v1/return.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * return.list
+         * @description Returns matching the filters, in creation order (a customer token sees only its own; a token with neither admin nor customerId is forbidden). Any valid token (api or admin scope).
+         */
+        get: operations["order.v1.return.list.get"];
+        put?: never;
+        /**
+         * return.list
+         * @description Returns matching the filters, in creation order (a customer token sees only its own; a token with neither admin nor customerId is forbidden). Any valid token (api or admin scope).
+         */
+        post: operations["order.v1.return.list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/order/v1/return.receive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * return.receive
+         * @description Records the units of a REQUESTED return received (by default every unit asked for) and restocks them (by default): RECEIVED. Needs a token with the admin scope. Required arguments: `id`.
+         */
+        post: operations["order.v1.return.receive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/order/v1/return.refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * return.refund
+         * @description Refunds a RECEIVED return through the order's payment (by default what the received units cost, less the exchange's value) and places the exchange's order: REFUNDED. Needs a token with the admin scope. Required arguments: `id`.
+         */
+        post: operations["order.v1.return.refund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/order/v1/return.reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * return.reject
+         * @description Rejects a REQUESTED or RECEIVED return, releasing its exchange's reservations: REJECTED. Needs a token with the admin scope. Required arguments: `id`.
+         */
+        post: operations["order.v1.return.reject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/order/v1/return.request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * return.request
+         * @description Asks for a return of shipped units of an order (admin, or the order's customer within the return window), optionally with an exchange whose items are reserved at once. Any valid token (api or admin scope). Required arguments: `orderId`, `items`.
+         */
+        post: operations["order.v1.return.request"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1801,6 +1989,12 @@ export interface components {
             shippingAddress?: components["schemas"]["cart.AddressArgInput"] | null;
             shippingMethod?: components["schemas"]["cart.MethodRefInput"] | null;
         };
+        /** @description CompleteInput is the argument of draft.complete. */
+        "cart.CompleteInput": {
+            id: string;
+            paymentData: unknown;
+            paymentId: string;
+        };
         /** @description CouponInput is the argument of cart.applyCoupon and cart.removeCoupon: the cart and a coupon code (matched case-insensitively). */
         "cart.CouponInput": {
             cartId: string;
@@ -1814,6 +2008,19 @@ export interface components {
             country?: string | null;
             /** @description Currency is an ISO 4217 code (default USD); another value is validation_error. */
             currency?: string | null;
+        };
+        /** @description DraftInput is the argument of draft.create: the customer by id (an account) or by email (the account with it, else an anonymous order with that email), the cart's currency, country and channel (as cart.create), and optionally what the cart operations would set: items (as addToCart's), addresses, a shipping method, coupons. */
+        "cart.DraftInput": {
+            billingAddress?: components["schemas"]["cart.BillingAddressArgInput"] | null;
+            channel?: string | null;
+            country?: string | null;
+            coupons?: string[];
+            currency?: string | null;
+            customerId?: string | null;
+            email?: string | null;
+            items?: components["schemas"]["cart.AddItemInput"][];
+            shippingAddress?: components["schemas"]["cart.AddressArgInput"] | null;
+            shippingMethodId?: components["schemas"]["cart.MethodRefInput"] | null;
         };
         /** @description FulfilledPromo is a promotion that fired and discounted the cart: its id, title and the total discount it gave (over every unit of every entry). Promotions are listed in cart order of the first entry they discounted. A promotion whose discount came to 0 is not listed (as it is not listed among an entry's discounts). */
         "cart.FulfilledPromo": {
@@ -1900,7 +2107,7 @@ export interface components {
             shippingAddress?: components["schemas"]["cart.Address"] | null;
             shippingMethod?: components["schemas"]["cart.ShippingMethod"] | null;
             /** @enum {string} */
-            status: "ACTIVE" | "CHECKED_OUT" | "EXPIRED";
+            status: "ACTIVE" | "CHECKED_OUT" | "EXPIRED" | "DRAFT" | "EXCHANGE";
             tax?: components["schemas"]["money.Amount"] | null;
             taxes: components["schemas"]["cart.TaxesView"];
         };
@@ -2686,6 +2893,15 @@ export interface components {
             /** @constant */
             ok: false;
         };
+        /** @description The error invalid_return_state (HTTP 400). */
+        "error.invalid_return_state": {
+            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            data?: unknown;
+            /** @constant */
+            error: "invalid_return_state";
+            /** @constant */
+            ok: false;
+        };
         /** @description The error invalid_shipping_method (HTTP 400). */
         "error.invalid_shipping_method": {
             /** @description The code's data, when it has one (CONTRACT.md section 2). */
@@ -2806,6 +3022,15 @@ export interface components {
             /** @constant */
             ok: false;
         };
+        /** @description The error out_of_stock (HTTP 400). */
+        "error.out_of_stock": {
+            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            data?: unknown;
+            /** @constant */
+            error: "out_of_stock";
+            /** @constant */
+            ok: false;
+        };
         /** @description The error parent_category_not_found (HTTP 404). */
         "error.parent_category_not_found": {
             /** @description The category's id. */
@@ -2820,6 +3045,15 @@ export interface components {
             data?: components["schemas"]["payment.Failure"];
             /** @constant */
             error: "payment_failed";
+            /** @constant */
+            ok: false;
+        };
+        /** @description The error payment_required (HTTP 400). */
+        "error.payment_required": {
+            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            data?: unknown;
+            /** @constant */
+            error: "payment_required";
             /** @constant */
             ok: false;
         };
@@ -2913,6 +3147,33 @@ export interface components {
             data?: unknown;
             /** @constant */
             error: "request_too_large";
+            /** @constant */
+            ok: false;
+        };
+        /** @description The error return_exceeds_quantity (HTTP 400). */
+        "error.return_exceeds_quantity": {
+            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            data?: unknown;
+            /** @constant */
+            error: "return_exceeds_quantity";
+            /** @constant */
+            ok: false;
+        };
+        /** @description The error return_not_found (HTTP 404). */
+        "error.return_not_found": {
+            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            data?: unknown;
+            /** @constant */
+            error: "return_not_found";
+            /** @constant */
+            ok: false;
+        };
+        /** @description The error return_window_expired (HTTP 400). */
+        "error.return_window_expired": {
+            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            data?: unknown;
+            /** @constant */
+            error: "return_window_expired";
             /** @constant */
             ok: false;
         };
@@ -3058,6 +3319,30 @@ export interface components {
             fulfillmentId: string;
             id: string;
         };
+        /** @description Exchange is what a return's customer gets instead of (part of) the money: Items reserved at return.request, at their price then; OrderID the order return.refund placed for them. CartID (the cart holding the reservations, which that order is checked out from), Value (what the items cost, tax included, minor units) and SKUs are the service's own. */
+        "order.Exchange": {
+            items: components["schemas"]["order.ExchangeItem"][] | null;
+            orderId?: string;
+        };
+        /** @description ExchangeInput is return.request's exchange: the items the customer gets instead. */
+        "order.ExchangeInput": {
+            items: components["schemas"]["order.ExchangeItemInput"][];
+        };
+        /** @description ExchangeItem is units of a product given in exchange, from a warehouse, at UnitPrice. */
+        "order.ExchangeItem": {
+            productId: string;
+            /** Format: int64 */
+            quantity: number;
+            unitPrice: components["schemas"]["money.Money"];
+            warehouseId: string;
+        };
+        /** @description ExchangeItemInput is an item of return.request's exchange. */
+        "order.ExchangeItemInput": {
+            productId: string;
+            /** Format: int64 */
+            quantity: number;
+            warehouseId: string;
+        };
         /** @description FulfillInput is the argument of order.fulfill; Items omitted means every unit not yet shipped. */
         "order.FulfillInput": {
             carrier?: string | null;
@@ -3091,6 +3376,11 @@ export interface components {
             quantity: number;
             /** Format: int64 */
             refundedQuantity: number;
+            /**
+             * Format: int64
+             * @description ReturnedQuantity is the units received back by the order's returns (return.receive).
+             */
+            returnedQuantity: number;
             /** Format: int64 */
             shippedQuantity: number;
             sku: string;
@@ -3135,6 +3425,8 @@ export interface components {
             currency: string;
             customerId: string;
             email?: string;
+            /** @description ExchangeOf is, for the order of a return's exchange, the id of the order the return was of. */
+            exchangeOf?: string;
             /** @enum {string} */
             fulfillmentStatus: "NOT_SHIPPED" | "PARTIALLY_SHIPPED" | "SHIPPED" | "DELIVERED";
             fulfillments: (components["schemas"]["order.Fulfillment"] | null)[] | null;
@@ -3145,8 +3437,15 @@ export interface components {
             paymentStatus: "AUTHORIZED" | "PAID" | "PARTIALLY_REFUNDED" | "REFUNDED" | "VOIDED";
             payments: (components["schemas"]["order.Payment"] | null)[] | null;
             refunds: (components["schemas"]["order.Refund"] | null)[] | null;
+            /** @description Returns are the ids of the order's returns (CONTRACT.md section 24), in creation order. */
+            returns: string[] | null;
             shippingAddress?: unknown;
             shippingMethod?: components["schemas"]["order.ShippingMethod"] | null;
+            /**
+             * @description Source is where the order was taken: SourceStorefront, or SourceDraft for a draft order completed by staff.
+             * @enum {string}
+             */
+            source: "STOREFRONT" | "DRAFT";
             /** @enum {string} */
             status: "PLACED" | "COMPLETED" | "CANCELLED";
             totals: components["schemas"]["order.Totals"];
@@ -3172,6 +3471,19 @@ export interface components {
             /** Format: int64 */
             quantity: number;
         };
+        /** @description ReceiveInput is the argument of return.receive; Items omitted means every unit asked for, restocked in its item's warehouse. */
+        "order.ReceiveInput": {
+            id: string;
+            items?: components["schemas"]["order.ReceiveItemInput"][];
+        };
+        /** @description ReceiveItemInput is an item of return.receive: quantity units of the return's item itemId received (0 or more), restocked (default true) in warehouseId (default the item's). */
+        "order.ReceiveItemInput": {
+            itemId: string;
+            /** Format: int64 */
+            quantity: number;
+            restock?: boolean | null;
+            warehouseId?: string | null;
+        };
         /** @description Refund is a refund of an order. */
         "order.Refund": {
             amount: components["schemas"]["money.Money"];
@@ -3188,6 +3500,85 @@ export interface components {
             items?: components["schemas"]["order.ItemQuantityInput"][];
             reason?: string | null;
             restock?: boolean | null;
+        };
+        /** @description RejectInput is the argument of return.reject. */
+        "order.RejectInput": {
+            id: string;
+            reason?: string | null;
+        };
+        /** @description RequestInput is the argument of return.request. */
+        "order.RequestInput": {
+            exchange?: components["schemas"]["order.ExchangeInput"] | null;
+            items: components["schemas"]["order.ReturnItemInput"][];
+            orderId: string;
+        };
+        /** @description Return is a return of units of an order (CONTRACT.md section 24), as clients see it and as stored. CartID, Value and SKUs are kept by the store beside the document, never shown. */
+        "order.Return": {
+            /** Format: date-time */
+            createdAt: string;
+            customerId: string;
+            exchange?: components["schemas"]["order.Exchange"] | null;
+            id: string;
+            items: (components["schemas"]["order.ReturnItem"] | null)[] | null;
+            number: string;
+            orderId: string;
+            refund?: components["schemas"]["order.ReturnRefund"] | null;
+            /** @description RejectReason is the reason return.reject was given, if any. */
+            rejectReason?: string;
+            /** @enum {string} */
+            status: "REQUESTED" | "RECEIVED" | "REFUNDED" | "REJECTED" | "CANCELLED";
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: int64 */
+            version: number;
+        };
+        /** @description ReturnInput names a return (return.info, return.cancel). */
+        "order.ReturnInput": {
+            id: string;
+        };
+        /** @description ReturnItem is units of an order item on a return: Quantity asked for, ReceivedQuantity received (return.receive), Restock whether they went back to stock, in WarehouseID. */
+        "order.ReturnItem": {
+            itemId: string;
+            note?: string;
+            /** Format: int64 */
+            quantity: number;
+            /** @enum {string} */
+            reason: "DAMAGED" | "WRONG_ITEM" | "NOT_AS_DESCRIBED" | "NO_LONGER_NEEDED" | "OTHER";
+            /** Format: int64 */
+            receivedQuantity: number;
+            restock: boolean;
+            warehouseId: string;
+        };
+        /** @description ReturnItemInput is an item of return.request: quantity units of the order item itemId, for a reason (one of ReturnReasons; OTHER when absent), with an optional note. */
+        "order.ReturnItemInput": {
+            itemId: string;
+            note?: string | null;
+            /** Format: int64 */
+            quantity: number;
+            /** @enum {string|null} */
+            reason?: "DAMAGED" | "WRONG_ITEM" | "NOT_AS_DESCRIBED" | "NO_LONGER_NEEDED" | "OTHER" | null;
+        };
+        /** @description ReturnListInput is the argument of return.list; every filter is optional. */
+        "order.ReturnListInput": {
+            customerId?: components["schemas"]["commerce.StringListInput"];
+            limit?: number | null;
+            orderId?: components["schemas"]["commerce.StringListInput"];
+            skip?: number | null;
+            /** @description One of REQUESTED, RECEIVED, REFUNDED, REJECTED, CANCELLED, or a list of them (a list, or one comma-separated string). */
+            status?: ("REQUESTED" | "RECEIVED" | "REFUNDED" | "REJECTED" | "CANCELLED")[] | string | null;
+        };
+        /** @description ReturnRefund is what return.refund gave back: Amount, and whether the order's shipping was part of it. */
+        "order.ReturnRefund": {
+            amount: components["schemas"]["money.Money"];
+            shipping: boolean;
+        };
+        /** @description ReturnRefundInput is the argument of return.refund: Amount in major units (default: see Service.RefundReturn), Shipping to refund the order's shipping too, PaymentID and PaymentData to authorise what an exchange costs more than what was returned. */
+        "order.ReturnRefundInput": {
+            amount?: components["schemas"]["money.NumberInput"] | null;
+            id: string;
+            paymentData?: unknown;
+            paymentId?: string | null;
+            shipping?: boolean | null;
         };
         /** @description ShippingMethod is the order's shipping method. */
         "order.ShippingMethod": {
@@ -3382,6 +3773,9 @@ export interface components {
         "rpc.deliveryResult": {
             delivery: components["schemas"]["webhook.Delivery"];
         };
+        "rpc.draftResult": {
+            draft: components["schemas"]["cart.View"];
+        };
         "rpc.eventList": {
             data: components["schemas"]["event.Event"][] | null;
             page: components["schemas"]["rpc.eventPage"];
@@ -3424,6 +3818,13 @@ export interface components {
         };
         "rpc.promotionResult": {
             promotion: components["schemas"]["promotion.Promotion"];
+        };
+        "rpc.returnList": {
+            data: components["schemas"]["order.Return"][] | null;
+            page: components["schemas"]["commerce.Page"];
+        };
+        "rpc.returnResult": {
+            return: components["schemas"]["order.Return"] | null;
         };
         "rpc.searchFacetsPartial": {
             brand?: components["schemas"]["search.BrandCountPartial"][];
@@ -12090,6 +12491,288 @@ export interface operations {
             };
         };
     };
+    "order.v1.draft.complete": {
+        parameters: {
+            query?: {
+                id?: string;
+                paymentId?: string;
+                paymentData?: string;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["cart.CompleteInput"];
+            };
+        };
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & components["schemas"]["rpc.cartOrderResult"];
+                };
+            };
+            /** @description Bad Request. Error codes: `cart_not_active`; `coupon_usage_limit_reached`; `invalid_shipping_method`; `not_enough_stock`; `product_discontinued`; `shipping_address_notset`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.cart_not_active"] | components["schemas"]["error.coupon_usage_limit_reached"] | components["schemas"]["error.invalid_shipping_method"] | components["schemas"]["error.not_enough_stock"] | components["schemas"]["error.product_discontinued"] | components["schemas"]["error.shipping_address_notset"] | components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Payment Required. Error codes: `payment_failed`. */
+            402: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.payment_failed"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Not Found. Error codes: `cart_not_found`; `customer_not_found`; `product_not_found`; `shipping_not_found`. */
+            404: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.cart_not_found"] | components["schemas"]["error.customer_not_found"] | components["schemas"]["error.product_not_found"] | components["schemas"]["error.shipping_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `concurrent_modification`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.concurrent_modification"] | components["schemas"]["error.idempotency_key_in_use"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "order.v1.draft.create": {
+        parameters: {
+            query?: {
+                customerId?: string;
+                email?: string;
+                currency?: string;
+                country?: string;
+                channel?: string;
+                items?: string;
+                shippingAddress?: string;
+                billingAddress?: string;
+                shippingMethodId?: string;
+                coupons?: string[];
+            };
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["cart.DraftInput"];
+            };
+        };
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & components["schemas"]["rpc.draftResult"];
+                };
+            };
+            /** @description Bad Request. Error codes: `coupon_usage_limit_reached`; `invalid_country`; `invalid_shipping_method`; `invalid_state`; `max_number_of_entries_exceeded`; `max_quantity_per_product_exceeded`; `no_suitable_price`; `not_enough_stock`; `product_discontinued`; `shipping_address_not_set`; `shipping_address_notset`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.coupon_usage_limit_reached"] | components["schemas"]["error.invalid_country"] | components["schemas"]["error.invalid_shipping_method"] | components["schemas"]["error.invalid_state"] | components["schemas"]["error.max_number_of_entries_exceeded"] | components["schemas"]["error.max_quantity_per_product_exceeded"] | components["schemas"]["error.no_suitable_price"] | components["schemas"]["error.not_enough_stock"] | components["schemas"]["error.product_discontinued"] | components["schemas"]["error.shipping_address_not_set"] | components["schemas"]["error.shipping_address_notset"] | components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Not Found. Error codes: `coupon_not_found`; `customer_not_found`; `product_not_found`; `shipping_not_found`. */
+            404: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.coupon_not_found"] | components["schemas"]["error.customer_not_found"] | components["schemas"]["error.product_not_found"] | components["schemas"]["error.shipping_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
     "order.v1.order.cancel": {
         parameters: {
             query?: {
@@ -13159,6 +13842,1099 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["error.order_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `concurrent_modification`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.concurrent_modification"] | components["schemas"]["error.idempotency_key_in_use"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "order.v1.return.cancel": {
+        parameters: {
+            query?: {
+                id?: string;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["order.ReturnInput"];
+            };
+        };
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & components["schemas"]["rpc.returnResult"];
+                };
+            };
+            /** @description Bad Request. Error codes: `invalid_return_state`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_return_state"] | components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Not Found. Error codes: `return_not_found`. */
+            404: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.return_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `concurrent_modification`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.concurrent_modification"] | components["schemas"]["error.idempotency_key_in_use"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "order.v1.return.info.get": {
+        parameters: {
+            query: {
+                id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & components["schemas"]["rpc.returnResult"];
+                };
+            };
+            /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Not Found. Error codes: `return_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.return_not_found"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "order.v1.return.info": {
+        parameters: {
+            query?: {
+                id?: string;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["order.ReturnInput"];
+            };
+        };
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & components["schemas"]["rpc.returnResult"];
+                };
+            };
+            /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Not Found. Error codes: `return_not_found`. */
+            404: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.return_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "order.v1.return.list.get": {
+        parameters: {
+            query?: {
+                orderId?: string[];
+                customerId?: string[];
+                status?: ("REQUESTED" | "RECEIVED" | "REFUNDED" | "REJECTED" | "CANCELLED")[];
+                limit?: number;
+                skip?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & components["schemas"]["rpc.returnList"];
+                };
+            };
+            /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "order.v1.return.list": {
+        parameters: {
+            query?: {
+                orderId?: string[];
+                customerId?: string[];
+                status?: ("REQUESTED" | "RECEIVED" | "REFUNDED" | "REJECTED" | "CANCELLED")[];
+                limit?: number;
+                skip?: number;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["order.ReturnListInput"];
+            };
+        };
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & components["schemas"]["rpc.returnList"];
+                };
+            };
+            /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "order.v1.return.receive": {
+        parameters: {
+            query?: {
+                id?: string;
+                items?: string;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["order.ReceiveInput"];
+            };
+        };
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & components["schemas"]["rpc.returnResult"];
+                };
+            };
+            /** @description Bad Request. Error codes: `invalid_return_state`; `return_exceeds_quantity`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_return_state"] | components["schemas"]["error.return_exceeds_quantity"] | components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Not Found. Error codes: `return_not_found`. */
+            404: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.return_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `concurrent_modification`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.concurrent_modification"] | components["schemas"]["error.idempotency_key_in_use"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "order.v1.return.refund": {
+        parameters: {
+            query?: {
+                id?: string;
+                amount?: components["schemas"]["money.NumberInput"];
+                shipping?: boolean;
+                paymentId?: string;
+                paymentData?: string;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["order.ReturnRefundInput"];
+            };
+        };
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & components["schemas"]["rpc.returnResult"];
+                };
+            };
+            /** @description Bad Request. Error codes: `invalid_order_state`; `invalid_return_state`; `out_of_stock`; `payment_required`; `refund_exceeds_captured`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_order_state"] | components["schemas"]["error.invalid_return_state"] | components["schemas"]["error.out_of_stock"] | components["schemas"]["error.payment_required"] | components["schemas"]["error.refund_exceeds_captured"] | components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Payment Required. Error codes: `payment_failed`. */
+            402: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.payment_failed"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Not Found. Error codes: `return_not_found`. */
+            404: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.return_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `concurrent_modification`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.concurrent_modification"] | components["schemas"]["error.idempotency_key_in_use"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "order.v1.return.reject": {
+        parameters: {
+            query?: {
+                id?: string;
+                reason?: string;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["order.RejectInput"];
+            };
+        };
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & components["schemas"]["rpc.returnResult"];
+                };
+            };
+            /** @description Bad Request. Error codes: `invalid_return_state`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_return_state"] | components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Not Found. Error codes: `return_not_found`. */
+            404: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.return_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `concurrent_modification`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.concurrent_modification"] | components["schemas"]["error.idempotency_key_in_use"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "order.v1.return.request": {
+        parameters: {
+            query?: {
+                orderId?: string;
+                items?: string;
+                exchange?: string;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["order.RequestInput"];
+            };
+        };
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & components["schemas"]["rpc.returnResult"];
+                };
+            };
+            /** @description Bad Request. Error codes: `invalid_order_state`; `max_number_of_entries_exceeded`; `max_quantity_per_product_exceeded`; `no_suitable_price`; `out_of_stock`; `product_discontinued`; `return_exceeds_quantity`; `return_window_expired`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_order_state"] | components["schemas"]["error.max_number_of_entries_exceeded"] | components["schemas"]["error.max_quantity_per_product_exceeded"] | components["schemas"]["error.no_suitable_price"] | components["schemas"]["error.out_of_stock"] | components["schemas"]["error.product_discontinued"] | components["schemas"]["error.return_exceeds_quantity"] | components["schemas"]["error.return_window_expired"] | components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Not Found. Error codes: `order_not_found`; `product_not_found`. */
+            404: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.order_not_found"] | components["schemas"]["error.product_not_found"];
                 };
             };
             /** @description Conflict. Error codes: `concurrent_modification`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */

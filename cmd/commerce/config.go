@@ -55,6 +55,7 @@ var flagEnv = map[string]string{
 	"access-ttl":      "COMMERCE_ACCESS_TTL",
 	"refresh-ttl":     "COMMERCE_REFRESH_TTL",
 
+	"return-window":         "COMMERCE_RETURN_WINDOW",
 	"webhook-allow-private": "COMMERCE_WEBHOOK_ALLOW_PRIVATE",
 	"webhook-retry":         "COMMERCE_WEBHOOK_RETRY",
 	"webhook-lease":         "COMMERCE_WEBHOOK_LEASE",

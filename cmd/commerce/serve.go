@@ -36,12 +36,16 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	fs.DurationVar(&backups.every, "backup-every", 0, "take a backup of the SQLite database this often, e.g. 1h (env COMMERCE_BACKUP_EVERY; default 0: off)")
 	fs.StringVar(&backups.dir, "backup-dir", "", "folder of the scheduled backups (env COMMERCE_BACKUP_DIR; default: backups beside the database file)")
 	fs.IntVar(&backups.keep, "backup-keep", 24, "how many scheduled backups to keep, the newest (env COMMERCE_BACKUP_KEEP)")
+	returnWindow := fs.Duration("return-window", 720*time.Hour, "a customer may ask for a return this long after the order's last delivery (env COMMERCE_RETURN_WINDOW)")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
 	}
 	schedule, err := backups.schedule(&c)
 	if err != nil {
 		return err
+	}
+	if *returnWindow <= 0 {
+		return fmt.Errorf("--return-window must be positive")
 	}
 	retry, err := parseRetry(*webhookRetry)
 	if err != nil {
@@ -72,7 +76,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	a, err := app.New(app.Options{DB: db, Keys: keys, Logger: logger, NATSURL: c.nats,
 		CartTTL: *cartTTL, ReservationTTL: *reservationTTL, AccessTTL: *accessTTL, RefreshTTL: *refreshTTL,
 		WebhookKey: secret, WebhookAllowPrivate: *webhookAllowPrivate, WebhookRetry: retry, WebhookLease: *webhookLease,
-		StripeKey: *stripeKey, StripeURL: *stripeURL, StripeWebhookSecret: *stripeWebhookSecret})
+		StripeKey: *stripeKey, StripeURL: *stripeURL, StripeWebhookSecret: *stripeWebhookSecret,
+		ReturnWindow: *returnWindow})
 	if err != nil {
 		return fmt.Errorf("assemble the service: %w", err)
 	}

@@ -39,6 +39,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("shipping", func(t *testing.T) { Shipping(t, open) })
 	t.Run("webhook", func(t *testing.T) { Webhook(t, open) })
 	t.Run("order", func(t *testing.T) { Order(t, open) })
+	t.Run("returns", func(t *testing.T) { Returns(t, open) })
 	t.Run("search", func(t *testing.T) { Search(t, open) })
 	t.Run("customer", func(t *testing.T) { Customer(t, open) })
 	t.Run("coupon", func(t *testing.T) { Coupon(t, open) })
