@@ -39,6 +39,10 @@ func plainPaths(g *schemaGen) map[string]schema {
 				"content": schema{"text/plain": schema{"schema": schema{"type": "string"}}}}}),
 		"/openapi.json": get("openapi", "This document", "The OpenAPI 3.1 document, generated from the registered operations.",
 			schema{"200": schema{"description": "The document.", "content": jsonOf(schema{"type": "object"})}}),
+		"/openapi-3.0.json": get("openapi30", "This document in OpenAPI 3.0.3",
+			"The same document rendered as OpenAPI 3.0.3 (nullable instead of type lists, one-value enums instead of const), "+
+				"for generators that read 3.0 only, such as oapi-codegen.",
+			schema{"200": schema{"description": "The document.", "content": jsonOf(schema{"type": "object"})}}),
 		"/docs": get("docs", "The API reference page", "This document rendered as a page; its assets are served by the binary.",
 			schema{"200": schema{"description": "An HTML page.", "content": schema{"text/html": schema{"schema": schema{"type": "string"}}}}}),
 		"/oauth/token": {"post": schema{
