@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"strconv"
 )
 
 // Document30 returns the OpenAPI 3.0.3 rendering of Document (GET
@@ -35,8 +36,60 @@ func to30(d map[string]any) map[string]any {
 		info["description"] = desc + " This is the OpenAPI 3.0.3 rendering of /openapi.json (OpenAPI 3.1), " +
 			"for generators that read 3.0 only: JSON null is `nullable: true`, a constant a one-value enum."
 	}
+	if comps, ok := d["components"].(map[string]any); ok {
+		if schemas, ok := comps["schemas"].(map[string]any); ok {
+			hoistListEnums(schemas)
+		}
+	}
 	walk30(d)
 	return d
+}
+
+// hoistListEnums moves the enum that the items of a list alternative hold
+// (a commerce.StringList of enum values: anyOf a list of them or a
+// comma-separated string) into a component of its own, named after the
+// property ("order.ListInput.statusValue"): oapi-codegen names both the
+// list and its inline items after the property and fails on the
+// duplicate name.
+func hoistListEnums(schemas map[string]any) {
+	added := map[string]any{}
+	var visit func(where string, s map[string]any)
+	visit = func(where string, s map[string]any) {
+		if props, ok := s["properties"].(map[string]any); ok {
+			for _, p := range slices.Sorted(maps.Keys(props)) {
+				if ps, ok := props[p].(map[string]any); ok {
+					visit(where+"."+p, ps)
+				}
+			}
+		}
+		if items, ok := s["items"].(map[string]any); ok {
+			visit(where+"Item", items)
+		}
+		for _, k := range []string{"anyOf", "oneOf"} {
+			for _, a := range asList(s[k]) {
+				am, ok := a.(map[string]any)
+				if !ok {
+					continue
+				}
+				items, _ := am["items"].(map[string]any)
+				if _, enum := items["enum"]; am["type"] == "array" && enum {
+					name := where + "Value"
+					for i := 2; schemas[name] != nil || added[name] != nil; i++ {
+						name = where + "Value" + strconv.Itoa(i)
+					}
+					added[name] = items
+					am["items"] = map[string]any{"$ref": "#/components/schemas/" + name}
+				}
+				visit(where, am)
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(schemas)) {
+		if s, ok := schemas[name].(map[string]any); ok {
+			visit(name, s)
+		}
+	}
+	maps.Copy(schemas, added)
 }
 
 // walk30 converts the schemas found in a part of the document that is not

@@ -64,3 +64,25 @@ func TestTo30(t *testing.T) {
 		t.Errorf("to30\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestHoistListEnums: the enum of a list alternative moves to a component
+// named after its property (oapi-codegen names the list and its inline
+// items alike and fails on the duplicate); a plain list keeps its items.
+func TestHoistListEnums(t *testing.T) {
+	in := `{"order.ListInput":{"type":"object","properties":{
+		"status":{"anyOf":[{"type":"array","items":{"type":"string","enum":["A","B"]}},{"type":"string"},{"type":"null"}]},
+		"ids":{"anyOf":[{"type":"array","items":{"type":"string"}},{"type":"string"}]}}},
+		"order.ListInput.statusValue":{"type":"integer"}}`
+	var schemas map[string]any
+	if err := json.Unmarshal([]byte(in), &schemas); err != nil {
+		t.Fatal(err)
+	}
+	hoistListEnums(schemas)
+	got, _ := json.Marshal(schemas)
+	want := `{"order.ListInput":{"properties":{"ids":{"anyOf":[{"items":{"type":"string"},"type":"array"},{"type":"string"}]},` +
+		`"status":{"anyOf":[{"items":{"$ref":"#/components/schemas/order.ListInput.statusValue2"},"type":"array"},{"type":"string"},{"type":"null"}]}},"type":"object"},` +
+		`"order.ListInput.statusValue":{"type":"integer"},"order.ListInput.statusValue2":{"enum":["A","B"],"type":"string"}}`
+	if string(got) != want {
+		t.Errorf("hoistListEnums\n got %s\nwant %s", got, want)
+	}
+}
