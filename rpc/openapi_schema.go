@@ -305,7 +305,7 @@ func (g *schemaGen) object(t reflect.Type, m mode) schema {
 		} else {
 			s = r.apply(s)
 		}
-		if d := fieldDocs[f.owner.PkgPath()+"."+f.owner.Name()+"."+f.sf.Name]; d != "" && f.owner.Name() != "" {
+		if d := argDoc(f); d != "" {
 			s = describe(s, d)
 		}
 		props[f.name] = s
@@ -340,6 +340,26 @@ func (g *schemaGen) object(t reflect.Type, m mode) schema {
 		}
 	}
 	return out
+}
+
+// patternType is the type of the regex filters (CONTRACT.md section 4).
+var patternType = reflect.TypeFor[commerce.Pattern]()
+
+// patternDoc says what a regex filter takes, after its field's doc.
+var patternDoc = "A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text " +
+	"unless anchored with ^ or $; at most " + strconv.Itoa(commerce.MaxPatternLen) + " bytes."
+
+// argDoc is the description of a field: its Go doc comment (openapi_docs.json),
+// and for a regex filter (commerce.Pattern) what a pattern is.
+func argDoc(f field) string {
+	d := ""
+	if f.owner.Name() != "" {
+		d = fieldDocs[f.owner.PkgPath()+"."+f.owner.Name()+"."+f.sf.Name]
+	}
+	if derefType(f.sf.Type) == patternType {
+		d = strings.TrimSpace(d + " " + patternDoc)
+	}
+	return d
 }
 
 // describe adds a description to s (beside a $ref, which 3.1 allows).
