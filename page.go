@@ -9,8 +9,11 @@ const (
 // PageArgs are the paging arguments of a list operation; embed it in the
 // operation's argument struct.
 type PageArgs struct {
+	// Limit is the most records the page holds: 1 to 1000, 10 when absent.
 	Limit *int `json:"limit"`
-	Skip  *int `json:"skip"`
+	// Skip is the number of records (in the list's order) before the page:
+	// 0 or more, 0 when absent.
+	Skip *int `json:"skip"`
 }
 
 // Page is the page of a list response: {limit, skip}.

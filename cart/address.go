@@ -16,17 +16,33 @@ import (
 // number or string and kept as strings; Address2 (typed "Array Number" in
 // SPEC.md) is kept as whatever JSON value was given (null is absent).
 type Address struct {
-	FirstName    string          `json:"firstName"`
-	LastName     string          `json:"lastName,omitempty"`
-	Address1     string          `json:"address_1"`
-	Address2     json.RawMessage `json:"address_2,omitempty"`
-	PostCode     Text            `json:"postCode"`
-	City         string          `json:"city"`
-	State        string          `json:"state"`
-	Country      string          `json:"country"`
-	Company      string          `json:"company,omitempty"`
-	Phone        Text            `json:"phone,omitempty"`
-	Instructions string          `json:"instructions,omitempty"`
+	// FirstName is the addressee's first name (required).
+	FirstName string `json:"firstName"`
+	// LastName is the addressee's last name.
+	LastName string `json:"lastName,omitempty"`
+	// Address1 is the street address (required).
+	Address1 string `json:"address_1"`
+	// Address2 is more of the address, kept as the JSON value given
+	// (SPEC.md types it "Array Number").
+	Address2 json.RawMessage `json:"address_2,omitempty"`
+	// PostCode is the postal code (required), a string or a number, kept as
+	// a string of the digits given.
+	PostCode Text `json:"postCode"`
+	// City is the city (required).
+	City string `json:"city"`
+	// State is an ISO 3166-2 subdivision of the country (required): its code
+	// without the country prefix (HI) or its English name (Hawaii),
+	// case-insensitive; another is invalid_state.
+	State string `json:"state"`
+	// Country is an ISO 3166-1 alpha-2 code in upper case (required);
+	// another is invalid_country.
+	Country string `json:"country"`
+	// Company is the addressee's company.
+	Company string `json:"company,omitempty"`
+	// Phone is a phone number, a string or a number, kept as a string.
+	Phone Text `json:"phone,omitempty"`
+	// Instructions are notes for the delivery.
+	Instructions string `json:"instructions,omitempty"`
 }
 
 // Text is a string given as a JSON string or number (postCode, phone);

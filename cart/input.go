@@ -24,45 +24,64 @@ type CreateInput struct {
 // InfoInput is the argument of cart.info: the cart's id as cartId (or as
 // id, the name the other areas' info operations use).
 type InfoInput struct {
+	// CartID is the cart's id (or give it as id).
 	CartID string `json:"cartId"`
-	ID     string `json:"id"`
+	// ID is the cart's id (or give it as cartId).
+	ID string `json:"id"`
 }
 
 // AddInput is the argument of cart.addToCart.
 type AddInput struct {
-	CartID string    `json:"cartId"`
-	Items  []AddItem `json:"items"`
+	// CartID is the cart's id.
+	CartID string `json:"cartId"`
+	// Items are the products to add, all or none (a failing item leaves the
+	// cart and the stock untouched).
+	Items []AddItem `json:"items"`
 }
 
 // AddItem is an item of cart.addToCart: Quantity units of a product, to
 // be reserved in the warehouse WarehouseID (required, as SPEC.md says,
 // even for a product with UNLIMITED stock, which reserves nothing).
 type AddItem struct {
-	ProductID   string `json:"productId"`
-	Quantity    *int64 `json:"quantity"`
+	// ProductID is the product's id; an entry of the same product gets the
+	// quantity added.
+	ProductID string `json:"productId"`
+	// Quantity is the number of units to add (at most 100 per product in
+	// the cart).
+	Quantity *int64 `json:"quantity"`
+	// WarehouseID is the warehouse the units are reserved in.
 	WarehouseID string `json:"warehouseId"`
 }
 
 // RemoveInput is the argument of cart.removeFromCart.
 type RemoveInput struct {
-	CartID   string `json:"cartId"`
-	ItemID   string `json:"itemId"`
+	// CartID is the cart's id.
+	CartID string `json:"cartId"`
+	// ItemID is the id of the cart's entry.
+	ItemID string `json:"itemId"`
+	// Quantity is the number of units to remove; the entry's quantity or
+	// more removes the entry.
 	Quantity *int64 `json:"quantity"`
 }
 
 // CartInput is an argument naming a cart (cart.calculateCart).
 type CartInput struct {
+	// CartID is the cart's id.
 	CartID string `json:"cartId"`
 }
 
 // ShippingAddressInput is the argument of cart.setShippingAddress.
 type ShippingAddressInput struct {
-	CartID          string      `json:"cartId"`
+	// CartID is the cart's id.
+	CartID string `json:"cartId"`
+	// ShippingAddress is where the cart is shipped; the shipping methods
+	// available there are listed, and assigned when there is one.
 	ShippingAddress *AddressArg `json:"shippingAddress,omitempty"`
 }
 
 // BillingAddressInput is the argument of cart.setBillingAddress.
 type BillingAddressInput struct {
+	// CartID is the cart's id.
 	CartID string `json:"cartId"`
 	// BillingAddress is an address object, or the string SAMEASSHIPPING;
 	// absent (or null) means SAMEASSHIPPING.
@@ -71,7 +90,10 @@ type BillingAddressInput struct {
 
 // ShippingMethodInput is the argument of cart.setShippingMethod.
 type ShippingMethodInput struct {
-	CartID   string     `json:"cartId"`
+	// CartID is the cart's id.
+	CartID string `json:"cartId"`
+	// MethodID is the shipping method: its id, or an object with its id;
+	// it must be available for the cart's address and currency.
 	MethodID *MethodRef `json:"methodId,omitempty"`
 }
 
@@ -81,12 +103,23 @@ type ShippingMethodInput struct {
 // provider and PaymentData (a JSON object, opaque to the cart) is passed to
 // it.
 type CheckoutInput struct {
-	CartID          string             `json:"cartId"`
-	ShippingAddress *AddressArg        `json:"shippingAddress,omitempty"`
-	ShippingMethod  *MethodRef         `json:"shippingMethod,omitempty"`
-	BillingAddress  *BillingAddressArg `json:"billingAddress,omitempty"`
-	PaymentID       string             `json:"paymentId"`
-	PaymentData     json.RawMessage    `json:"paymentData,omitempty"`
+	// CartID is the cart's id.
+	CartID string `json:"cartId"`
+	// ShippingAddress, when given, is set first, as cart.setShippingAddress
+	// would.
+	ShippingAddress *AddressArg `json:"shippingAddress,omitempty"`
+	// ShippingMethod, when given, is chosen first, as
+	// cart.setShippingMethod would: the method's id or an object with it.
+	ShippingMethod *MethodRef `json:"shippingMethod,omitempty"`
+	// BillingAddress, when given, is set first: an address object, or the
+	// string SAMEASSHIPPING (the default).
+	BillingAddress *BillingAddressArg `json:"billingAddress,omitempty"`
+	// PaymentID names the payment provider: manual (built in), or stripe
+	// when the service has a Stripe key.
+	PaymentID string `json:"paymentId"`
+	// PaymentData is the provider's data, a JSON object: anything for
+	// manual (recorded), {"paymentMethod": "pm_..."} for stripe.
+	PaymentData json.RawMessage `json:"paymentData,omitempty"`
 	// Email is the order's email (optional).
 	Email *string `json:"email,omitempty"`
 }
@@ -207,6 +240,8 @@ func wrongForm[T any]() error {
 // CouponInput is the argument of cart.applyCoupon and cart.removeCoupon:
 // the cart and a coupon code (matched case-insensitively).
 type CouponInput struct {
+	// CartID is the cart's id.
 	CartID string `json:"cartId"`
-	Code   string `json:"code"`
+	// Code is the coupon code, compared case-insensitively.
+	Code string `json:"code"`
 }

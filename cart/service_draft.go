@@ -29,22 +29,35 @@ import (
 // cart.create), and optionally what the cart operations would set: items
 // (as addToCart's), addresses, a shipping method, coupons.
 type DraftInput struct {
-	CustomerID       *string            `json:"customerId,omitempty"`
-	Email            *string            `json:"email,omitempty"`
-	Currency         *string            `json:"currency,omitempty"`
-	Country          *string            `json:"country,omitempty"`
-	Channel          *string            `json:"channel,omitempty"`
-	Items            []AddItem          `json:"items,omitempty"`
-	ShippingAddress  *AddressArg        `json:"shippingAddress,omitempty"`
-	BillingAddress   *BillingAddressArg `json:"billingAddress,omitempty"`
-	ShippingMethodID *MethodRef         `json:"shippingMethodId,omitempty"`
-	Coupons          []string           `json:"coupons,omitempty"`
+	// CustomerID is the customer account the order is for.
+	CustomerID *string `json:"customerId,omitempty"`
+	// Email names the customer by email when no customerId is given (an order without an account when none has it).
+	Email *string `json:"email,omitempty"`
+	// Currency is the cart's ISO 4217 currency (default USD).
+	Currency *string `json:"currency,omitempty"`
+	// Country is the cart's ISO 3166 country (default US).
+	Country *string `json:"country,omitempty"`
+	// Channel is the sales channel (default WEB).
+	Channel *string `json:"channel,omitempty"`
+	// Items are products added at once, as addToCart's.
+	Items []AddItem `json:"items,omitempty"`
+	// ShippingAddress is set as by setShippingAddress.
+	ShippingAddress *AddressArg `json:"shippingAddress,omitempty"`
+	// BillingAddress is set as by setBillingAddress (an address or SAMEASSHIPPING).
+	BillingAddress *BillingAddressArg `json:"billingAddress,omitempty"`
+	// ShippingMethodID is set as by setShippingMethod.
+	ShippingMethodID *MethodRef `json:"shippingMethodId,omitempty"`
+	// Coupons are codes applied as by applyCoupon.
+	Coupons []string `json:"coupons,omitempty"`
 }
 
 // CompleteInput is the argument of draft.complete.
 type CompleteInput struct {
-	ID          string          `json:"id"`
-	PaymentID   string          `json:"paymentId"`
+	// ID is the draft's id (a DRAFT cart).
+	ID string `json:"id"`
+	// PaymentID is the payment provider of the order (manual, stripe).
+	PaymentID string `json:"paymentId"`
+	// PaymentData is the provider's data, as cart.checkout's.
 	PaymentData json.RawMessage `json:"paymentData,omitempty"`
 }
 

@@ -173,14 +173,18 @@ func (p Price) MarshalJSON() ([]byte, error) {
 
 // Media is a media entry of a product.
 type Media struct {
-	ID  string `json:"id"`
+	// ID identifies the media within the product.
+	ID string `json:"id"`
+	// URL is where the media is.
 	URL string `json:"url"`
 }
 
 // Variation is the value a Variant product gives for one modifier of its
 // Base product.
 type Variation struct {
-	ID    string `json:"id"`
+	// ID is the name of the Base product's modifier.
+	ID string `json:"id"`
+	// Value is the Variant's value of it.
 	Value string `json:"value"`
 }
 
@@ -190,7 +194,11 @@ type Variation struct {
 // given (an input) it may be any JSON value, which the service checks and
 // converts.
 type ClassificationValue struct {
-	ID    string  `json:"id"`
+	// ID is the id of the classification (defined by a category of the
+	// product or one of their ancestors).
+	ID string `json:"id"`
+	// Value is the product's value, of the classification's type: NUMBER
+	// as a number or numeric string, BOOLEAN as true/false or "true"/"false".
 	Value Literal `json:"value,omitzero"`
 }
 

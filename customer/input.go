@@ -7,16 +7,25 @@ import (
 
 // RegisterInput is the argument of customer.register.
 type RegisterInput struct {
-	Email     *string    `json:"email,omitempty"`
-	Password  *string    `json:"password,omitempty"`
-	FirstName *string    `json:"firstName,omitempty"`
-	LastName  *string    `json:"lastName,omitempty"`
-	Phone     *cart.Text `json:"phone,omitempty"`
+	// Email is the account's email address, unique (duplicate_key); kept
+	// trimmed, lower-cased and in Unicode NFC.
+	Email *string `json:"email,omitempty"`
+	// Password is 10 to 128 characters, not the email, not a common
+	// password.
+	Password *string `json:"password,omitempty"`
+	// FirstName is the customer's first name.
+	FirstName *string `json:"firstName,omitempty"`
+	// LastName is the customer's last name.
+	LastName *string `json:"lastName,omitempty"`
+	// Phone is a phone number, a string or a number, kept as a string.
+	Phone *cart.Text `json:"phone,omitempty"`
 }
 
 // InfoInput names a customer (customer.info, customer.remove): absent, the
 // caller's own account.
 type InfoInput struct {
+	// ID is the customer's id (admin tokens); absent, the token's own
+	// customer.
 	ID string `json:"id"`
 }
 
@@ -29,18 +38,32 @@ type ExportInput = InfoInput
 // UpdateInput is the argument of customer.update: absent fields are kept.
 // CustomerType is for admin tokens only; Password needs CurrentPassword.
 type UpdateInput struct {
-	ID              string     `json:"id"`
-	FirstName       *string    `json:"firstName,omitempty"`
-	LastName        *string    `json:"lastName,omitempty"`
-	Phone           *cart.Text `json:"phone,omitempty"`
-	CustomerType    *string    `json:"customerType,omitempty"`
-	Password        *string    `json:"password,omitempty"`
-	CurrentPassword *string    `json:"currentPassword,omitempty"`
+	// ID is the customer's id (admin tokens); absent, the token's own
+	// customer.
+	ID string `json:"id"`
+	// FirstName is the new first name.
+	FirstName *string `json:"firstName,omitempty"`
+	// LastName is the new last name.
+	LastName *string `json:"lastName,omitempty"`
+	// Phone is the new phone number, a string or a number.
+	Phone *cart.Text `json:"phone,omitempty"`
+	// CustomerType is the new customer type (VIP, B2B, B2C, ...): admin
+	// tokens only.
+	CustomerType *string `json:"customerType,omitempty"`
+	// Password is the new password (the rules of registration); it needs
+	// currentPassword.
+	Password *string `json:"password,omitempty"`
+	// CurrentPassword is the password now, required to change it; a wrong
+	// one counts as a failed login.
+	CurrentPassword *string `json:"currentPassword,omitempty"`
 }
 
 // AddAddressInput is the argument of customer.addAddress.
 type AddAddressInput struct {
-	ID      string      `json:"id"`
+	// ID is the customer's id (admin tokens); absent, the token's own
+	// customer.
+	ID string `json:"id"`
+	// Address is the address to add.
 	Address *AddressArg `json:"address,omitempty"`
 }
 
@@ -49,48 +72,66 @@ type AddAddressInput struct {
 // (exact field names, typed values).
 type AddressArg struct {
 	cart.AddressArg
+	// Default makes the address the customer's default one (the others'
+	// lose it).
 	Default bool `json:"default,omitempty"`
 }
 
 // RemoveAddressInput is the argument of customer.removeAddress.
 type RemoveAddressInput struct {
-	ID        string `json:"id"`
+	// ID is the customer's id (admin tokens); absent, the token's own
+	// customer.
+	ID string `json:"id"`
+	// AddressID is the id of the address to remove.
 	AddressID string `json:"addressId"`
 }
 
 // ListInput is the argument of customer.list.
 type ListInput struct {
-	Email        *commerce.Pattern   `json:"email,omitempty"`
+	// Email matches the customers whose email matches the pattern.
+	Email *commerce.Pattern `json:"email,omitempty"`
+	// CustomerType matches the customers of any of these types, exactly.
 	CustomerType commerce.StringList `json:"customerType,omitempty"`
 	commerce.PageArgs
 }
 
 // LoginInput is the argument of auth.login.
 type LoginInput struct {
-	Email    string `json:"email"`
+	// Email is the account's email.
+	Email string `json:"email"`
+	// Password is the account's password.
 	Password string `json:"password"`
-	CartID   string `json:"cartId"`
+	// CartID is a guest cart (an ACTIVE ANON cart) to adopt: it becomes
+	// the customer's.
+	CartID string `json:"cartId"`
 }
 
 // RefreshInput is the argument of auth.refresh and auth.logout.
 type RefreshInput struct {
+	// RefreshToken is the refresh token auth.login or auth.refresh gave.
 	RefreshToken string `json:"refreshToken"`
 }
 
 // RequestResetInput is the argument of auth.requestPasswordReset.
 type RequestResetInput struct {
+	// Email is the account's email; any email is answered alike.
 	Email string `json:"email"`
 }
 
 // ResetInput is the argument of auth.resetPassword.
 type ResetInput struct {
-	Token    string `json:"token"`
+	// Token is the reset token of the PASSWORD_RESET event (valid for an
+	// hour, once).
+	Token string `json:"token"`
+	// Password is the new password (the rules of registration).
 	Password string `json:"password"`
 }
 
 // ClientCreateInput is the argument of client.create.
 type ClientCreateInput struct {
-	Name  *string `json:"name,omitempty"`
+	// Name names the client (for people).
+	Name *string `json:"name,omitempty"`
+	// Scope is the scope of the client's tokens: api or admin.
 	Scope *string `json:"scope,omitempty"`
 }
 
@@ -101,5 +142,6 @@ type ClientListInput struct {
 
 // ClientRemoveInput is the argument of client.remove.
 type ClientRemoveInput struct {
+	// ID is the client's id.
 	ID string `json:"id"`
 }

@@ -29,11 +29,26 @@
 // refused (invalid_token) or lacks the admin scope (forbidden), the storage
 // is unavailable, DIR cannot be read or holds none of the files.
 //
-// Loading is not idempotent: records are created, never updated, so a second
-// load of the same folder reports the existing categories and products as
-// rejected with duplicate_key (category references still resolve, to the
-// existing categories). Products are created concurrently, so their creation
-// order (the order of product.list) only roughly follows the file.
+// Loading is idempotent: a record the service already has is skipped and
+// counted as "already there" (FileReport.Existing), never created twice nor
+// updated, so a second load of the same folder changes nothing and a load
+// of a longer folder adds only what is new. What "already has" means, per
+// kind:
+//   - categories and products: the service's own unique keys, the slug among
+//     its siblings and the sku; a create answered duplicate_key on that index
+//     is already there (category references still resolve, to the existing
+//     categories);
+//   - taxes, shipping methods and promotions, which the service does not
+//     keep unique: the tax code (in Unicode NFC, as the service stores it),
+//     the shipping method's title and the promotion's title, each compared
+//     exactly with the records the service had when the file's load began
+//     (read with tax.list, shipping.list, promotion.list). The n-th record of
+//     a file with a key is already there when the service had at least n
+//     records with that key, so a file that lists several taxes of one code
+//     loads them all the first time and none the second.
+//
+// Products are created concurrently, so their creation order (the order of
+// product.list) only roughly follows the file.
 package loader
 
 import (
@@ -92,6 +107,9 @@ type FileReport struct {
 	Records  int         // non-blank lines in the file
 	Loaded   int         // records the service accepted
 	Rejected []Rejection // records refused, by line number
+	// Existing is the number of records the service already had, which were
+	// skipped (see the package comment for how each kind is matched).
+	Existing int
 	// Skipped, when not empty, says why the file was not loaded (e.g. the
 	// server does not have its create operation yet).
 	Skipped string
@@ -143,14 +161,21 @@ type kind struct {
 	op         string
 	path       string
 	concurrent bool
+	// uniqueIndex is the index of the duplicate_key answer that means the
+	// record is already there (categories, products); listPath and key,
+	// for the kinds the service keeps no unique key of, list the existing
+	// records and name the field that identifies one.
+	uniqueIndex string
+	listPath    string
+	key         string
 }
 
 var (
-	categories = kind{name: "categories", op: "category.create", path: "/catalog/v1/category.create"}
-	taxes      = kind{name: "taxes", op: "tax.create", path: "/tax/v1/tax.create"}
-	shipping   = kind{name: "shipping methods", op: "shipping.create", path: "/cart/v1/shipping.create"}
-	products   = kind{name: "products", op: "product.create", path: "/catalog/v1/product.create", concurrent: true}
-	promotions = kind{name: "promotions", op: "promotion.create", path: "/promotion/v1/promotion.create"}
+	categories = kind{name: "categories", op: "category.create", path: "/catalog/v1/category.create", uniqueIndex: "parent_slug"}
+	taxes      = kind{name: "taxes", op: "tax.create", path: "/tax/v1/tax.create", listPath: "/tax/v1/tax.list", key: "code"}
+	shipping   = kind{name: "shipping methods", op: "shipping.create", path: "/cart/v1/shipping.create", listPath: "/cart/v1/shipping.list", key: "title"}
+	products   = kind{name: "products", op: "product.create", path: "/catalog/v1/product.create", concurrent: true, uniqueIndex: "sku"}
+	promotions = kind{name: "promotions", op: "promotion.create", path: "/promotion/v1/promotion.create", listPath: "/promotion/v1/promotion.list", key: "title"}
 )
 
 // job is a file to load.
@@ -257,7 +282,9 @@ func (l *loader) preflight(ctx context.Context) error {
 
 // outcome is the result of one record.
 type outcome struct {
-	rej *Rejection // nil when loaded
+	rej *Rejection // nil when loaded or already there
+	// existing: the service already had the record; it was not created.
+	existing bool
 	// misspelled: sent with isPercentaje.
 	misspelled bool
 }
@@ -273,6 +300,15 @@ func (l *loader) loadFile(ctx context.Context, j job) (*FileReport, error) {
 	fr.Records = total
 	if total == 0 {
 		return fr, nil
+	}
+	have, err := l.existing(ctx, j.kind)
+	if err != nil {
+		var ae *APIError
+		if errors.As(err, &ae) && ae.Code == codeOperationNotFound {
+			fr.Skipped = fmt.Sprintf("%s is not available on this server yet, skipped", ae.Op)
+			return fr, nil
+		}
+		return fr, explain(err, l.c.base)
 	}
 	fctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -302,7 +338,7 @@ func (l *loader) loadFile(ctx context.Context, j job) (*FileReport, error) {
 	for range workers {
 		wg.Go(func() {
 			for ln := range lines {
-				out, err := l.loadRecord(fctx, j.kind, ln)
+				out, err := l.loadRecord(fctx, j.kind, ln, have)
 				if err != nil {
 					var ae *APIError
 					if errors.As(err, &ae) && ae.Code == codeOperationNotFound {
@@ -351,10 +387,13 @@ func (l *loader) loadFile(ctx context.Context, j job) (*FileReport, error) {
 		if out.misspelled {
 			fr.Misspelled++
 		}
-		if out.rej == nil {
-			fr.Loaded++
-		} else {
+		switch {
+		case out.rej != nil:
 			fr.Rejected = append(fr.Rejected, *out.rej)
+		case out.existing:
+			fr.Existing++
+		default:
+			fr.Loaded++
 		}
 	}
 	return fr, fatal
@@ -364,12 +403,16 @@ func (l *loader) loadFile(ctx context.Context, j job) (*FileReport, error) {
 // outcome, or an error that is not about the record alone: fatal, or
 // operation_not_found (the server lacks the file's create operation, or
 // category.list to resolve references), which skips the rest of the file.
-func (l *loader) loadRecord(ctx context.Context, k kind, ln line) (outcome, error) {
+func (l *loader) loadRecord(ctx context.Context, k kind, ln line, have *existing) (outcome, error) {
 	var out outcome
 	reject := func(id string, err error) (outcome, error) {
 		var ae *APIError
 		if !errors.As(err, &ae) || isFatal(err) || ae.Code == codeOperationNotFound {
 			return out, err
+		}
+		if k.uniqueIndex != "" && ae.Code == codeDuplicateKey && duplicateIndex(ae.Data) == k.uniqueIndex {
+			out.existing = true
+			return out, nil
 		}
 		out.rej = &Rejection{Line: ln.n, Record: id, Code: ae.Code, Data: ae.Data, Status: ae.Status}
 		return out, nil
@@ -380,6 +423,10 @@ func (l *loader) loadRecord(ctx context.Context, k kind, ln line) (outcome, erro
 		return reject("", &APIError{Op: k.op, Code: codeInvalidJSON, Data: data})
 	}
 	id := identify(rec)
+	if have.take(k, rec) {
+		out.existing = true
+		return out, nil
+	}
 	if _, err := resolveRefs(rec, func(title string) (string, error) { return l.res.categoryID(ctx, title) }); err != nil {
 		return reject(id, err)
 	}
@@ -424,8 +471,9 @@ func (l *loader) loadRecord(ctx context.Context, k kind, ln line) (outcome, erro
 	return out, nil
 }
 
-// WriteSummary writes, per file, the number of records loaded and rejected,
-// and for each rejected record its line, identification, error code and
+// WriteSummary writes, per file, the number of records loaded and rejected
+// (and, when there were any, ", already there N": the records the service
+// already had), and for each rejected record its line, identification, error code and
 // data; then a hint when promotions were rejected for the isPercentaje
 // spelling.
 func (r *Report) WriteSummary(w io.Writer) error {
@@ -435,7 +483,11 @@ func (r *Report) WriteSummary(w io.Writer) error {
 			fmt.Fprintf(&b, "%s: %s\n", f.Kind, f.Skipped)
 			continue
 		}
-		fmt.Fprintf(&b, "%s (%s): loaded %d, rejected %d\n", f.Kind, f.File, f.Loaded, len(f.Rejected))
+		fmt.Fprintf(&b, "%s (%s): loaded %d, rejected %d", f.Kind, f.File, f.Loaded, len(f.Rejected))
+		if f.Existing > 0 {
+			fmt.Fprintf(&b, ", already there %d", f.Existing)
+		}
+		b.WriteByte('\n')
 		for _, rj := range f.Rejected {
 			fmt.Fprintf(&b, "  line %d", rj.Line)
 			if rj.Record != "" {

@@ -18,9 +18,14 @@ import (
 // Money is an amount in minor units with its currency and the currency's
 // precision: the money-object form of the interface.
 type Money struct {
-	Amount    int64  `json:"amount"`
-	Currency  string `json:"currency"`
-	Precision int    `json:"precision"`
+	// Amount is in minor units of the currency (cents for USD: 57765 is
+	// 577.65).
+	Amount int64 `json:"amount"`
+	// Currency is the ISO 4217 currency code.
+	Currency string `json:"currency"`
+	// Precision is the currency's ISO 4217 minor unit, the number of
+	// decimals (USD 2, JPY 0, JOD 3).
+	Precision int `json:"precision"`
 }
 
 // Amount is an amount that marshals in one of the interface's two forms:

@@ -69,7 +69,10 @@ type Placement struct {
 
 // ExchangeItemInput is an item of return.request's exchange.
 type ExchangeItemInput struct {
-	ProductID   string `json:"productId"`
-	Quantity    int64  `json:"quantity"`
+	// ProductID is the product sent instead.
+	ProductID string `json:"productId"`
+	// Quantity is how many units are sent (more than 0).
+	Quantity int64 `json:"quantity"`
+	// WarehouseID is the warehouse its units are reserved in.
 	WarehouseID string `json:"warehouseId"`
 }

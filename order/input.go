@@ -9,31 +9,46 @@ import (
 
 // InfoInput is the argument of order.info.
 type InfoInput struct {
+	// ID is the order's id.
 	ID string `json:"id"`
 }
 
 // ListInput is the argument of order.list; every filter is optional.
 // createdFrom and createdTo are RFC 3339 times (inclusive).
 type ListInput struct {
-	CustomerID        commerce.StringList `json:"customerId"`
-	Status            commerce.StringList `json:"status"`
-	PaymentStatus     commerce.StringList `json:"paymentStatus"`
+	// CustomerID matches the orders of any of these customers (a customer
+	// token sees its own orders only).
+	CustomerID commerce.StringList `json:"customerId"`
+	// Status matches the orders with any of these statuses.
+	Status commerce.StringList `json:"status"`
+	// PaymentStatus matches the orders with any of these payment statuses.
+	PaymentStatus commerce.StringList `json:"paymentStatus"`
+	// FulfillmentStatus matches the orders with any of these fulfillment
+	// statuses.
 	FulfillmentStatus commerce.StringList `json:"fulfillmentStatus"`
-	Number            commerce.StringList `json:"number"`
-	CreatedFrom       *string             `json:"createdFrom"`
-	CreatedTo         *string             `json:"createdTo"`
+	// Number matches the orders with any of these numbers ("1001"); a value
+	// that is not a number matches nothing.
+	Number commerce.StringList `json:"number"`
+	// CreatedFrom matches the orders created at or after this RFC 3339
+	// time.
+	CreatedFrom *string `json:"createdFrom"`
+	// CreatedTo matches the orders created at or before this RFC 3339 time.
+	CreatedTo *string `json:"createdTo"`
 	commerce.PageArgs
 }
 
 // CaptureInput is the argument of order.capture.
 type CaptureInput struct {
+	// ID is the order's id.
 	ID string `json:"id"`
 }
 
 // ItemQuantity is an {itemId, quantity} argument.
 type ItemQuantity struct {
-	ItemID   string `json:"itemId"`
-	Quantity int64  `json:"quantity"`
+	// ItemID is the id of the order's item.
+	ItemID string `json:"itemId"`
+	// Quantity is the number of its units.
+	Quantity int64 `json:"quantity"`
 }
 
 // checkItems records the problems of the items argument of order.fulfill
@@ -52,71 +67,102 @@ func checkItems(p *commerce.Problems, items []ItemQuantity) {
 // FulfillInput is the argument of order.fulfill; Items omitted means
 // every unit not yet shipped.
 type FulfillInput struct {
-	ID             string         `json:"id"`
-	Items          []ItemQuantity `json:"items"`
-	Carrier        *string        `json:"carrier"`
-	TrackingNumber *string        `json:"trackingNumber"`
+	// ID is the order's id.
+	ID string `json:"id"`
+	// Items are the units shipped, per item; absent, every unit not yet
+	// shipped (an empty list is validation_error).
+	Items []ItemQuantity `json:"items"`
+	// Carrier is the shipping company.
+	Carrier *string `json:"carrier"`
+	// TrackingNumber is the carrier's tracking number.
+	TrackingNumber *string `json:"trackingNumber"`
 }
 
 // DeliverInput is the argument of order.deliver.
 type DeliverInput struct {
-	ID            string `json:"id"`
+	// ID is the order's id.
+	ID string `json:"id"`
+	// FulfillmentID is the id of the fulfillment delivered.
 	FulfillmentID string `json:"fulfillmentId"`
 }
 
 // CancelInput is the argument of order.cancel.
 type CancelInput struct {
-	ID     string  `json:"id"`
+	// ID is the order's id.
+	ID string `json:"id"`
+	// Reason says why the order is cancelled.
 	Reason *string `json:"reason"`
 }
 
 // RefundInput is the argument of order.refund: Amount in major units of
 // the order's currency, > 0.
 type RefundInput struct {
-	ID      string         `json:"id"`
-	Amount  *money.Number  `json:"amount"`
-	Items   []ItemQuantity `json:"items"`
-	Restock *bool          `json:"restock"`
-	Reason  *string        `json:"reason"`
+	// ID is the order's id.
+	ID string `json:"id"`
+	// Amount is the amount refunded, in major units of the order's
+	// currency, more than 0 and at most what is left of the captured
+	// amount (refund_exceeds_captured).
+	Amount *money.Number `json:"amount"`
+	// Items are the units the refund is for, per item (at most what is left
+	// to refund of each).
+	Items []ItemQuantity `json:"items"`
+	// Restock puts the items' units back in stock.
+	Restock *bool `json:"restock"`
+	// Reason says why the refund is made.
+	Reason *string `json:"reason"`
 }
 
 // ReturnItemInput is an item of return.request: quantity units of the
 // order item itemId, for a reason (one of ReturnReasons; OTHER when
 // absent), with an optional note.
 type ReturnItemInput struct {
-	ItemID   string  `json:"itemId"`
-	Quantity int64   `json:"quantity"`
-	Reason   *string `json:"reason"`
-	Note     *string `json:"note"`
+	// ItemID is the order item returned.
+	ItemID string `json:"itemId"`
+	// Quantity is how many of its shipped units are returned (more than 0).
+	Quantity int64 `json:"quantity"`
+	// Reason is one of DAMAGED, WRONG_ITEM, NOT_AS_DESCRIBED, NO_LONGER_NEEDED, OTHER (OTHER when absent).
+	Reason *string `json:"reason"`
+	// Note is the customer's or staff's words about the item.
+	Note *string `json:"note"`
 }
 
 // ExchangeInput is return.request's exchange: the items the customer
 // gets instead.
 type ExchangeInput struct {
+	// Items are the products sent instead, reserved at once at their current price.
 	Items []ExchangeItemInput `json:"items"`
 }
 
 // RequestInput is the argument of return.request.
 type RequestInput struct {
-	OrderID  string            `json:"orderId"`
-	Items    []ReturnItemInput `json:"items"`
-	Exchange *ExchangeInput    `json:"exchange"`
+	// OrderID is the order the units come from.
+	OrderID string `json:"orderId"`
+	// Items are the order items returned, with quantities and reasons.
+	Items []ReturnItemInput `json:"items"`
+	// Exchange, when given, asks for other products instead of (part of) the money.
+	Exchange *ExchangeInput `json:"exchange"`
 }
 
 // ReceiveItemInput is an item of return.receive: quantity units of the
 // return's item itemId received (0 or more), restocked (default true) in
 // warehouseId (default the item's).
 type ReceiveItemInput struct {
-	ItemID      string  `json:"itemId"`
-	Quantity    int64   `json:"quantity"`
-	Restock     *bool   `json:"restock"`
+	// ItemID is the return's item received.
+	ItemID string `json:"itemId"`
+	// Quantity is how many units arrived (0 or more, at most those asked for).
+	Quantity int64 `json:"quantity"`
+	// Restock puts the units back in stock (default true).
+	Restock *bool `json:"restock"`
+	// WarehouseID is where restocked units go (default the item's warehouse).
 	WarehouseID *string `json:"warehouseId"`
 }
 
 // ReceiveInput is the argument of return.receive; Items omitted means
 // every unit asked for, restocked in its item's warehouse.
 type ReceiveInput struct {
-	ID    string             `json:"id"`
+	// ID is the return's id.
+	ID string `json:"id"`
+	// Items are the units received per item; absent: every unit asked for, restocked.
 	Items []ReceiveItemInput `json:"items"`
 }
 
@@ -125,29 +171,40 @@ type ReceiveInput struct {
 // order's shipping too, PaymentID and PaymentData to authorise what an
 // exchange costs more than what was returned.
 type ReturnRefundInput struct {
-	ID          string          `json:"id"`
-	Amount      *money.Number   `json:"amount"`
-	Shipping    *bool           `json:"shipping"`
-	PaymentID   *string         `json:"paymentId"`
+	// ID is the return's id.
+	ID string `json:"id"`
+	// Amount is the refund in major units of the order's currency (default: what the customer paid for the received units, less the exchange's value).
+	Amount *money.Number `json:"amount"`
+	// Shipping also refunds the order's shipping (default false).
+	Shipping *bool `json:"shipping"`
+	// PaymentID is the payment provider authorising what an exchange costs more than what was returned.
+	PaymentID *string `json:"paymentId"`
+	// PaymentData is the provider's data for that authorisation (a Stripe payment method, ...).
 	PaymentData json.RawMessage `json:"paymentData"`
 }
 
 // RejectInput is the argument of return.reject.
 type RejectInput struct {
-	ID     string  `json:"id"`
+	// ID is the return's id.
+	ID string `json:"id"`
+	// Reason says why the return is rejected.
 	Reason *string `json:"reason"`
 }
 
 // ReturnInput names a return (return.info, return.cancel).
 type ReturnInput struct {
+	// ID is the return's id.
 	ID string `json:"id"`
 }
 
 // ReturnListInput is the argument of return.list; every filter is
 // optional.
 type ReturnListInput struct {
-	OrderID    commerce.StringList `json:"orderId"`
+	// OrderID keeps the returns of these orders.
+	OrderID commerce.StringList `json:"orderId"`
+	// CustomerID keeps the returns of these customers (a customer's token sees only their own).
 	CustomerID commerce.StringList `json:"customerId"`
-	Status     commerce.StringList `json:"status"`
+	// Status keeps the returns in these statuses (REQUESTED, RECEIVED, REFUNDED, REJECTED, CANCELLED).
+	Status commerce.StringList `json:"status"`
 	commerce.PageArgs
 }

@@ -11,12 +11,20 @@ import (
 // language as given, which engine.Parse reads and validates; the CREATE
 // event's `data` is the input as given.
 type CreateInput struct {
-	Title    *string         `json:"title,omitempty"`
-	Class    *string         `json:"class,omitempty"`
-	Active   *bool           `json:"active,omitempty"`
-	Priority *int            `json:"priority,omitempty"`
-	If       json.RawMessage `json:"if,omitempty"`
-	Then     json.RawMessage `json:"then,omitempty"`
+	// Title names the promotion (shown in carts' discounts).
+	Title *string `json:"title,omitempty"`
+	// Class is the promotion's class: default.
+	Class *string `json:"class,omitempty"`
+	// Active says whether the promotion applies to carts.
+	Active *bool `json:"active,omitempty"`
+	// Priority orders the evaluation: ascending, ties in creation order.
+	Priority *int `json:"priority,omitempty"`
+	// If is the condition, in the rule language: exactly one of category,
+	// product, all, any.
+	If json.RawMessage `json:"if,omitempty"`
+	// Then is the discount, in the rule language: exactly one of category,
+	// product, all, any, shipping.
+	Then json.RawMessage `json:"then,omitempty"`
 	Coupon
 }
 
@@ -28,23 +36,36 @@ type CreateInput struct {
 // decodes, so that a bad date is listed in one answer with the request's
 // other problems (CONVENTIONS.md, "Inputs and validation").
 type Coupon struct {
-	Code                  *string `json:"code,omitempty"`
-	StartDate             *string `json:"startDate,omitempty"`
-	EndDate               *string `json:"endDate,omitempty"`
-	UsageLimit            *int    `json:"usageLimit,omitempty"`
-	UsageLimitPerCustomer *int    `json:"usageLimitPerCustomer,omitempty"`
+	// Code is the coupon code (unique, case-insensitive): the promotion
+	// applies only to carts holding it. On update "" removes it.
+	Code *string `json:"code,omitempty"`
+	// StartDate is when the promotion starts to apply (RFC 3339).
+	StartDate *string `json:"startDate,omitempty"`
+	// EndDate is when it stops applying (RFC 3339, exclusive).
+	EndDate *string `json:"endDate,omitempty"`
+	// UsageLimit is the most orders the promotion may apply to.
+	UsageLimit *int `json:"usageLimit,omitempty"`
+	// UsageLimitPerCustomer is the most orders of one customer it may
+	// apply to (ANON carts are not limited).
+	UsageLimitPerCustomer *int `json:"usageLimitPerCustomer,omitempty"`
 }
 
 // UpdateInput is the argument of promotion.update: the id, and any of the
 // changeable fields (nil, or a JSON null, is unchanged). The class cannot
 // change (a `class` field is an unknown field).
 type UpdateInput struct {
-	ID       string           `json:"id"`
-	Title    *string          `json:"title,omitempty"`
-	Active   *bool            `json:"active,omitempty"`
-	Priority *int             `json:"priority,omitempty"`
-	If       *json.RawMessage `json:"if,omitempty"`
-	Then     *json.RawMessage `json:"then,omitempty"`
+	// ID is the promotion's id.
+	ID string `json:"id"`
+	// Title is the new title.
+	Title *string `json:"title,omitempty"`
+	// Active turns the promotion on or off.
+	Active *bool `json:"active,omitempty"`
+	// Priority is the new priority (ascending order of evaluation).
+	Priority *int `json:"priority,omitempty"`
+	// If is the new condition, in the rule language.
+	If *json.RawMessage `json:"if,omitempty"`
+	// Then is the new discount, in the rule language.
+	Then *json.RawMessage `json:"then,omitempty"`
 	Coupon
 }
 
@@ -55,11 +76,16 @@ type UpdateInput struct {
 // result, in creation order; fields (CONTRACT.md section 4) reduces each
 // record to id plus the named fields.
 type ListInput struct {
-	ID     commerce.StringList `json:"id"`
-	Title  *commerce.Pattern   `json:"title"`
-	Active *bool               `json:"active"`
+	// ID matches the promotions with any of these ids.
+	ID commerce.StringList `json:"id"`
+	// Title matches the promotions whose title matches the pattern.
+	Title *commerce.Pattern `json:"title"`
+	// Active matches the active (true) or inactive (false) promotions.
+	Active *bool `json:"active"`
 	// Code matches the promotion with the code, case-insensitively.
-	Code   *string             `json:"code"`
+	Code *string `json:"code"`
+	// Fields are the top-level fields to return besides id (all when
+	// absent); unknown names are ignored.
 	Fields commerce.StringList `json:"fields"`
 	commerce.PageArgs
 }
@@ -81,8 +107,10 @@ type ListInput struct {
 type CartInput struct {
 	// CartID is a reference the caller chooses (required, not checked
 	// against the carts).
-	CartID string     `json:"cartId"`
-	Items  []CartItem `json:"items"`
+	CartID string `json:"cartId"`
+	// Items are the cart's entries, all with prices in one form (v1 plain
+	// numbers, v2 money objects).
+	Items []CartItem `json:"items"`
 	// Currency is the currency of v1 prices (default DefaultCurrency).
 	Currency *string `json:"currency"`
 	// Coupons are the coupon codes the cart holds (at most MaxCoupons):
@@ -94,8 +122,13 @@ type CartInput struct {
 // at most MaxQuantity) units of a product at a unit price. IDs must be
 // distinct within a request, since the response names entries by id.
 type CartItem struct {
-	ID        string `json:"id"`
+	// ID names the entry in the answer (distinct within the request).
+	ID string `json:"id"`
+	// ProductID is the product's id.
 	ProductID string `json:"productId"`
-	Quantity  *int   `json:"quantity"`
-	Price     Price  `json:"price"`
+	// Quantity is the number of units (default 1).
+	Quantity *int `json:"quantity"`
+	// Price is the unit price: a plain number in major units (v1) or a
+	// money object (v2).
+	Price Price `json:"price"`
 }

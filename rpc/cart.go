@@ -9,7 +9,16 @@ import (
 	"github.com/commercekit/commerce/shipping"
 )
 
+// cartResult is the answer {cart} of the cart operations that show the
+// cart in the calculateCart form.
 type cartResult struct {
+	Cart cart.View `json:"cart"`
+}
+
+// cartAddResult is the answer {cart} of cart.addToCart and
+// cart.removeFromCart: the cart in the addToCart form (the document's
+// schema differs from cartResult's, openapi_cart.go).
+type cartAddResult struct {
 	Cart cart.View `json:"cart"`
 }
 
@@ -20,6 +29,8 @@ type cartOrderResult struct {
 	Order *order.Order `json:"order,omitempty"`
 }
 
+// cartShippingResult is the answer of cart.setShippingAddress: the cart
+// in the calculateCart form and the methods available for the address.
 type cartShippingResult struct {
 	Cart            cart.View            `json:"cart"`
 	ShippingMethods []shipping.Available `json:"shippingMethods"`
@@ -40,11 +51,11 @@ func RegisterCart(s *Server, svc *cart.Service) {
 		Errors: []string{commerce.EInvalidCountry}}, cartOp(svc.Create, cart.CalculateForm))
 	Handle(s, Op{Service: "cart", Name: "cart.info", Read: true, Result: cartResult{},
 		Doc: "The cart (cartId or id), priced.", Errors: []string{commerce.ECartNotFound}}, cartOp(svc.Info, cart.CalculateForm))
-	Handle(s, Op{Service: "cart", Name: "cart.addToCart", Result: cartResult{},
+	Handle(s, Op{Service: "cart", Name: "cart.addToCart", Result: cartAddResult{},
 		Doc: "Adds items (productId, quantity, warehouseId) to the cart, reserving their stock.",
 		Errors: []string{commerce.ECartNotFound, commerce.ECartNotActive, commerce.EProductNotFound, commerce.EProductDiscontinued, commerce.ENoSuitablePrice,
 			commerce.EMaxQuantityPerProduct, commerce.EMaxNumberOfEntries, commerce.ENotEnoughStock, commerce.EStockNotFound, commerce.EConcurrentMod}}, cartOp(svc.AddToCart, cart.AddForm))
-	Handle(s, Op{Service: "cart", Name: "cart.removeFromCart", Result: cartResult{},
+	Handle(s, Op{Service: "cart", Name: "cart.removeFromCart", Result: cartAddResult{},
 		Doc:    "Removes an entry of the cart, or some of its quantity, releasing the stock.",
 		Errors: []string{commerce.ECartNotFound, commerce.ECartNotActive, commerce.EItemNotFound, commerce.EConcurrentMod}}, cartOp(svc.RemoveFromCart, cart.AddForm))
 	Handle(s, Op{Service: "cart", Name: "cart.calculateCart", Read: true, Result: cartResult{},

@@ -8,9 +8,12 @@ import (
 )
 
 type eventListArgs struct {
+	// Channel matches the events of this channel (PRODUCTS, CARTS, ...).
 	Channel string `json:"channel"`
-	Type    string `json:"type"`
-	After   string `json:"after"`
+	// Type matches the events of this type (CREATE, UPDATE, ...).
+	Type string `json:"type"`
+	// After is an event id: the events after it in the log (the next page).
+	After string `json:"after"`
 	commerce.PageArgs
 }
 

@@ -317,7 +317,7 @@ func (g *schemaGen) queryParams(t reflect.Type, get bool) []any {
 		if get && r.required {
 			p["required"] = true
 		}
-		if d := fieldDocs[f.owner.PkgPath()+"."+f.owner.Name()+"."+f.sf.Name]; d != "" && f.owner.Name() != "" {
+		if d := argDoc(f); d != "" {
 			p["description"] = d
 		}
 		switch {

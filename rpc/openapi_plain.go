@@ -39,6 +39,10 @@ func plainPaths(g *schemaGen) map[string]schema {
 				"content": schema{"text/plain": schema{"schema": schema{"type": "string"}}}}}),
 		"/openapi.json": get("openapi", "This document", "The OpenAPI 3.1 document, generated from the registered operations.",
 			schema{"200": schema{"description": "The document.", "content": jsonOf(schema{"type": "object"})}}),
+		"/openapi-3.0.json": get("openapi30", "This document in OpenAPI 3.0.3",
+			"The same document rendered as OpenAPI 3.0.3 (nullable instead of type lists, one-value enums instead of const), "+
+				"for generators that read 3.0 only, such as oapi-codegen.",
+			schema{"200": schema{"description": "The document.", "content": jsonOf(schema{"type": "object"})}}),
 		"/docs": get("docs", "The API reference page", "This document rendered as a page; its assets are served by the binary.",
 			schema{"200": schema{"description": "An HTML page.", "content": schema{"text/html": schema{"schema": schema{"type": "string"}}}}}),
 		"/oauth/token": {"post": schema{
@@ -49,10 +53,14 @@ func plainPaths(g *schemaGen) map[string]schema {
 			"tags": []any{"service"}, "security": []any{schema{}, schema{"clientBasic": []any{}}},
 			"requestBody": schema{"required": true, "content": schema{"application/x-www-form-urlencoded": schema{"schema": schema{
 				"type": "object", "required": []string{"grant_type"}, "properties": schema{
-					"grant_type":    schema{"type": "string", "enum": []any{"client_credentials"}},
-					"client_id":     schema{"type": "string"},
-					"client_secret": schema{"type": "string"},
-					"scope":         schema{"type": "string"},
+					"grant_type": schema{"type": "string", "enum": []any{"client_credentials"},
+						"description": "client_credentials, the one grant type served."},
+					"client_id": schema{"type": "string",
+						"description": "The client's id (client.create), unless given as HTTP Basic credentials."},
+					"client_secret": schema{"type": "string",
+						"description": "The client's secret, unless given as HTTP Basic credentials."},
+					"scope": schema{"type": "string",
+						"description": "The scope asked for: the client's own (api or admin); absent, the client's."},
 				}}}}},
 			"responses": schema{
 				"200": schema{"description": "The access token.", "headers": noStore, "content": jsonOf(schema{
@@ -77,10 +85,12 @@ func plainPaths(g *schemaGen) map[string]schema {
 				"id seen before changes nothing and gets the same answer.",
 			"tags": []any{"service"}, "security": noAuth,
 			"parameters": []any{schema{"name": "Stripe-Signature", "in": "header", "required": true,
-				"schema": schema{"type": "string"}}},
+				"description": "t=<unix time>,v1=<hex HMAC-SHA256 of \"<t>.<body>\">, keyed with the webhook's signing secret.",
+				"schema":      schema{"type": "string"}}},
 			"requestBody": schema{"required": true, "content": jsonOf(schema{"type": "object",
 				"description": "A Stripe event (any api_version).",
-				"properties":  schema{"id": schema{"type": "string"}, "type": schema{"type": "string"}}})},
+				"properties": schema{"id": schema{"type": "string", "description": "The event's id (evt_...): an id seen before changes nothing."},
+					"type": schema{"type": "string", "description": "The event's type (payment_intent.succeeded, charge.refunded, ...)."}}})},
 			"responses": schema{
 				"200": schema{"description": "Received (or seen before).", "content": jsonOf(schema{
 					"type": "object", "required": []string{"received"}, "properties": schema{"received": schema{"const": true}}})},

@@ -29,6 +29,8 @@ const (
 type typeMode struct {
 	t reflect.Type
 	m mode
+	// form is the cart form of a type whose schema depends on it.
+	form cartForm
 }
 
 // schemaGen builds the schemas of Go types by reflection: structs become
@@ -40,6 +42,8 @@ type schemaGen struct {
 	names      map[typeMode]string
 	used       map[string]typeMode
 	errCodes   map[string]bool
+	// form is the cart form of the result being generated (openapi_cart.go).
+	form cartForm
 }
 
 func newSchemaGen() *schemaGen {
@@ -67,7 +71,11 @@ func baseName(t reflect.Type) string {
 // name returns the component name of t seen in mode m, unique per
 // (type, mode).
 func (g *schemaGen) name(t reflect.Type, m mode) string {
-	if n, ok := g.names[typeMode{t, m}]; ok {
+	key := typeMode{t: t, m: m}
+	if _, result := resultForms[t]; m != modeIn && g.form != formNone && !result && !formOnly[t] && formDependent(t) {
+		key.form = g.form
+	}
+	if n, ok := g.names[key]; ok {
 		return n
 	}
 	n := baseName(t)
@@ -79,15 +87,16 @@ func (g *schemaGen) name(t reflect.Type, m mode) string {
 	case modePartial:
 		n += "Partial"
 	}
+	n += key.form.suffix()
 	for i := 2; ; i++ {
 		prev, taken := g.used[n]
-		if !taken || prev == (typeMode{t, m}) {
+		if !taken || prev == key {
 			break
 		}
 		n = strings.TrimSuffix(n, strconv.Itoa(i-1)) + strconv.Itoa(i)
 	}
-	g.names[typeMode{t, m}] = n
-	g.used[n] = typeMode{t, m}
+	g.names[key] = n
+	g.used[n] = key
 	return n
 }
 
@@ -96,6 +105,14 @@ func (g *schemaGen) name(t reflect.Type, m mode) string {
 func (g *schemaGen) of(t reflect.Type, m mode) schema {
 	if t.Kind() == reflect.Pointer {
 		return nullable(g.of(t.Elem(), m))
+	}
+	if f, ok := resultForms[t]; ok && m != modeIn {
+		outer := g.form
+		g.form = f
+		defer func() { g.form = outer }()
+	}
+	if s, ok := g.formSchema(t, m); ok {
+		return s
 	}
 	if o, ok := overrides[t]; ok {
 		return g.named(t, m, func() schema { return o(g, m) })
@@ -275,9 +292,11 @@ func (g *schemaGen) object(t reflect.Type, m mode) schema {
 			s = nonNull(s)
 		}
 		if m != modeIn {
-			// A result's nil slice or map is null unless left out.
+			// A result's nil slice or map is null unless left out; the
+			// lists of a cart in its forms are never nil (cart.Render).
 			k := f.sf.Type.Kind()
-			if !f.omitEmpty && (k == reflect.Slice || k == reflect.Map) {
+			inForm := g.form != formNone && f.owner.PkgPath() == viewType.PkgPath()
+			if !f.omitEmpty && !inForm && (k == reflect.Slice || k == reflect.Map) {
 				s = nullable(s)
 			}
 		}
@@ -286,7 +305,7 @@ func (g *schemaGen) object(t reflect.Type, m mode) schema {
 		} else {
 			s = r.apply(s)
 		}
-		if d := fieldDocs[f.owner.PkgPath()+"."+f.owner.Name()+"."+f.sf.Name]; d != "" && f.owner.Name() != "" {
+		if d := argDoc(f); d != "" {
 			s = describe(s, d)
 		}
 		props[f.name] = s
@@ -321,6 +340,26 @@ func (g *schemaGen) object(t reflect.Type, m mode) schema {
 		}
 	}
 	return out
+}
+
+// patternType is the type of the regex filters (CONTRACT.md section 4).
+var patternType = reflect.TypeFor[commerce.Pattern]()
+
+// patternDoc says what a regex filter takes, after its field's doc.
+var patternDoc = "A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text " +
+	"unless anchored with ^ or $; at most " + strconv.Itoa(commerce.MaxPatternLen) + " bytes."
+
+// argDoc is the description of a field: its Go doc comment (openapi_docs.json),
+// and for a regex filter (commerce.Pattern) what a pattern is.
+func argDoc(f field) string {
+	d := ""
+	if f.owner.Name() != "" {
+		d = fieldDocs[f.owner.PkgPath()+"."+f.owner.Name()+"."+f.sf.Name]
+	}
+	if derefType(f.sf.Type) == patternType {
+		d = strings.TrimSpace(d + " " + patternDoc)
+	}
+	return d
 }
 
 // describe adds a description to s (beside a $ref, which 3.1 allows).

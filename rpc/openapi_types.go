@@ -254,7 +254,7 @@ func typeOverrides() map[reflect.Type]func(g *schemaGen, m mode) schema {
 			return schema{
 				"description": "A shipping method id, or a method object with its id.",
 				"anyOf": []any{schema{"type": "string"}, schema{"type": "object", "required": []string{"id"},
-					"properties": schema{"id": schema{"type": "string"}}}},
+					"properties": schema{"id": schema{"type": "string", "description": "The shipping method's id."}}}},
 			}
 		},
 		reflect.TypeFor[promotion.Price](): func(g *schemaGen, m mode) schema {

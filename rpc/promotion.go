@@ -12,6 +12,7 @@ type promotionResult struct {
 }
 
 type promotionIDArgs struct {
+	// ID is the promotion's id.
 	ID string `json:"id"`
 }
 

@@ -78,6 +78,9 @@ type Server struct {
 	docOnce sync.Once
 	doc     []byte // the OpenAPI document, built by Document
 
+	doc30Once sync.Once
+	doc30     []byte // its OpenAPI 3.0.3 rendering, built by Document30
+
 	registry *prometheus.Registry
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
@@ -160,6 +163,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case "/openapi.json":
 		writeJSON(w, http.StatusOK, s.Document())
+		return
+	case "/openapi-3.0.json":
+		writeJSON(w, http.StatusOK, s.Document30())
 		return
 	case "/docs", "/docs/":
 		serveDocs(w, r)

@@ -8,6 +8,7 @@ import (
 )
 
 type taxIDArgs struct {
+	// ID is the tax's id.
 	ID string `json:"id"`
 }
 

@@ -10,15 +10,33 @@ import (
 
 // SearchInput is the argument of product.search.
 type SearchInput struct {
-	Q          *string             `json:"q"`
+	// Q are the words to find, each in the title, brand, sku or
+	// description (case and accents ignored; the last word also as a
+	// prefix).
+	Q *string `json:"q"`
+	// Categories matches the products in any of these categories or their
+	// descendants.
 	Categories commerce.StringList `json:"categories"`
-	Brand      commerce.StringList `json:"brand"`
-	PriceFrom  *money.Number       `json:"priceFrom"`
-	PriceTo    *money.Number       `json:"priceTo"`
-	Currency   *string             `json:"currency"`
-	Facets     commerce.StringList `json:"facets"`
-	Sort       *string             `json:"sort"`
-	Fields     commerce.StringList `json:"fields"`
+	// Brand matches the products of any of these brands, exactly (as the
+	// brand facet gives them).
+	Brand commerce.StringList `json:"brand"`
+	// PriceFrom matches the products whose lowest price in the currency is
+	// at least this, in major units.
+	PriceFrom *money.Number `json:"priceFrom"`
+	// PriceTo matches the products whose lowest price in the currency is
+	// at most this, in major units.
+	PriceTo *money.Number `json:"priceTo"`
+	// Currency is the ISO 4217 currency of the prices filtered, sorted and
+	// counted (default USD).
+	Currency *string `json:"currency"`
+	// Facets are the counts to add: brand, categories, price.
+	Facets commerce.StringList `json:"facets"`
+	// Sort orders the products: relevance (the default with q), price,
+	// -price, newest; else creation order.
+	Sort *string `json:"sort"`
+	// Fields are the top-level fields to return besides id (all when
+	// absent); unknown names are ignored.
+	Fields commerce.StringList `json:"fields"`
 	commerce.PageArgs
 }
 

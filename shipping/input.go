@@ -8,36 +8,51 @@ import (
 // CreateInput is the argument of shipping.create (see New for the
 // rules). Pointers tell an absent (or null) field apart from a zero one.
 type CreateInput struct {
-	Title   *string      `json:"title,omitempty"`
-	Active  *bool        `json:"active,omitempty"`
-	TaxCode *string      `json:"taxCode,omitempty"`
-	Rates   []GroupInput `json:"rates,omitempty"`
+	// Title names the method (shown to shoppers).
+	Title *string `json:"title,omitempty"`
+	// Active says whether carts may use the method.
+	Active *bool `json:"active,omitempty"`
+	// TaxCode names the taxes of the shipping line (every tax of that code).
+	TaxCode *string `json:"taxCode,omitempty"`
+	// Rates are the rate groups: where the method ships (locations) and what
+	// it costs there (a rate per currency).
+	Rates []GroupInput `json:"rates,omitempty"`
 }
 
 // GroupInput is an element of CreateInput.Rates. Its id is generated: an
 // "id" in the input is rejected as an unknown field.
 type GroupInput struct {
+	// Locations are the places the group's rates apply to; a location
+	// naming a state wins over a country-wide one.
 	Locations []LocationInput `json:"locations,omitempty"`
-	Rates     []RateInput     `json:"rates,omitempty"`
+	// Rates are the group's prices, one per currency.
+	Rates []RateInput `json:"rates,omitempty"`
 }
 
 // LocationInput is an element of GroupInput.Locations.
 type LocationInput struct {
+	// Country is an ISO 3166-1 alpha-2 code in upper case.
 	Country *string `json:"country,omitempty"`
-	State   *string `json:"state,omitempty"`
+	// State is an ISO 3166-2 subdivision of the country (its code or
+	// English name); absent, the whole country.
+	State *string `json:"state,omitempty"`
 }
 
 // RateInput is an element of GroupInput.Rates; Amount is a number in major
 // units of Currency.
 type RateInput struct {
-	Currency *string       `json:"currency,omitempty"`
-	Amount   *money.Number `json:"amount,omitempty"`
+	// Currency is the rate's ISO 4217 currency code.
+	Currency *string `json:"currency,omitempty"`
+	// Amount is the rate in major units of the currency.
+	Amount *money.Number `json:"amount,omitempty"`
 }
 
 // InfoInput names a method in shipping.info and shipping.remove: `id`, or
 // its alias `shippingId` (CONTRACT.md section 4).
 type InfoInput struct {
-	ID         string `json:"id"`
+	// ID is the method's id (or give it as shippingId).
+	ID string `json:"id"`
+	// ShippingID is the method's id (or give it as id).
 	ShippingID string `json:"shippingId"`
 }
 
@@ -69,11 +84,20 @@ func (in InfoInput) Resolve() (string, error) {
 // (comma-separated) returns id plus the named top-level fields (unknown
 // names ignored).
 type ListInput struct {
-	ID      commerce.StringList `json:"id"`
-	Title   *commerce.Pattern   `json:"title"`
-	Active  *bool               `json:"active"`
+	// ID matches the methods with any of these ids.
+	ID commerce.StringList `json:"id"`
+	// Title matches the methods whose title matches the pattern.
+	Title *commerce.Pattern `json:"title"`
+	// Active matches the active (true) or inactive (false) methods; absent,
+	// both.
+	Active *bool `json:"active"`
+	// Country matches the methods with a location in any of these
+	// countries.
 	Country commerce.StringList `json:"country"`
+	// TaxCode matches the methods with any of these tax codes, exactly.
 	TaxCode commerce.StringList `json:"taxCode"`
-	Fields  commerce.StringList `json:"fields"`
+	// Fields are the top-level fields to return besides id (all when
+	// absent); unknown names are ignored.
+	Fields commerce.StringList `json:"fields"`
 	commerce.PageArgs
 }

@@ -3,21 +3,30 @@ package stock
 // CreateInput is the argument of stock.create. Quantity is a pointer so
 // that an absent quantity is told apart from 0.
 type CreateInput struct {
-	ProductID   string `json:"productId"`
+	// ProductID is the product's id (a product the catalog has).
+	ProductID string `json:"productId"`
+	// WarehouseID names the warehouse (kept in Unicode NFC).
 	WarehouseID string `json:"warehouseId"`
-	Quantity    *int64 `json:"quantity"`
+	// Quantity is the number of units on hand, 0 or more.
+	Quantity *int64 `json:"quantity"`
 }
 
 // UpdateInput is the argument of stock.update: the new quantity on hand
 // (an absolute value, not a delta) of an existing record.
 type UpdateInput struct {
-	ProductID   string `json:"productId"`
+	// ProductID is the product's id.
+	ProductID string `json:"productId"`
+	// WarehouseID names the warehouse.
 	WarehouseID string `json:"warehouseId"`
-	Quantity    *int64 `json:"quantity"`
+	// Quantity is the new number of units on hand (not a change), at least
+	// the units reserved.
+	Quantity *int64 `json:"quantity"`
 }
 
 // InfoInput is the argument of stock.info.
 type InfoInput struct {
-	ProductID   string `json:"productId"`
+	// ProductID is the product's id.
+	ProductID string `json:"productId"`
+	// WarehouseID names the warehouse.
 	WarehouseID string `json:"warehouseId"`
 }

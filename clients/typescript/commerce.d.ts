@@ -1172,6 +1172,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/openapi-3.0.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This document in OpenAPI 3.0.3
+         * @description The same document rendered as OpenAPI 3.0.3 (nullable instead of type lists, one-value enums instead of const), for generators that read 3.0 only, such as oapi-codegen.
+         */
+        get: operations["openapi30"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -1924,46 +1944,92 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description AddEntry is an entry in the AddForm. */
+        "cart.AddEntry": {
+            /** @description In major units of the cart's currency (577.65). */
+            beforeTax: number;
+            discounts: components["schemas"]["cart.DiscountViewAddForm"][];
+            id: string;
+            /** @description A price with its amount in major units (577.65). */
+            price: {
+                amount: number;
+                currency: string;
+            };
+            productId: string;
+            quantity: number;
+            reserves: components["schemas"]["stock.Reservation"][];
+            /** @description In major units of the cart's currency (577.65). */
+            tax: number;
+            taxDetail: string;
+            title: string;
+        };
         /** @description AddInput is the argument of cart.addToCart. */
         "cart.AddInput": {
+            /** @description CartID is the cart's id. */
             cartId: string;
+            /** @description Items are the products to add, all or none (a failing item leaves the cart and the stock untouched). */
             items: components["schemas"]["cart.AddItemInput"][];
         };
         /** @description AddItem is an item of cart.addToCart: Quantity units of a product, to be reserved in the warehouse WarehouseID (required, as SPEC.md says, even for a product with UNLIMITED stock, which reserves nothing). */
         "cart.AddItemInput": {
+            /** @description ProductID is the product's id; an entry of the same product gets the quantity added. */
             productId: string;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Quantity is the number of units to add (at most 100 per product in the cart).
+             */
             quantity: number;
+            /** @description WarehouseID is the warehouse the units are reserved in. */
             warehouseId: string;
         };
         /** @description Address is a shipping or billing address (SPEC.md "Address"). It is stored and returned as given: validated, not normalised (a state given as "Hawaii" stays "Hawaii"). PostCode and Phone are accepted as a JSON number or string and kept as strings; Address2 (typed "Array Number" in SPEC.md) is kept as whatever JSON value was given (null is absent). */
         "cart.Address": {
+            /** @description Address1 is the street address (required). */
             address_1: string;
+            /** @description Address2 is more of the address, kept as the JSON value given (SPEC.md types it "Array Number"). */
             address_2?: unknown;
+            /** @description City is the city (required). */
             city: string;
+            /** @description Company is the addressee's company. */
             company?: string;
-            /** @description An ISO 3166-1 alpha-2 country code (upper case). */
+            /** @description Country is an ISO 3166-1 alpha-2 code in upper case (required); another is invalid_country. */
             country: string;
+            /** @description FirstName is the addressee's first name (required). */
             firstName: string;
+            /** @description Instructions are notes for the delivery. */
             instructions?: string;
+            /** @description LastName is the addressee's last name. */
             lastName?: string;
+            /** @description Phone is a phone number, a string or a number, kept as a string. */
             phone?: components["schemas"]["cart.Text"];
+            /** @description PostCode is the postal code (required), a string or a number, kept as a string of the digits given. */
             postCode: components["schemas"]["cart.Text"];
+            /** @description State is an ISO 3166-2 subdivision of the country (required): its code without the country prefix (HI) or its English name (Hawaii), case-insensitive; another is invalid_state. */
             state: string;
         };
         /** @description AddressArg is an address argument given as an object: shippingAddress, checkout's addresses, and a customer's address (which embeds it). The transport decodes it as every argument, strictly (exact field names, typed values, problems with their paths); the use case checks the required fields (Address.Check) and the place (Address.CheckPlace). Another JSON value than an object is "must be an address object". */
         "cart.AddressArgInput": {
+            /** @description Address1 is the street address (required). */
             address_1: string;
+            /** @description Address2 is more of the address, kept as the JSON value given (SPEC.md types it "Array Number"). */
             address_2?: unknown;
+            /** @description City is the city (required). */
             city: string;
+            /** @description Company is the addressee's company. */
             company?: string;
-            /** @description An ISO 3166-1 alpha-2 country code (upper case). */
+            /** @description Country is an ISO 3166-1 alpha-2 code in upper case (required); another is invalid_country. */
             country: string;
+            /** @description FirstName is the addressee's first name (required). */
             firstName: string;
+            /** @description Instructions are notes for the delivery. */
             instructions?: string;
+            /** @description LastName is the addressee's last name. */
             lastName?: string;
+            /** @description Phone is a phone number, a string or a number, kept as a string. */
             phone?: components["schemas"]["cart.TextInput"];
+            /** @description PostCode is the postal code (required), a string or a number, kept as a string of the digits given. */
             postCode: components["schemas"]["cart.TextInput"];
+            /** @description State is an ISO 3166-2 subdivision of the country (required): its code without the country prefix (HI) or its English name (Hawaii), case-insensitive; another is invalid_state. */
             state: string;
         };
         /** @description An address object, or the string SAMEASSHIPPING. */
@@ -1972,32 +2038,56 @@ export interface components {
         "cart.BillingAddressInput": {
             /** @description BillingAddress is an address object, or the string SAMEASSHIPPING; absent (or null) means SAMEASSHIPPING. */
             billingAddress?: components["schemas"]["cart.BillingAddressArgInput"] | null;
+            /** @description CartID is the cart's id. */
             cartId: string;
+        };
+        /** @description CalculateEntry is an entry in the CalculateForm. */
+        "cart.CalculateEntry": {
+            discounts: components["schemas"]["cart.DiscountViewCalculateForm"][];
+            id: string;
+            price: components["schemas"]["money.Money"];
+            productId: string;
+            quantity: number;
+            reserves: components["schemas"]["stock.Reservation"][];
+            taxes: components["schemas"]["cart.TaxLineView"][];
+            title: string;
         };
         /** @description CartInput is an argument naming a cart (cart.calculateCart). */
         "cart.CartInput": {
+            /** @description CartID is the cart's id. */
             cartId: string;
         };
         /** @description CheckoutInput is the argument of cart.checkout. ShippingAddress, ShippingMethod and BillingAddress are optional and applied first, as the operations that set them would; PaymentID names the payment provider and PaymentData (a JSON object, opaque to the cart) is passed to it. */
         "cart.CheckoutInput": {
+            /** @description BillingAddress, when given, is set first: an address object, or the string SAMEASSHIPPING (the default). */
             billingAddress?: components["schemas"]["cart.BillingAddressArgInput"] | null;
+            /** @description CartID is the cart's id. */
             cartId: string;
             /** @description Email is the order's email (optional). */
             email?: string | null;
+            /** @description PaymentData is the provider's data, a JSON object: anything for manual (recorded), {"paymentMethod": "pm_..."} for stripe. */
             paymentData: unknown;
+            /** @description PaymentID names the payment provider: manual (built in), or stripe when the service has a Stripe key. */
             paymentId: string;
+            /** @description ShippingAddress, when given, is set first, as cart.setShippingAddress would. */
             shippingAddress?: components["schemas"]["cart.AddressArgInput"] | null;
+            /** @description ShippingMethod, when given, is chosen first, as cart.setShippingMethod would: the method's id or an object with it. */
             shippingMethod?: components["schemas"]["cart.MethodRefInput"] | null;
         };
         /** @description CompleteInput is the argument of draft.complete. */
         "cart.CompleteInput": {
+            /** @description ID is the draft's id (a DRAFT cart). */
             id: string;
+            /** @description PaymentData is the provider's data, as cart.checkout's. */
             paymentData: unknown;
+            /** @description PaymentID is the payment provider of the order (manual, stripe). */
             paymentId: string;
         };
         /** @description CouponInput is the argument of cart.applyCoupon and cart.removeCoupon: the cart and a coupon code (matched case-insensitively). */
         "cart.CouponInput": {
+            /** @description CartID is the cart's id. */
             cartId: string;
+            /** @description Code is the coupon code, compared case-insensitively. */
             code: string;
         };
         /** @description CreateInput is the argument of cart.create; every field is optional. */
@@ -2009,17 +2099,45 @@ export interface components {
             /** @description Currency is an ISO 4217 code (default USD); another value is validation_error. */
             currency?: string | null;
         };
+        /** @description DiscountView is a discount of an entry: quantity units discounted by a promotion, price the unit price and discount the per-unit discount. */
+        "cart.DiscountViewAddForm": {
+            /** @description In major units of the cart's currency (577.65). */
+            discount: number;
+            /** @description In major units of the cart's currency (577.65). */
+            price: number;
+            promotionId: string;
+            promotionTitle: string;
+            quantity: number;
+        };
+        /** @description DiscountView is a discount of an entry: quantity units discounted by a promotion, price the unit price and discount the per-unit discount. */
+        "cart.DiscountViewCalculateForm": {
+            discount: components["schemas"]["money.Money"];
+            price: components["schemas"]["money.Money"];
+            promotionId: string;
+            promotionTitle: string;
+            quantity: number;
+        };
         /** @description DraftInput is the argument of draft.create: the customer by id (an account) or by email (the account with it, else an anonymous order with that email), the cart's currency, country and channel (as cart.create), and optionally what the cart operations would set: items (as addToCart's), addresses, a shipping method, coupons. */
         "cart.DraftInput": {
+            /** @description BillingAddress is set as by setBillingAddress (an address or SAMEASSHIPPING). */
             billingAddress?: components["schemas"]["cart.BillingAddressArgInput"] | null;
+            /** @description Channel is the sales channel (default WEB). */
             channel?: string | null;
+            /** @description Country is the cart's ISO 3166 country (default US). */
             country?: string | null;
+            /** @description Coupons are codes applied as by applyCoupon. */
             coupons?: string[];
+            /** @description Currency is the cart's ISO 4217 currency (default USD). */
             currency?: string | null;
+            /** @description CustomerID is the customer account the order is for. */
             customerId?: string | null;
+            /** @description Email names the customer by email when no customerId is given (an order without an account when none has it). */
             email?: string | null;
+            /** @description Items are products added at once, as addToCart's. */
             items?: components["schemas"]["cart.AddItemInput"][];
+            /** @description ShippingAddress is set as by setShippingAddress. */
             shippingAddress?: components["schemas"]["cart.AddressArgInput"] | null;
+            /** @description ShippingMethodID is set as by setShippingMethod. */
             shippingMethodId?: components["schemas"]["cart.MethodRefInput"] | null;
         };
         /** @description FulfilledPromo is a promotion that fired and discounted the cart: its id, title and the total discount it gave (over every unit of every entry). Promotions are listed in cart order of the first entry they discounted. A promotion whose discount came to 0 is not listed (as it is not listed among an entry's discounts). */
@@ -2028,16 +2146,34 @@ export interface components {
             id: string;
             title: string;
         };
+        /** @description FulfilledPromo is a promotion that fired and discounted the cart: its id, title and the total discount it gave (over every unit of every entry). Promotions are listed in cart order of the first entry they discounted. A promotion whose discount came to 0 is not listed (as it is not listed among an entry's discounts). */
+        "cart.FulfilledPromoAddForm": {
+            /** @description In major units of the cart's currency (577.65). */
+            discount: number;
+            id: string;
+            title: string;
+        };
+        /** @description FulfilledPromo is a promotion that fired and discounted the cart: its id, title and the total discount it gave (over every unit of every entry). Promotions are listed in cart order of the first entry they discounted. A promotion whose discount came to 0 is not listed (as it is not listed among an entry's discounts). */
+        "cart.FulfilledPromoCalculateForm": {
+            discount: components["schemas"]["money.Money"];
+            id: string;
+            title: string;
+        };
         /** @description InfoInput is the argument of cart.info: the cart's id as cartId (or as id, the name the other areas' info operations use). */
         "cart.InfoInput": {
+            /** @description CartID is the cart's id (or give it as id). */
             cartId: string;
+            /** @description ID is the cart's id (or give it as cartId). */
             id?: string;
         } | {
+            /** @description CartID is the cart's id (or give it as id). */
             cartId?: string;
+            /** @description ID is the cart's id (or give it as cartId). */
             id: string;
         };
         /** @description A shipping method id, or a method object with its id. */
         "cart.MethodRefInput": string | {
+            /** @description The shipping method's id. */
             id: string;
         };
         /** @description A price: {amount, currency} with a plain amount in major units, or a money object. */
@@ -2051,16 +2187,35 @@ export interface components {
             fulfilledPromos: components["schemas"]["cart.FulfilledPromo"][] | null;
             ok: boolean;
         };
+        /** @description PromotionsView is the cart's promotions: almostFulfilledPromos as promotion.cartPromotions reports them, fulfilledPromos the promotions that discounted the cart, and ok, always true (a failed evaluation fails the operation instead: the cart never shows stale promotions). */
+        "cart.PromotionsViewAddForm": {
+            almostFulfilledPromos: components["schemas"]["engine.AlmostFulfilled"][];
+            fulfilledPromos: components["schemas"]["cart.FulfilledPromoAddForm"][];
+            ok: boolean;
+        };
+        /** @description PromotionsView is the cart's promotions: almostFulfilledPromos as promotion.cartPromotions reports them, fulfilledPromos the promotions that discounted the cart, and ok, always true (a failed evaluation fails the operation instead: the cart never shows stale promotions). */
+        "cart.PromotionsViewCalculateForm": {
+            almostFulfilledPromos: components["schemas"]["engine.AlmostFulfilled"][];
+            fulfilledPromos: components["schemas"]["cart.FulfilledPromoCalculateForm"][];
+            ok: boolean;
+        };
         /** @description RemoveInput is the argument of cart.removeFromCart. */
         "cart.RemoveInput": {
+            /** @description CartID is the cart's id. */
             cartId: string;
+            /** @description ItemID is the id of the cart's entry. */
             itemId: string;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Quantity is the number of units to remove; the entry's quantity or more removes the entry.
+             */
             quantity: number;
         };
         /** @description ShippingAddressInput is the argument of cart.setShippingAddress. */
         "cart.ShippingAddressInput": {
+            /** @description CartID is the cart's id. */
             cartId: string;
+            /** @description ShippingAddress is where the cart is shipped; the shipping methods available there are listed, and assigned when there is one. */
             shippingAddress: components["schemas"]["cart.AddressArgInput"];
         };
         /** @description ShippingMethod is the cart's shipping method: the method's id, title and taxCode, the rate group it is charged by (rateId) and the rate in the cart's currency. */
@@ -2073,16 +2228,62 @@ export interface components {
             taxCode: string;
             title: string;
         };
+        /** @description ShippingMethod is the cart's shipping method: the method's id, title and taxCode, the rate group it is charged by (rateId) and the rate in the cart's currency. */
+        "cart.ShippingMethodAddForm": {
+            /** @description Discount is the amount a promotion took off the rate (CONTRACT.md section 16), absent when none did. */
+            discount?: number | null;
+            id: string;
+            /** @description A price with its amount in major units (577.65). */
+            rate: {
+                amount: number;
+                currency: string;
+            };
+            rateId: string;
+            taxCode: string;
+            title: string;
+        };
+        /** @description ShippingMethod is the cart's shipping method: the method's id, title and taxCode, the rate group it is charged by (rateId) and the rate in the cart's currency. */
+        "cart.ShippingMethodCalculateForm": {
+            /** @description Discount is the amount a promotion took off the rate (CONTRACT.md section 16), absent when none did. */
+            discount?: components["schemas"]["money.Money"] | null;
+            id: string;
+            rate: components["schemas"]["money.Money"];
+            rateId: string;
+            taxCode: string;
+            title: string;
+        };
         /** @description ShippingMethodInput is the argument of cart.setShippingMethod. */
         "cart.ShippingMethodInput": {
+            /** @description CartID is the cart's id. */
             cartId: string;
+            /** @description MethodID is the shipping method: its id, or an object with its id; it must be available for the cart's address and currency. */
             methodId: components["schemas"]["cart.MethodRefInput"];
+        };
+        /** @description TaxLineView is one tax of an entry in the CalculateForm. */
+        "cart.TaxLineView": {
+            beforeTax: components["schemas"]["money.Money"];
+            tax: components["schemas"]["money.Money"];
+            taxDetail: string;
         };
         /** @description TaxesView is the cart's taxes: ok (always true, as for promotions), beforeTax and tax, the sums over the entries and the shipping line. */
         "cart.TaxesView": {
             beforeTax: components["schemas"]["money.Amount"];
             ok: boolean;
             tax: components["schemas"]["money.Amount"];
+        };
+        /** @description TaxesView is the cart's taxes: ok (always true, as for promotions), beforeTax and tax, the sums over the entries and the shipping line. */
+        "cart.TaxesViewAddForm": {
+            /** @description In major units of the cart's currency (577.65). */
+            beforeTax: number;
+            ok: boolean;
+            /** @description In major units of the cart's currency (577.65). */
+            tax: number;
+        };
+        /** @description TaxesView is the cart's taxes: ok (always true, as for promotions), beforeTax and tax, the sums over the entries and the shipping line. */
+        "cart.TaxesViewCalculateForm": {
+            beforeTax: components["schemas"]["money.Money"];
+            ok: boolean;
+            tax: components["schemas"]["money.Money"];
         };
         /** @description Text is a string given as a JSON string or number (postCode, phone); a number keeps its literal digits ("96815"). It marshals as a string. */
         "cart.Text": string | number;
@@ -2111,6 +2312,54 @@ export interface components {
             tax?: components["schemas"]["money.Amount"] | null;
             taxes: components["schemas"]["cart.TaxesView"];
         };
+        /** @description A cart in the addToCart form (CONTRACT.md section 10): the answer of cart.addToCart and cart.removeFromCart. Every amount is a plain number in major units (577.65); an entry shows its tax, beforeTax and taxDetail, and the cart carries tax and beforeTax besides taxes. */
+        "cart.ViewAddForm": {
+            BillingAddress?: components["schemas"]["cart.Address"] | null;
+            /** @description In major units of the cart's currency (577.65). */
+            beforeTax: number;
+            channel: string;
+            country: string;
+            /** @description Coupons are the codes the cart holds, as created (always present). */
+            coupons: string[];
+            currency: string;
+            customerId: string;
+            /** Format: date-time */
+            expirationTime: string;
+            id: string;
+            /** @description The cart's entries. */
+            items: components["schemas"]["cart.AddEntry"][];
+            orderId?: string;
+            promotions: components["schemas"]["cart.PromotionsViewAddForm"];
+            shippingAddress?: components["schemas"]["cart.Address"] | null;
+            shippingMethod?: components["schemas"]["cart.ShippingMethodAddForm"] | null;
+            /** @enum {string} */
+            status: "ACTIVE" | "CHECKED_OUT" | "EXPIRED" | "DRAFT" | "EXCHANGE";
+            /** @description In major units of the cart's currency (577.65). */
+            tax: number;
+            taxes: components["schemas"]["cart.TaxesViewAddForm"];
+        };
+        /** @description A cart in the calculateCart form (CONTRACT.md section 10): the answer of every cart operation but cart.addToCart and cart.removeFromCart. Every computed amount is a money object {amount (minor units), currency, precision}; an entry shows its taxes as a list of lines. */
+        "cart.ViewCalculateForm": {
+            BillingAddress?: components["schemas"]["cart.Address"] | null;
+            channel: string;
+            country: string;
+            /** @description Coupons are the codes the cart holds, as created (always present). */
+            coupons: string[];
+            currency: string;
+            customerId: string;
+            /** Format: date-time */
+            expirationTime: string;
+            id: string;
+            /** @description The cart's entries. */
+            items: components["schemas"]["cart.CalculateEntry"][];
+            orderId?: string;
+            promotions: components["schemas"]["cart.PromotionsViewCalculateForm"];
+            shippingAddress?: components["schemas"]["cart.Address"] | null;
+            shippingMethod?: components["schemas"]["cart.ShippingMethodCalculateForm"] | null;
+            /** @enum {string} */
+            status: "ACTIVE" | "CHECKED_OUT" | "EXPIRED" | "DRAFT" | "EXCHANGE";
+            taxes: components["schemas"]["cart.TaxesViewCalculateForm"];
+        };
         /** @description Category is a category of the tree. Description is nil when absent (null in the JSON form). Parent is empty for the root only. */
         "catalog.Category": {
             /** @description With withChildren: the child categories (recursively with recursive). */
@@ -2126,8 +2375,11 @@ export interface components {
         };
         /** @description CategoryInfoInput is the argument of category.info; recursive implies withChildren. */
         "catalog.CategoryInfoInput": {
+            /** @description ID is the category's id. */
             id: string;
+            /** @description Recursive gives each child its own children, down the whole subtree (implies withChildren). */
             recursive?: boolean | null;
+            /** @description WithChildren adds the direct children, as children. */
             withChildren?: boolean | null;
         };
         /** @description Category is a category of the tree. Description is nil when absent (null in the JSON form). Parent is empty for the root only. */
@@ -2152,10 +2404,16 @@ export interface components {
         };
         /** @description ClassificationDefInput is a classification definition as given; all four fields are required. */
         "catalog.ClassificationDefInput": {
+            /** @description Description says what the classification is. */
             description?: string | null;
+            /** @description ID names the classification (what products' values refer to). */
             id?: string | null;
+            /** @description Mandatory says whether every product of the category must have a value (missing_classification). */
             mandatory?: boolean | null;
-            /** @enum {string|null} */
+            /**
+             * @description Type is the type of the values: STRING, NUMBER or BOOLEAN.
+             * @enum {string|null}
+             */
             type?: "STRING" | "NUMBER" | "BOOLEAN" | null;
         };
         /** @description ClassificationDef is a classification a category defines for its products (and those of its descendants). */
@@ -2167,83 +2425,142 @@ export interface components {
         };
         /** @description ClassificationValue is a product's value for a classification defined by one of its categories (or their ancestors). In a stored product Value is a number for NUMBER, a boolean for BOOLEAN and a string for STRING; as given (an input) it may be any JSON value, which the service checks and converts. */
         "catalog.ClassificationValue": {
+            /** @description ID is the id of the classification (defined by a category of the product or one of their ancestors). */
             id: string;
+            /** @description Value is the product's value, of the classification's type: NUMBER as a number or numeric string, BOOLEAN as true/false or "true"/"false". */
             value?: components["schemas"]["catalog.Literal"];
         };
         /** @description ClassificationValue is a product's value for a classification defined by one of its categories (or their ancestors). In a stored product Value is a number for NUMBER, a boolean for BOOLEAN and a string for STRING; as given (an input) it may be any JSON value, which the service checks and converts. */
         "catalog.ClassificationValueInput": {
+            /** @description ID is the id of the classification (defined by a category of the product or one of their ancestors). */
             id?: string;
+            /** @description Value is the product's value, of the classification's type: NUMBER as a number or numeric string, BOOLEAN as true/false or "true"/"false". */
             value?: components["schemas"]["catalog.LiteralInput"];
         };
         /** @description ClassificationValue is a product's value for a classification defined by one of its categories (or their ancestors). In a stored product Value is a number for NUMBER, a boolean for BOOLEAN and a string for STRING; as given (an input) it may be any JSON value, which the service checks and converts. */
         "catalog.ClassificationValuePartial": {
+            /** @description ID is the id of the classification (defined by a category of the product or one of their ancestors). */
             id?: string;
+            /** @description Value is the product's value, of the classification's type: NUMBER as a number or numeric string, BOOLEAN as true/false or "true"/"false". */
             value?: components["schemas"]["catalog.LiteralPartial"];
         };
         /** @description CreateCategoryInput is the argument of category.create. */
         "catalog.CreateCategoryInput": {
+            /** @description Classifications define the attributes the category's products (and those of its descendants) may or must have. */
             classifications?: components["schemas"]["catalog.ClassificationDefInput"][] | null;
+            /** @description Description is the category's text. */
             description?: string | null;
+            /** @description Parent is the id of the parent category (ROOT when absent on create); moving a category under its own subtree is validation_error. */
             parent?: string | null;
+            /** @description Slug is the category's name in URLs, unique among its siblings (duplicate_key), stored in Unicode NFC. */
             slug: string;
+            /** @description Title is the category's name. */
             title: string;
         };
         /** @description CreateProductInput is the argument of product.create. */
         "catalog.CreateProductInput": {
+            /** @description Base is the id of the Base product of a Variant (with variations). */
             base?: string | null;
+            /** @description Brand is the product's brand. */
             brand?: string | null;
+            /** @description Categories are the ids of the product's categories (at most 5); empty only for a Variant product. */
             categories: string[];
+            /** @description Classifications are the product's values of the classifications its categories (and their ancestors) define. */
             classifications?: components["schemas"]["catalog.ClassificationValueInput"][] | null;
+            /** @description Description is the product's text. */
             description?: string | null;
+            /** @description IsNetPrice says whether the prices exclude taxes (taxes are added on top); false: gross prices, which include them. */
             isNetPrice?: boolean | null;
+            /** @description Medias are the product's images and other media. */
             medias?: components["schemas"]["catalog.MediaInput"][] | null;
+            /** @description Modifiers are the names of the attributes a Base product's Variants differ by (a Base product has them). */
             modifiers?: string[] | null;
+            /** @description Prices are the product's prices; a price's id is kept when given. */
             prices?: (components["schemas"]["catalog.PriceInput"] | null)[] | null;
+            /** @description SKU is the product's stock keeping unit, unique among products (duplicate_key), stored in Unicode NFC. */
             sku: string;
-            /** @enum {string} */
+            /**
+             * @description Status is ONLINE (salable, listed) or DRAFT (left out of carts and, unless asked for, of product.list).
+             * @enum {string}
+             */
             status: "ONLINE" | "DRAFT";
+            /** @description StockStatus is 0 NORMAL (stock is reserved and counted), 1 UNLIMITED (no stock kept) or 2 DISCONTINUED (not salable). */
             stockStatus: number;
+            /** @description TaxCode names the taxes that apply to the product: every tax whose code it is (CONTRACT.md section 8). */
             taxCode?: string | null;
+            /** @description Title is the product's name. */
             title: string;
+            /** @description Variants are the ids of a Base product's Variants, each an existing Variant whose base is this product. */
             variants?: string[] | null;
+            /** @description Variations are a Variant's values of its Base's modifiers. */
             variations?: components["schemas"]["catalog.VariationInput"][] | null;
         };
         /** @description ListCategoriesInput is the argument of category.list. */
         "catalog.ListCategoriesInput": {
+            /** @description Description matches the categories whose description matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
             description?: string | null;
+            /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
             fields?: components["schemas"]["commerce.StringListInput"];
+            /** @description ID matches the categories with any of these ids. */
             id?: components["schemas"]["commerce.StringListInput"];
+            /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
             limit?: number | null;
+            /** @description Parent matches the direct children of any of these categories. */
             parent?: components["schemas"]["commerce.StringListInput"];
+            /** @description Path matches the categories whose path (ROOT.<id>.<id>...) starts with a match of the pattern (anchored at the start of the path). A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
             path?: string | null;
+            /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
             skip?: number | null;
+            /** @description Slug matches the categories with any of these slugs, exactly (compared in Unicode NFC). */
             slug?: components["schemas"]["commerce.StringListInput"];
+            /** @description Title matches the categories whose title matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
             title?: string | null;
         };
         /** @description ListProductsInput is the argument of product.list: the filters of ProductFilter as the query names them, the fields to return and the page. */
         "catalog.ListProductsInput": {
+            /** @description Base matches the Variants of any of these Base products. */
             base?: components["schemas"]["commerce.StringListInput"];
+            /** @description Brand matches the products whose brand matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
             brand?: string | null;
+            /** @description Categories matches the products in any of these categories, directly. */
             categories?: components["schemas"]["commerce.StringListInput"];
+            /** @description Description matches the products whose description matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
             description?: string | null;
+            /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
             fields?: components["schemas"]["commerce.StringListInput"];
+            /** @description ID matches the products with any of these ids. */
             id?: components["schemas"]["commerce.StringListInput"];
+            /** @description IsNetPrice matches the products whose prices are net (true) or gross (false). */
             isNetPrice?: boolean | null;
+            /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
             limit?: number | null;
+            /** @description MediaChannel is SPEC.md's spelling of prices.channel (CONTRACT.md section 6): the same filter. */
             "medias.channel"?: components["schemas"]["commerce.StringListInput"];
-            /** @description MediaCustomerType and MediaChannel are SPEC.md's spellings of prices.customerType and prices.channel (CONTRACT.md section 6). */
+            /** @description MediaCustomerType is SPEC.md's spelling of prices.customerType (CONTRACT.md section 6): the same filter. */
             "medias.customerType"?: components["schemas"]["commerce.StringListInput"];
+            /** @description MediaID matches the products with a media of any of these ids. */
             "medias.id"?: components["schemas"]["commerce.StringListInput"];
+            /** @description PriceChannel matches the products with a price for any of these channels. */
             "prices.channel"?: components["schemas"]["commerce.StringListInput"];
+            /** @description PriceCountry matches the products with a price for any of these countries. */
             "prices.country"?: components["schemas"]["commerce.StringListInput"];
+            /** @description PriceCurrency matches the products with a price in any of these currencies. */
             "prices.currency"?: components["schemas"]["commerce.StringListInput"];
+            /** @description PriceCustomerType matches the products with a price for any of these customer types. */
             "prices.customerType"?: components["schemas"]["commerce.StringListInput"];
+            /** @description PriceID matches the products with a price of any of these ids. */
             "prices.id"?: components["schemas"]["commerce.StringListInput"];
+            /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
             skip?: number | null;
+            /** @description SKU matches the products with any of these skus, exactly (compared in Unicode NFC). */
             sku?: components["schemas"]["commerce.StringListInput"];
+            /** @description Status matches the products with any of these statuses (ONLINE, DRAFT); ONLINE only when absent. */
             status?: components["schemas"]["commerce.StringListInput"];
+            /** @description StockStatus matches the products with any of these stock statuses (integers: 0 NORMAL, 1 UNLIMITED, 2 DISCONTINUED). */
             stockStatus?: components["schemas"]["commerce.StringListInput"];
+            /** @description TaxCode matches the products with any of these tax codes, exactly. */
             taxCode?: components["schemas"]["commerce.StringListInput"];
+            /** @description Title matches the products whose title matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
             title?: string | null;
         };
         /** @description A JSON value as given (a number, string or boolean). */
@@ -2254,17 +2571,23 @@ export interface components {
         "catalog.LiteralPartial": unknown;
         /** @description Media is a media entry of a product. */
         "catalog.Media": {
+            /** @description ID identifies the media within the product. */
             id: string;
+            /** @description URL is where the media is. */
             url: string;
         };
         /** @description Media is a media entry of a product. */
         "catalog.MediaInput": {
+            /** @description ID identifies the media within the product. */
             id?: string;
+            /** @description URL is where the media is. */
             url?: string;
         };
         /** @description Media is a media entry of a product. */
         "catalog.MediaPartial": {
+            /** @description ID identifies the media within the product. */
             id?: string;
+            /** @description URL is where the media is. */
             url?: string;
         };
         /** @description Price is one price of a product. Amount is in minor units of Currency; Country, CustomerType and Channel are empty when the price is not restricted by them; ValidFrom and ValidUntil are both set or both nil. */
@@ -2284,16 +2607,24 @@ export interface components {
         };
         /** @description PriceInput is one element of `prices` as given. Its strings are typed (the transport reports a number given for currency); amount and the validity dates are Literals, which the service checks in the contract's order, per price: so that price_invalid and price_valid_dates can answer with the price, or the dates, as given. */
         "catalog.PriceInput": {
+            /** @description Amount is the price in major units of the currency (577.65), with no more decimals than the currency has. */
             amount: components["schemas"]["catalog.LiteralInput"];
+            /** @description Channel is the cart channel the price is for (WEB, ...). */
             channel?: string | null;
-            /** @description An ISO 3166-1 alpha-2 country code (upper case), or empty for none. */
+            /** @description Country is the ISO 3166-1 alpha-2 country the price is for (empty: any). */
             country?: string | null;
-            /** @description An ISO 4217 currency code (upper case). */
+            /** @description Currency is the price's ISO 4217 currency code. */
             currency: string;
-            /** @enum {string|null} */
+            /**
+             * @description CustomerType is the customer tag the price is for (VIP, B2B, B2C).
+             * @enum {string|null}
+             */
             customerType?: "VIP" | "B2B" | "B2C" | null;
+            /** @description ID identifies the price within the product (generated when absent); resend it to keep a price on update. */
             id?: string | null;
+            /** @description ValidFrom is when the price starts to apply (RFC 3339, or a date: its first moment UTC); given together with validUntil. */
             validFrom?: components["schemas"]["catalog.LiteralInput"];
+            /** @description ValidUntil is the last moment the price applies (RFC 3339, or a date: its last millisecond UTC); given together with validFrom. */
             validUntil?: components["schemas"]["catalog.LiteralInput"];
         };
         /** @description Price is one price of a product. Amount is in minor units of Currency; Country, CustomerType and Channel are empty when the price is not restricted by them; ValidFrom and ValidUntil are both set or both nil. */
@@ -2339,7 +2670,9 @@ export interface components {
         };
         /** @description ProductInfoInput is the argument of product.info. */
         "catalog.ProductInfoInput": {
+            /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
             fields?: components["schemas"]["commerce.StringListInput"];
+            /** @description ID is the product's id. */
             id: string;
         };
         /**
@@ -2370,51 +2703,83 @@ export interface components {
         };
         /** @description RemoveInput is the argument of product.remove and category.remove. */
         "catalog.RemoveInput": {
+            /** @description ID is the id of the record to remove. */
             id: string;
         };
         /** @description UpdateCategoryInput is the argument of category.update: the category's id and the fields to change. */
         "catalog.UpdateCategoryInput": {
+            /** @description Classifications define the attributes the category's products (and those of its descendants) may or must have. */
             classifications?: components["schemas"]["catalog.ClassificationDefInput"][] | null;
+            /** @description Description is the category's text. */
             description?: string | null;
+            /** @description ID is the id of the category to change. */
             id: string;
+            /** @description Parent is the id of the parent category (ROOT when absent on create); moving a category under its own subtree is validation_error. */
             parent?: string | null;
+            /** @description Slug is the category's name in URLs, unique among its siblings (duplicate_key), stored in Unicode NFC. */
             slug?: string | null;
+            /** @description Title is the category's name. */
             title?: string | null;
         };
         /** @description UpdateProductInput is the argument of product.update: the product's id and the fields to change. */
         "catalog.UpdateProductInput": {
+            /** @description Base is the id of the Base product of a Variant (with variations). */
             base?: string | null;
+            /** @description Brand is the product's brand. */
             brand?: string | null;
+            /** @description Categories are the ids of the product's categories (at most 5); empty only for a Variant product. */
             categories?: string[] | null;
+            /** @description Classifications are the product's values of the classifications its categories (and their ancestors) define. */
             classifications?: components["schemas"]["catalog.ClassificationValueInput"][] | null;
+            /** @description Description is the product's text. */
             description?: string | null;
+            /** @description ID is the id of the product to change. */
             id: string;
+            /** @description IsNetPrice says whether the prices exclude taxes (taxes are added on top); false: gross prices, which include them. */
             isNetPrice?: boolean | null;
+            /** @description Medias are the product's images and other media. */
             medias?: components["schemas"]["catalog.MediaInput"][] | null;
+            /** @description Modifiers are the names of the attributes a Base product's Variants differ by (a Base product has them). */
             modifiers?: string[] | null;
+            /** @description Prices are the product's prices; a price's id is kept when given. */
             prices?: (components["schemas"]["catalog.PriceInput"] | null)[] | null;
+            /** @description SKU is the product's stock keeping unit, unique among products (duplicate_key), stored in Unicode NFC. */
             sku?: string | null;
-            /** @enum {string|null} */
+            /**
+             * @description Status is ONLINE (salable, listed) or DRAFT (left out of carts and, unless asked for, of product.list).
+             * @enum {string|null}
+             */
             status?: "ONLINE" | "DRAFT" | null;
+            /** @description StockStatus is 0 NORMAL (stock is reserved and counted), 1 UNLIMITED (no stock kept) or 2 DISCONTINUED (not salable). */
             stockStatus?: number | null;
+            /** @description TaxCode names the taxes that apply to the product: every tax whose code it is (CONTRACT.md section 8). */
             taxCode?: string | null;
+            /** @description Title is the product's name. */
             title?: string | null;
+            /** @description Variants are the ids of a Base product's Variants, each an existing Variant whose base is this product. */
             variants?: string[] | null;
+            /** @description Variations are a Variant's values of its Base's modifiers. */
             variations?: components["schemas"]["catalog.VariationInput"][] | null;
         };
         /** @description Variation is the value a Variant product gives for one modifier of its Base product. */
         "catalog.Variation": {
+            /** @description ID is the name of the Base product's modifier. */
             id: string;
+            /** @description Value is the Variant's value of it. */
             value: string;
         };
         /** @description Variation is the value a Variant product gives for one modifier of its Base product. */
         "catalog.VariationInput": {
+            /** @description ID is the name of the Base product's modifier. */
             id?: string;
+            /** @description Value is the Variant's value of it. */
             value?: string;
         };
         /** @description Variation is the value a Variant product gives for one modifier of its Base product. */
         "catalog.VariationPartial": {
+            /** @description ID is the name of the Base product's modifier. */
             id?: string;
+            /** @description Value is the Variant's value of it. */
             value?: string;
         };
         /** @description Page is the page of a list response: {limit, skip}. */
@@ -2442,40 +2807,63 @@ export interface components {
         };
         /** @description AddAddressInput is the argument of customer.addAddress. */
         "customer.AddAddressInput": {
+            /** @description Address is the address to add. */
             address: components["schemas"]["customer.AddressArgInput"];
+            /** @description ID is the customer's id (admin tokens); absent, the token's own customer. */
             id?: string;
         };
         /** @description Address is an entry of a customer's address book: a cart address (CONTRACT.md section 10) with an id and the default flag. */
         "customer.Address": {
+            /** @description Address1 is the street address (required). */
             address_1: string;
+            /** @description Address2 is more of the address, kept as the JSON value given (SPEC.md types it "Array Number"). */
             address_2?: unknown;
+            /** @description City is the city (required). */
             city: string;
+            /** @description Company is the addressee's company. */
             company?: string;
-            /** @description An ISO 3166-1 alpha-2 country code (upper case). */
+            /** @description Country is an ISO 3166-1 alpha-2 code in upper case (required); another is invalid_country. */
             country: string;
             default: boolean;
+            /** @description FirstName is the addressee's first name (required). */
             firstName: string;
             id: string;
+            /** @description Instructions are notes for the delivery. */
             instructions?: string;
+            /** @description LastName is the addressee's last name. */
             lastName?: string;
+            /** @description Phone is a phone number, a string or a number, kept as a string. */
             phone?: components["schemas"]["cart.Text"];
+            /** @description PostCode is the postal code (required), a string or a number, kept as a string of the digits given. */
             postCode: components["schemas"]["cart.Text"];
+            /** @description State is an ISO 3166-2 subdivision of the country (required): its code without the country prefix (HI) or its English name (Hawaii), case-insensitive; another is invalid_state. */
             state: string;
         };
         /** @description AddressArg is an address argument: a cart address object plus the optional Boolean `default`, decoded by the transport as every argument (exact field names, typed values). */
         "customer.AddressArgInput": {
+            /** @description Address1 is the street address (required). */
             address_1: string;
+            /** @description Address2 is more of the address, kept as the JSON value given (SPEC.md types it "Array Number"). */
             address_2?: unknown;
+            /** @description City is the city (required). */
             city: string;
+            /** @description Company is the addressee's company. */
             company?: string;
-            /** @description An ISO 3166-1 alpha-2 country code (upper case). */
+            /** @description Country is an ISO 3166-1 alpha-2 code in upper case (required); another is invalid_country. */
             country: string;
+            /** @description Default makes the address the customer's default one (the others' lose it). */
             default?: boolean;
+            /** @description FirstName is the addressee's first name (required). */
             firstName: string;
+            /** @description Instructions are notes for the delivery. */
             instructions?: string;
+            /** @description LastName is the addressee's last name. */
             lastName?: string;
+            /** @description Phone is a phone number, a string or a number, kept as a string. */
             phone?: components["schemas"]["cart.TextInput"];
+            /** @description PostCode is the postal code (required), a string or a number, kept as a string of the digits given. */
             postCode: components["schemas"]["cart.TextInput"];
+            /** @description State is an ISO 3166-2 subdivision of the country (required): its code without the country prefix (HI) or its English name (Hawaii), case-insensitive; another is invalid_state. */
             state: string;
         };
         /** @description Client is an OAuth 2.0 client (client credentials grant). SecretHash is the SHA-256 of its secret and is never marshaled. */
@@ -2489,17 +2877,24 @@ export interface components {
         };
         /** @description ClientCreateInput is the argument of client.create. */
         "customer.ClientCreateInput": {
+            /** @description Name names the client (for people). */
             name: string;
-            /** @enum {string} */
+            /**
+             * @description Scope is the scope of the client's tokens: api or admin.
+             * @enum {string}
+             */
             scope: "api" | "admin";
         };
         /** @description ClientListInput is the argument of client.list. */
         "customer.ClientListInput": {
+            /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
             limit?: number | null;
+            /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
             skip?: number | null;
         };
         /** @description ClientRemoveInput is the argument of client.remove. */
         "customer.ClientRemoveInput": {
+            /** @description ID is the client's id. */
             id: string;
         };
         /** @description Customer is an account. PasswordHash is never marshaled. */
@@ -2538,46 +2933,67 @@ export interface components {
         };
         /** @description InfoInput names a customer (customer.info, customer.remove): absent, the caller's own account. */
         "customer.InfoInput": {
+            /** @description ID is the customer's id (admin tokens); absent, the token's own customer. */
             id?: string;
         };
         /** @description ListInput is the argument of customer.list. */
         "customer.ListInput": {
+            /** @description CustomerType matches the customers of any of these types, exactly. */
             customerType?: components["schemas"]["commerce.StringListInput"];
+            /** @description Email matches the customers whose email matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
             email?: string | null;
+            /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
             limit?: number | null;
+            /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
             skip?: number | null;
         };
         /** @description LoginInput is the argument of auth.login. */
         "customer.LoginInput": {
+            /** @description CartID is a guest cart (an ACTIVE ANON cart) to adopt: it becomes the customer's. */
             cartId?: string;
+            /** @description Email is the account's email. */
             email: string;
+            /** @description Password is the account's password. */
             password: string;
         };
         /** @description RefreshInput is the argument of auth.refresh and auth.logout. */
         "customer.RefreshInput": {
+            /** @description RefreshToken is the refresh token auth.login or auth.refresh gave. */
             refreshToken: string;
         };
         /** @description RegisterInput is the argument of customer.register. */
         "customer.RegisterInput": {
-            /** Format: idn-email */
+            /**
+             * Format: idn-email
+             * @description Email is the account's email address, unique (duplicate_key); kept trimmed, lower-cased and in Unicode NFC.
+             */
             email: string;
+            /** @description FirstName is the customer's first name. */
             firstName: string;
+            /** @description LastName is the customer's last name. */
             lastName?: string | null;
+            /** @description Password is 10 to 128 characters, not the email, not a common password. */
             password: string;
+            /** @description Phone is a phone number, a string or a number, kept as a string. */
             phone?: components["schemas"]["cart.TextInput"] | null;
         };
         /** @description RemoveAddressInput is the argument of customer.removeAddress. */
         "customer.RemoveAddressInput": {
+            /** @description AddressID is the id of the address to remove. */
             addressId: string;
+            /** @description ID is the customer's id (admin tokens); absent, the token's own customer. */
             id?: string;
         };
         /** @description RequestResetInput is the argument of auth.requestPasswordReset. */
         "customer.RequestResetInput": {
+            /** @description Email is the account's email; any email is answered alike. */
             email: string;
         };
         /** @description ResetInput is the argument of auth.resetPassword. */
         "customer.ResetInput": {
+            /** @description Password is the new password (the rules of registration). */
             password: string;
+            /** @description Token is the reset token of the PASSWORD_RESET event (valid for an hour, once). */
             token: string;
         };
         /** @description Session is the answer of auth.login and auth.refresh. */
@@ -2597,12 +3013,19 @@ export interface components {
         };
         /** @description UpdateInput is the argument of customer.update: absent fields are kept. CustomerType is for admin tokens only; Password needs CurrentPassword. */
         "customer.UpdateInput": {
+            /** @description CurrentPassword is the password now, required to change it; a wrong one counts as a failed login. */
             currentPassword?: string | null;
+            /** @description CustomerType is the new customer type (VIP, B2B, B2C, ...): admin tokens only. */
             customerType?: string | null;
+            /** @description FirstName is the new first name. */
             firstName?: string | null;
+            /** @description ID is the customer's id (admin tokens); absent, the token's own customer. */
             id?: string;
+            /** @description LastName is the new last name. */
             lastName?: string | null;
+            /** @description Password is the new password (the rules of registration); it needs currentPassword. */
             password?: string | null;
+            /** @description Phone is the new phone number, a string or a number. */
             phone?: components["schemas"]["cart.TextInput"] | null;
         };
         /** @description AlmostFulfilled is a promotion the cart almost satisfies, with the leaves of its `if` that are almost fulfilled. */
@@ -3298,25 +3721,35 @@ export interface components {
         "money.DecimalPartial": number;
         /** @description Money is an amount in minor units with its currency and the currency's precision: the money-object form of the interface. */
         "money.Money": {
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Amount is in minor units of the currency (cents for USD: 57765 is 577.65).
+             */
             amount: number;
+            /** @description Currency is the ISO 4217 currency code. */
             currency: string;
+            /** @description Precision is the currency's ISO 4217 minor unit, the number of decimals (USD 2, JPY 0, JOD 3). */
             precision: number;
         };
         /** @description Number is a numeric argument of an operation (a tax rate, a price or a shipping rate in major units), read exactly from its JSON number. Its decoding never fails: a value that is not a usable number is kept with its problem, which Check reports (the transport calls it, as for every commerce.Checker, naming the field) and Decimal returns, so that the problem is reported against the field's path rather than as a failure of the whole body. A JSON null leaves a *Number field nil (absent). */
         "money.NumberInput": number;
         /** @description CancelInput is the argument of order.cancel. */
         "order.CancelInput": {
+            /** @description ID is the order's id. */
             id: string;
+            /** @description Reason says why the order is cancelled. */
             reason?: string | null;
         };
         /** @description CaptureInput is the argument of order.capture. */
         "order.CaptureInput": {
+            /** @description ID is the order's id. */
             id: string;
         };
         /** @description DeliverInput is the argument of order.deliver. */
         "order.DeliverInput": {
+            /** @description FulfillmentID is the id of the fulfillment delivered. */
             fulfillmentId: string;
+            /** @description ID is the order's id. */
             id: string;
         };
         /** @description Exchange is what a return's customer gets instead of (part of) the money: Items reserved at return.request, at their price then; OrderID the order return.refund placed for them. CartID (the cart holding the reservations, which that order is checked out from), Value (what the items cost, tax included, minor units) and SKUs are the service's own. */
@@ -3326,6 +3759,7 @@ export interface components {
         };
         /** @description ExchangeInput is return.request's exchange: the items the customer gets instead. */
         "order.ExchangeInput": {
+            /** @description Items are the products sent instead, reserved at once at their current price. */
             items: components["schemas"]["order.ExchangeItemInput"][];
         };
         /** @description ExchangeItem is units of a product given in exchange, from a warehouse, at UnitPrice. */
@@ -3338,16 +3772,25 @@ export interface components {
         };
         /** @description ExchangeItemInput is an item of return.request's exchange. */
         "order.ExchangeItemInput": {
+            /** @description ProductID is the product sent instead. */
             productId: string;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Quantity is how many units are sent (more than 0).
+             */
             quantity: number;
+            /** @description WarehouseID is the warehouse its units are reserved in. */
             warehouseId: string;
         };
         /** @description FulfillInput is the argument of order.fulfill; Items omitted means every unit not yet shipped. */
         "order.FulfillInput": {
+            /** @description Carrier is the shipping company. */
             carrier?: string | null;
+            /** @description ID is the order's id. */
             id: string;
+            /** @description Items are the units shipped, per item; absent, every unit not yet shipped (an empty list is validation_error). */
             items?: components["schemas"]["order.ItemQuantityInput"][];
+            /** @description TrackingNumber is the carrier's tracking number. */
             trackingNumber?: string | null;
         };
         /** @description Fulfillment is a shipment of units of an order. */
@@ -3365,6 +3808,7 @@ export interface components {
         };
         /** @description InfoInput is the argument of order.info. */
         "order.InfoInput": {
+            /** @description ID is the order's id. */
             id: string;
         };
         /** @description Item is an order line: one per cart entry. */
@@ -3392,25 +3836,39 @@ export interface components {
         };
         /** @description ItemQuantity is an {itemId, quantity} argument. */
         "order.ItemQuantityInput": {
+            /** @description ItemID is the id of the order's item. */
             itemId: string;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Quantity is the number of its units.
+             */
             quantity: number;
         };
         /** @description ListInput is the argument of order.list; every filter is optional. createdFrom and createdTo are RFC 3339 times (inclusive). */
         "order.ListInput": {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description CreatedFrom matches the orders created at or after this RFC 3339 time.
+             */
             createdFrom?: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description CreatedTo matches the orders created at or before this RFC 3339 time.
+             */
             createdTo?: string | null;
+            /** @description CustomerID matches the orders of any of these customers (a customer token sees its own orders only). */
             customerId?: components["schemas"]["commerce.StringListInput"];
-            /** @description One of NOT_SHIPPED, PARTIALLY_SHIPPED, SHIPPED, DELIVERED, or a list of them (a list, or one comma-separated string). */
+            /** @description FulfillmentStatus matches the orders with any of these fulfillment statuses. */
             fulfillmentStatus?: ("NOT_SHIPPED" | "PARTIALLY_SHIPPED" | "SHIPPED" | "DELIVERED")[] | string | null;
+            /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
             limit?: number | null;
+            /** @description Number matches the orders with any of these numbers ("1001"); a value that is not a number matches nothing. */
             number?: components["schemas"]["commerce.StringListInput"];
-            /** @description One of AUTHORIZED, PAID, PARTIALLY_REFUNDED, REFUNDED, VOIDED, or a list of them (a list, or one comma-separated string). */
+            /** @description PaymentStatus matches the orders with any of these payment statuses. */
             paymentStatus?: ("AUTHORIZED" | "PAID" | "PARTIALLY_REFUNDED" | "REFUNDED" | "VOIDED")[] | string | null;
+            /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
             skip?: number | null;
-            /** @description One of PLACED, COMPLETED, CANCELLED, or a list of them (a list, or one comma-separated string). */
+            /** @description Status matches the orders with any of these statuses. */
             status?: ("PLACED" | "COMPLETED" | "CANCELLED")[] | string | null;
         };
         /** @description Order is an order as clients see it (its JSON form) and as stored. Pending and the items' Allocations are kept by the store beside the document, never shown. */
@@ -3473,15 +3931,23 @@ export interface components {
         };
         /** @description ReceiveInput is the argument of return.receive; Items omitted means every unit asked for, restocked in its item's warehouse. */
         "order.ReceiveInput": {
+            /** @description ID is the return's id. */
             id: string;
+            /** @description Items are the units received per item; absent: every unit asked for, restocked. */
             items?: components["schemas"]["order.ReceiveItemInput"][];
         };
         /** @description ReceiveItemInput is an item of return.receive: quantity units of the return's item itemId received (0 or more), restocked (default true) in warehouseId (default the item's). */
         "order.ReceiveItemInput": {
+            /** @description ItemID is the return's item received. */
             itemId: string;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Quantity is how many units arrived (0 or more, at most those asked for).
+             */
             quantity: number;
+            /** @description Restock puts the units back in stock (default true). */
             restock?: boolean | null;
+            /** @description WarehouseID is where restocked units go (default the item's warehouse). */
             warehouseId?: string | null;
         };
         /** @description Refund is a refund of an order. */
@@ -3495,21 +3961,31 @@ export interface components {
         };
         /** @description RefundInput is the argument of order.refund: Amount in major units of the order's currency, > 0. */
         "order.RefundInput": {
+            /** @description Amount is the amount refunded, in major units of the order's currency, more than 0 and at most what is left of the captured amount (refund_exceeds_captured). */
             amount: components["schemas"]["money.NumberInput"];
+            /** @description ID is the order's id. */
             id: string;
+            /** @description Items are the units the refund is for, per item (at most what is left to refund of each). */
             items?: components["schemas"]["order.ItemQuantityInput"][];
+            /** @description Reason says why the refund is made. */
             reason?: string | null;
+            /** @description Restock puts the items' units back in stock. */
             restock?: boolean | null;
         };
         /** @description RejectInput is the argument of return.reject. */
         "order.RejectInput": {
+            /** @description ID is the return's id. */
             id: string;
+            /** @description Reason says why the return is rejected. */
             reason?: string | null;
         };
         /** @description RequestInput is the argument of return.request. */
         "order.RequestInput": {
+            /** @description Exchange, when given, asks for other products instead of (part of) the money. */
             exchange?: components["schemas"]["order.ExchangeInput"] | null;
+            /** @description Items are the order items returned, with quantities and reasons. */
             items: components["schemas"]["order.ReturnItemInput"][];
+            /** @description OrderID is the order the units come from. */
             orderId: string;
         };
         /** @description Return is a return of units of an order (CONTRACT.md section 24), as clients see it and as stored. CartID, Value and SKUs are kept by the store beside the document, never shown. */
@@ -3534,6 +4010,7 @@ export interface components {
         };
         /** @description ReturnInput names a return (return.info, return.cancel). */
         "order.ReturnInput": {
+            /** @description ID is the return's id. */
             id: string;
         };
         /** @description ReturnItem is units of an order item on a return: Quantity asked for, ReceivedQuantity received (return.receive), Restock whether they went back to stock, in WarehouseID. */
@@ -3551,20 +4028,32 @@ export interface components {
         };
         /** @description ReturnItemInput is an item of return.request: quantity units of the order item itemId, for a reason (one of ReturnReasons; OTHER when absent), with an optional note. */
         "order.ReturnItemInput": {
+            /** @description ItemID is the order item returned. */
             itemId: string;
+            /** @description Note is the customer's or staff's words about the item. */
             note?: string | null;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Quantity is how many of its shipped units are returned (more than 0).
+             */
             quantity: number;
-            /** @enum {string|null} */
+            /**
+             * @description Reason is one of DAMAGED, WRONG_ITEM, NOT_AS_DESCRIBED, NO_LONGER_NEEDED, OTHER (OTHER when absent).
+             * @enum {string|null}
+             */
             reason?: "DAMAGED" | "WRONG_ITEM" | "NOT_AS_DESCRIBED" | "NO_LONGER_NEEDED" | "OTHER" | null;
         };
         /** @description ReturnListInput is the argument of return.list; every filter is optional. */
         "order.ReturnListInput": {
+            /** @description CustomerID keeps the returns of these customers (a customer's token sees only their own). */
             customerId?: components["schemas"]["commerce.StringListInput"];
+            /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
             limit?: number | null;
+            /** @description OrderID keeps the returns of these orders. */
             orderId?: components["schemas"]["commerce.StringListInput"];
+            /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
             skip?: number | null;
-            /** @description One of REQUESTED, RECEIVED, REFUNDED, REJECTED, CANCELLED, or a list of them (a list, or one comma-separated string). */
+            /** @description Status keeps the returns in these statuses (REQUESTED, RECEIVED, REFUNDED, REJECTED, CANCELLED). */
             status?: ("REQUESTED" | "RECEIVED" | "REFUNDED" | "REJECTED" | "CANCELLED")[] | string | null;
         };
         /** @description ReturnRefund is what return.refund gave back: Amount, and whether the order's shipping was part of it. */
@@ -3574,10 +4063,15 @@ export interface components {
         };
         /** @description ReturnRefundInput is the argument of return.refund: Amount in major units (default: see Service.RefundReturn), Shipping to refund the order's shipping too, PaymentID and PaymentData to authorise what an exchange costs more than what was returned. */
         "order.ReturnRefundInput": {
+            /** @description Amount is the refund in major units of the order's currency (default: what the customer paid for the received units, less the exchange's value). */
             amount?: components["schemas"]["money.NumberInput"] | null;
+            /** @description ID is the return's id. */
             id: string;
+            /** @description PaymentData is the provider's data for that authorisation (a Stripe payment method, ...). */
             paymentData?: unknown;
+            /** @description PaymentID is the payment provider authorising what an exchange costs more than what was returned. */
             paymentId?: string | null;
+            /** @description Shipping also refunds the order's shipping (default false). */
             shipping?: boolean | null;
         };
         /** @description ShippingMethod is the order's shipping method. */
@@ -3623,13 +4117,18 @@ export interface components {
             coupons?: components["schemas"]["commerce.StringListInput"];
             /** @description Currency is the currency of v1 prices (default DefaultCurrency). */
             currency?: string | null;
+            /** @description Items are the cart's entries, all with prices in one form (v1 plain numbers, v2 money objects). */
             items: components["schemas"]["promotion.CartItemInput"][];
         };
         /** @description CartItem is an entry of a cartPromotions request: Quantity (default 1, at most MaxQuantity) units of a product at a unit price. IDs must be distinct within a request, since the response names entries by id. */
         "promotion.CartItemInput": {
+            /** @description ID names the entry in the answer (distinct within the request). */
             id?: string;
+            /** @description Price is the unit price: a plain number in major units (v1) or a money object (v2). */
             price?: components["schemas"]["promotion.PriceInput"];
+            /** @description ProductID is the product's id. */
             productId?: string;
+            /** @description Quantity is the number of units (default 1). */
             quantity?: number | null;
         };
         /** @description CartResult is the response of promotion.cartPromotions: {almostFulfilledPromos, itemDiscounts}, both always lists. */
@@ -3639,19 +4138,36 @@ export interface components {
         };
         /** @description CreateInput is the argument of promotion.create: every field is required (nil, or a JSON null, is absent). If and Then are the rule language as given, which engine.Parse reads and validates; the CREATE event's `data` is the input as given. */
         "promotion.CreateInput": {
+            /** @description Active says whether the promotion applies to carts. */
             active: boolean;
-            /** @enum {string} */
+            /**
+             * @description Class is the promotion's class: default.
+             * @enum {string}
+             */
             class: "default";
+            /** @description Code is the coupon code (unique, case-insensitive): the promotion applies only to carts holding it. On update "" removes it. */
             code?: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description EndDate is when it stops applying (RFC 3339, exclusive).
+             */
             endDate?: string | null;
+            /** @description If is the condition, in the rule language: exactly one of category, product, all, any. */
             if: unknown;
+            /** @description Priority orders the evaluation: ascending, ties in creation order. */
             priority: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description StartDate is when the promotion starts to apply (RFC 3339).
+             */
             startDate?: string | null;
+            /** @description Then is the discount, in the rule language: exactly one of category, product, all, any, shipping. */
             then: unknown;
+            /** @description Title names the promotion (shown in carts' discounts). */
             title: string;
+            /** @description UsageLimit is the most orders the promotion may apply to. */
             usageLimit?: number | null;
+            /** @description UsageLimitPerCustomer is the most orders of one customer it may apply to (ANON carts are not limited). */
             usageLimitPerCustomer?: number | null;
         };
         /** @description Discount is Quantity units of an entry discounted by one promotion: Price is the unit price, Discount the per-unit discount. */
@@ -3669,13 +4185,19 @@ export interface components {
         };
         /** @description ListInput is the argument of promotion.list; every filter is optional. id matches any of the ids (at most MaxListIDs); title is a case-insensitive Go RE2 pattern matching anywhere in the title; active matches the flag. limit (1..1000, default 10) and skip (>= 0) page the result, in creation order; fields (CONTRACT.md section 4) reduces each record to id plus the named fields. */
         "promotion.ListInput": {
+            /** @description Active matches the active (true) or inactive (false) promotions. */
             active?: boolean | null;
             /** @description Code matches the promotion with the code, case-insensitively. */
             code?: string | null;
+            /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
             fields?: components["schemas"]["commerce.StringListInput"];
+            /** @description ID matches the promotions with any of these ids. */
             id?: components["schemas"]["commerce.StringListInput"];
+            /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
             limit?: number | null;
+            /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
             skip?: number | null;
+            /** @description Title matches the promotions whose title matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
             title?: string | null;
         };
         /** @description A price: a plain number (v1) or a money object (v2). */
@@ -3720,29 +4242,47 @@ export interface components {
         };
         /** @description UpdateInput is the argument of promotion.update: the id, and any of the changeable fields (nil, or a JSON null, is unchanged). The class cannot change (a `class` field is an unknown field). */
         "promotion.UpdateInput": {
+            /** @description Active turns the promotion on or off. */
             active?: boolean | null;
+            /** @description Code is the coupon code (unique, case-insensitive): the promotion applies only to carts holding it. On update "" removes it. */
             code?: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description EndDate is when it stops applying (RFC 3339, exclusive).
+             */
             endDate?: string | null;
+            /** @description ID is the promotion's id. */
             id: string;
+            /** @description If is the new condition, in the rule language. */
             if?: unknown;
+            /** @description Priority is the new priority (ascending order of evaluation). */
             priority?: number | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description StartDate is when the promotion starts to apply (RFC 3339).
+             */
             startDate?: string | null;
+            /** @description Then is the new discount, in the rule language. */
             then?: unknown;
+            /** @description Title is the new title. */
             title?: string | null;
+            /** @description UsageLimit is the most orders the promotion may apply to. */
             usageLimit?: number | null;
+            /** @description UsageLimitPerCustomer is the most orders of one customer it may apply to (ANON carts are not limited). */
             usageLimitPerCustomer?: number | null;
         };
+        "rpc.cartAddResult": {
+            cart: components["schemas"]["cart.ViewAddForm"];
+        };
         "rpc.cartOrderResult": {
-            cart: components["schemas"]["cart.View"];
+            cart: components["schemas"]["cart.ViewCalculateForm"];
             order?: components["schemas"]["order.Order"] | null;
         };
         "rpc.cartResult": {
-            cart: components["schemas"]["cart.View"];
+            cart: components["schemas"]["cart.ViewCalculateForm"];
         };
         "rpc.cartShippingResult": {
-            cart: components["schemas"]["cart.View"];
+            cart: components["schemas"]["cart.ViewCalculateForm"];
             shippingMethods: components["schemas"]["shipping.Available"][] | null;
         };
         "rpc.categoryListPartial": {
@@ -3781,10 +4321,15 @@ export interface components {
             page: components["schemas"]["rpc.eventPage"];
         };
         "rpc.eventListArgs": {
+            /** @description After is an event id: the events after it in the log (the next page). */
             after?: string;
+            /** @description Channel matches the events of this channel (PRODUCTS, CARTS, ...). */
             channel?: string;
+            /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
             limit?: number | null;
+            /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
             skip?: number | null;
+            /** @description Type matches the events of this type (CREATE, UPDATE, ...). */
             type?: string;
         };
         "rpc.eventPage": {
@@ -3810,6 +4355,7 @@ export interface components {
             product?: components["schemas"]["catalog.ProductPartial"];
         };
         "rpc.promotionIDArgs": {
+            /** @description ID is the promotion's id. */
             id: string;
         };
         "rpc.promotionListPartial": {
@@ -3848,6 +4394,7 @@ export interface components {
             stock: components["schemas"]["stock.Stock"];
         };
         "rpc.taxIDArgs": {
+            /** @description ID is the tax's id. */
             id: string;
         };
         "rpc.taxListPartial": {
@@ -3883,17 +4430,27 @@ export interface components {
         };
         /** @description SearchInput is the argument of product.search. */
         "search.SearchInput": {
+            /** @description Brand matches the products of any of these brands, exactly (as the brand facet gives them). */
             brand?: components["schemas"]["commerce.StringListInput"];
+            /** @description Categories matches the products in any of these categories or their descendants. */
             categories?: components["schemas"]["commerce.StringListInput"];
-            /** @description An ISO 4217 currency code (upper case). */
+            /** @description Currency is the ISO 4217 currency of the prices filtered, sorted and counted (default USD). */
             currency?: string | null;
+            /** @description Facets are the counts to add: brand, categories, price. */
             facets?: components["schemas"]["commerce.StringListInput"];
+            /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
             fields?: components["schemas"]["commerce.StringListInput"];
+            /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
             limit?: number | null;
+            /** @description PriceFrom matches the products whose lowest price in the currency is at least this, in major units. */
             priceFrom?: components["schemas"]["money.NumberInput"] | null;
+            /** @description PriceTo matches the products whose lowest price in the currency is at most this, in major units. */
             priceTo?: components["schemas"]["money.NumberInput"] | null;
+            /** @description Q are the words to find, each in the title, brand, sku or description (case and accents ignored; the last word also as a prefix). */
             q?: string | null;
+            /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
             skip?: number | null;
+            /** @description Sort orders the products: relevance (the default with q), price, -price, newest; else creation order. */
             sort?: string | null;
         };
         /** @description Available is a method available for an address and currency, in the shape setShippingAddress lists it: {id, title, taxCode, rates}, where rates are the matching group's rates as created (every currency of the group). Selected, not part of the JSON form, is what the cart stores when it assigns the method. */
@@ -3905,33 +4462,51 @@ export interface components {
         };
         /** @description CreateInput is the argument of shipping.create (see New for the rules). Pointers tell an absent (or null) field apart from a zero one. */
         "shipping.CreateInput": {
+            /** @description Active says whether carts may use the method. */
             active?: boolean | null;
+            /** @description Rates are the rate groups: where the method ships (locations) and what it costs there (a rate per currency). */
             rates: components["schemas"]["shipping.GroupInput"][];
+            /** @description TaxCode names the taxes of the shipping line (every tax of that code). */
             taxCode?: string | null;
+            /** @description Title names the method (shown to shoppers). */
             title: string;
         };
         /** @description GroupInput is an element of CreateInput.Rates. Its id is generated: an "id" in the input is rejected as an unknown field. */
         "shipping.GroupInput": {
+            /** @description Locations are the places the group's rates apply to; a location naming a state wins over a country-wide one. */
             locations: components["schemas"]["shipping.LocationInput"][];
+            /** @description Rates are the group's prices, one per currency. */
             rates: components["schemas"]["shipping.RateInput"][];
         };
         /** @description InfoInput names a method in shipping.info and shipping.remove: `id`, or its alias `shippingId` (CONTRACT.md section 4). */
         "shipping.InfoInput": {
+            /** @description ID is the method's id (or give it as shippingId). */
             id: string;
+            /** @description ShippingID is the method's id (or give it as id). */
             shippingId?: string;
         } | {
+            /** @description ID is the method's id (or give it as shippingId). */
             id?: string;
+            /** @description ShippingID is the method's id (or give it as id). */
             shippingId: string;
         };
         /** @description ListInput holds the arguments of shipping.list; every filter is optional. id, country and taxCode match any of their values (country: the methods with a location in that country); title is a case-insensitive Go RE2 pattern matching anywhere; active the flag (absent: active and inactive methods alike, since this is the admin's view; the cart asks Available for what a customer may use). fields (comma-separated) returns id plus the named top-level fields (unknown names ignored). */
         "shipping.ListInput": {
+            /** @description Active matches the active (true) or inactive (false) methods; absent, both. */
             active?: boolean | null;
+            /** @description Country matches the methods with a location in any of these countries. */
             country?: components["schemas"]["commerce.StringListInput"];
+            /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
             fields?: components["schemas"]["commerce.StringListInput"];
+            /** @description ID matches the methods with any of these ids. */
             id?: components["schemas"]["commerce.StringListInput"];
+            /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
             limit?: number | null;
+            /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
             skip?: number | null;
+            /** @description TaxCode matches the methods with any of these tax codes, exactly. */
             taxCode?: components["schemas"]["commerce.StringListInput"];
+            /** @description Title matches the methods whose title matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
             title?: string | null;
         };
         /** @description Location is a place a rate group serves: a whole country (State empty) or one state of it. State is kept as it was given (a code such as "HI" or a name such as "Hawaii"), not normalised. */
@@ -3941,8 +4516,9 @@ export interface components {
         };
         /** @description LocationInput is an element of GroupInput.Locations. */
         "shipping.LocationInput": {
-            /** @description An ISO 3166-1 alpha-2 country code (upper case). */
+            /** @description Country is an ISO 3166-1 alpha-2 code in upper case. */
             country: string;
+            /** @description State is an ISO 3166-2 subdivision of the country (its code or English name); absent, the whole country. */
             state?: string | null;
         };
         /** @description Location is a place a rate group serves: a whole country (State empty) or one state of it. State is kept as it was given (a code such as "HI" or a name such as "Hawaii"), not normalised. */
@@ -3986,8 +4562,9 @@ export interface components {
         };
         /** @description RateInput is an element of GroupInput.Rates; Amount is a number in major units of Currency. */
         "shipping.RateInput": {
+            /** @description Amount is the rate in major units of the currency. */
             amount: components["schemas"]["money.NumberInput"];
-            /** @description An ISO 4217 currency code (upper case). */
+            /** @description Currency is the rate's ISO 4217 currency code. */
             currency: string;
         };
         /** @description Rate is the price of shipping in one currency, Amount in minor units. Its JSON form is {currency, amount} with amount a plain number in major units. */
@@ -3998,19 +4575,39 @@ export interface components {
         };
         /** @description CreateInput is the argument of stock.create. Quantity is a pointer so that an absent quantity is told apart from 0. */
         "stock.CreateInput": {
+            /** @description ProductID is the product's id (a product the catalog has). */
             productId: string;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Quantity is the number of units on hand, 0 or more.
+             */
             quantity: number;
+            /** @description WarehouseID names the warehouse (kept in Unicode NFC). */
             warehouseId: string;
         };
         /** @description InfoInput is the argument of stock.info. */
         "stock.InfoInput": {
+            /** @description ProductID is the product's id. */
             productId: string;
+            /** @description WarehouseID names the warehouse. */
             warehouseId: string;
         };
         /** @description Key names a stock record: a product in a warehouse. */
         "stock.Key": {
             productId: string;
+            warehouseId: string;
+        };
+        /**
+         * @description Reservation holds Quantity units of a product in a warehouse for a cart entry (CartID, ItemID) until ExpirationTime. Its JSON form is the cart entry's Reserve: {id, warehouseId, quantity, expirationTime} (UTC).
+         *
+         *     Expired is set once the reservation's time has passed and its units have been given back to the stock (by the sweep, or by a Reserve that needed them): the reservation is kept, holding nothing, so that checkout can take its units again.
+         */
+        "stock.Reservation": {
+            /** Format: date-time */
+            expirationTime: string;
+            id: string;
+            /** Format: int64 */
+            quantity: number;
             warehouseId: string;
         };
         /** @description Shortage is the data of a not_enough_stock error. */
@@ -4035,9 +4632,14 @@ export interface components {
         };
         /** @description UpdateInput is the argument of stock.update: the new quantity on hand (an absolute value, not a delta) of an existing record. */
         "stock.UpdateInput": {
+            /** @description ProductID is the product's id. */
             productId: string;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Quantity is the new number of units on hand (not a change), at least the units reserved.
+             */
             quantity: number;
+            /** @description WarehouseID names the warehouse. */
             warehouseId: string;
         };
         /** @description CartTaxLine is one tax of an entry: beforeTax (the entry's net base), tax and taxDetail (the tax's title, or "no tax for code <code>"). */
@@ -4053,16 +4655,22 @@ export interface components {
         };
         /** @description CartTaxesInput holds the arguments of tax.cartTaxes. Currency is not in SPEC.md, which gives plain-number prices without one: it is an optional ISO 4217 code, default USD, that sets the precision prices are read and taxes rounded in. */
         "tax.CartTaxesInput": {
+            /** @description CartID is a reference the caller chooses, returned as given. */
             cartId: string;
-            /** @description An ISO 4217 currency code (upper case). */
+            /** @description Currency is the ISO 4217 currency of the prices (default USD). */
             currency?: string | null;
+            /** @description Items are the entries to tax. */
             items: components["schemas"]["tax.CartTaxesItemInput"][];
         };
         /** @description CartTaxesItem is an entry to tax: Price is the TOTAL price of the entry (not the unit price) in major units; Quantity defaults to 1 and matters to fixed taxes (rate x quantity). */
         "tax.CartTaxesItemInput": {
+            /** @description ID names the entry in the answer. */
             id?: string;
+            /** @description Price is the entry's total price (not the unit price), in major units. */
             price?: components["schemas"]["money.NumberInput"] | null;
+            /** @description ProductID is the product's id (its taxCode picks the taxes). */
             productId?: string;
+            /** @description Quantity is the number of units (default 1). */
             quantity?: number | null;
         };
         /** @description CartTaxesLine is an entry with its taxes, amounts in major units. */
@@ -4079,24 +4687,40 @@ export interface components {
         };
         /** @description CreateInput is the argument of tax.create (see Service.Create for what is required). */
         "tax.CreateInput": {
+            /** @description Class names the calculator: default (built in). */
             class: string;
+            /** @description Code is the tax code: the tax applies to the products and shipping methods with that taxCode (several taxes may share a code). */
             code: string;
+            /** @description Description is the tax's text. */
             description?: string | null;
+            /** @description IsPercentage says whether the rate is a percentage. */
             isPercentage?: boolean | null;
+            /** @description Rate is a percentage with isPercentage, else an amount per unit in major units, added on top. */
             rate: components["schemas"]["money.NumberInput"];
+            /** @description Title names the tax (the taxDetail of cart entries). */
             title: string;
         };
         /** @description ListInput holds the arguments of tax.list; every filter is optional. id, code and class match any of their values; title and description are case-insensitive Go RE2 patterns matching anywhere; rate matches the equal number (21 matches 21.0); isPercentage the flag. fields (comma-separated) returns id plus the named fields (unknown names ignored). */
         "tax.ListInput": {
+            /** @description Class matches the taxes of any of these classes. */
             class?: components["schemas"]["commerce.StringListInput"];
+            /** @description Code matches the taxes with any of these codes, exactly (compared in Unicode NFC). */
             code?: components["schemas"]["commerce.StringListInput"];
+            /** @description Description matches the taxes whose description matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
             description?: string | null;
+            /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
             fields?: components["schemas"]["commerce.StringListInput"];
+            /** @description ID matches the taxes with any of these ids. */
             id?: components["schemas"]["commerce.StringListInput"];
+            /** @description IsPercentage matches the percentage (true) or fixed (false) taxes. */
             isPercentage?: boolean | null;
+            /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
             limit?: number | null;
+            /** @description Rate matches the taxes of this rate (21 matches 21.0). */
             rate?: components["schemas"]["money.NumberInput"] | null;
+            /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
             skip?: number | null;
+            /** @description Title matches the taxes whose title matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
             title?: string | null;
         };
         /** @description Tax is a tax that applies to the products with its Code. Rate is a percentage when IsPercentage is true, else an amount in major units of the cart's currency charged per unit. IsPercentage defaults to true on creation (Service.Create). */
@@ -4121,21 +4745,35 @@ export interface components {
         };
         /** @description UpdateInput is the argument of tax.update: the id, and the fields to change. */
         "tax.UpdateInput": {
+            /** @description Class names the calculator: default (built in). */
             class?: string | null;
+            /** @description Code is the tax code: the tax applies to the products and shipping methods with that taxCode (several taxes may share a code). */
             code?: string | null;
+            /** @description Description is the tax's text. */
             description?: string | null;
+            /** @description ID is the tax's id. */
             id: string;
+            /** @description IsPercentage says whether the rate is a percentage. */
             isPercentage?: boolean | null;
+            /** @description Rate is a percentage with isPercentage, else an amount per unit in major units, added on top. */
             rate?: components["schemas"]["money.NumberInput"] | null;
+            /** @description Title names the tax (the taxDetail of cart entries). */
             title?: string | null;
         };
         /** @description CreateInput is the argument of webhook.create. */
         "webhook.CreateInput": {
+            /** @description Active says whether events are delivered (default true). */
             active?: boolean | null;
+            /** @description Channels are the event channels subscribed to (PRODUCTS, CARTS, ...). */
             channels: components["schemas"]["commerce.StringListInput"];
+            /** @description Description is a note for people. */
             description?: string | null;
+            /** @description Types are the event types subscribed to (CREATE, CHECKOUT, ...); absent or empty, every type. */
             types?: components["schemas"]["commerce.StringListInput"] | null;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description URL is where the events are POSTed: an http or https URL whose host is not a private, loopback or link-local address.
+             */
             url: string;
         };
         /** @description Created is the answer of webhook.create: the webhook and its secret, shown only here. */
@@ -4145,10 +4783,16 @@ export interface components {
         };
         /** @description DeliveriesInput is the argument of webhook.deliveries. */
         "webhook.DeliveriesInput": {
+            /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
             limit?: number | null;
+            /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
             skip?: number | null;
-            /** @enum {string} */
+            /**
+             * @description Status matches the deliveries with this status: PENDING, DELIVERED or FAILED.
+             * @enum {string}
+             */
             status?: "PENDING" | "DELIVERED" | "FAILED";
+            /** @description WebhookID matches the deliveries of this webhook. */
             webhookId?: string;
         };
         /** @description Delivery is one event to send to one webhook. */
@@ -4173,25 +4817,37 @@ export interface components {
         };
         /** @description InfoInput names a webhook (webhook.info, webhook.remove). */
         "webhook.InfoInput": {
+            /** @description ID is the webhook's id. */
             id: string;
         };
         /** @description ListInput is the argument of webhook.list. */
         "webhook.ListInput": {
+            /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
             limit?: number | null;
+            /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
             skip?: number | null;
         };
         /** @description RedeliverInput is the argument of webhook.redeliver. */
         "webhook.RedeliverInput": {
+            /** @description DeliveryID is the delivery's id. */
             deliveryId: string;
         };
         /** @description UpdateInput is the argument of webhook.update: the fields given are changed. An empty types list means every type again. */
         "webhook.UpdateInput": {
+            /** @description Active turns the deliveries on or off. */
             active?: boolean | null;
+            /** @description Channels are the new channels. */
             channels?: components["schemas"]["commerce.StringListInput"] | null;
+            /** @description Description is the new note. */
             description?: string | null;
+            /** @description ID is the webhook's id. */
             id: string;
+            /** @description Types are the new types; empty, every type again. */
             types?: components["schemas"]["commerce.StringListInput"] | null;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description URL is the new URL.
+             */
             url?: string | null;
         };
         /** @description Webhook is a subscription: {id, url, channels, types, description, active, createdAt}. Types nil (null) means every type. The signing secret is not part of it (shown once, at create). */
@@ -4217,8 +4873,11 @@ export interface operations {
     "auth.v1.auth.login": {
         parameters: {
             query?: {
+                /** @description Email is the account's email. */
                 email?: string;
+                /** @description Password is the account's password. */
                 password?: string;
+                /** @description CartID is a guest cart (an ACTIVE ANON cart) to adopt: it becomes the customer's. */
                 cartId?: string;
             };
             header?: {
@@ -4349,6 +5008,7 @@ export interface operations {
     "auth.v1.auth.logout": {
         parameters: {
             query?: {
+                /** @description RefreshToken is the refresh token auth.login or auth.refresh gave. */
                 refreshToken?: string;
             };
             header?: {
@@ -4468,6 +5128,7 @@ export interface operations {
     "auth.v1.auth.refresh": {
         parameters: {
             query?: {
+                /** @description RefreshToken is the refresh token auth.login or auth.refresh gave. */
                 refreshToken?: string;
             };
             header?: {
@@ -4587,6 +5248,7 @@ export interface operations {
     "auth.v1.auth.requestPasswordReset": {
         parameters: {
             query?: {
+                /** @description Email is the account's email; any email is answered alike. */
                 email?: string;
             };
             header?: {
@@ -4706,7 +5368,9 @@ export interface operations {
     "auth.v1.auth.resetPassword": {
         parameters: {
             query?: {
+                /** @description Token is the reset token of the PASSWORD_RESET event (valid for an hour, once). */
                 token?: string;
+                /** @description Password is the new password (the rules of registration). */
                 password?: string;
             };
             header?: {
@@ -4826,7 +5490,9 @@ export interface operations {
     "cart.v1.cart.addToCart": {
         parameters: {
             query?: {
+                /** @description CartID is the cart's id. */
                 cartId?: string;
+                /** @description Items are the products to add, all or none (a failing item leaves the cart and the stock untouched). */
                 items?: string;
             };
             header?: {
@@ -4854,7 +5520,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         ok: true;
-                    } & components["schemas"]["rpc.cartResult"];
+                    } & components["schemas"]["rpc.cartAddResult"];
                 };
             };
             /** @description Bad Request. Error codes: `cart_not_active`; `max_number_of_entries_exceeded`; `max_quantity_per_product_exceeded`; `no_suitable_price`; `not_enough_stock`; `product_discontinued`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
@@ -4957,7 +5623,9 @@ export interface operations {
     "cart.v1.cart.applyCoupon": {
         parameters: {
             query?: {
+                /** @description CartID is the cart's id. */
                 cartId?: string;
+                /** @description Code is the coupon code, compared case-insensitively. */
                 code?: string;
             };
             header?: {
@@ -5088,6 +5756,7 @@ export interface operations {
     "cart.v1.cart.calculateCart.get": {
         parameters: {
             query: {
+                /** @description CartID is the cart's id. */
                 cartId: string;
             };
             header?: never;
@@ -5176,6 +5845,7 @@ export interface operations {
     "cart.v1.cart.calculateCart": {
         parameters: {
             query?: {
+                /** @description CartID is the cart's id. */
                 cartId?: string;
             };
             header?: {
@@ -5306,11 +5976,17 @@ export interface operations {
     "cart.v1.cart.checkout": {
         parameters: {
             query?: {
+                /** @description CartID is the cart's id. */
                 cartId?: string;
+                /** @description ShippingAddress, when given, is set first, as cart.setShippingAddress would. */
                 shippingAddress?: string;
+                /** @description ShippingMethod, when given, is chosen first, as cart.setShippingMethod would: the method's id or an object with it. */
                 shippingMethod?: string;
+                /** @description BillingAddress, when given, is set first: an address object, or the string SAMEASSHIPPING (the default). */
                 billingAddress?: string;
+                /** @description PaymentID names the payment provider: manual (built in), or stripe when the service has a Stripe key. */
                 paymentId?: string;
+                /** @description PaymentData is the provider's data, a JSON object: anything for manual (recorded), {"paymentMethod": "pm_..."} for stripe. */
                 paymentData?: string;
                 /** @description Email is the order's email (optional). */
                 email?: string;
@@ -5578,7 +6254,9 @@ export interface operations {
     "cart.v1.cart.info.get": {
         parameters: {
             query?: {
+                /** @description CartID is the cart's id (or give it as id). */
                 cartId?: string;
+                /** @description ID is the cart's id (or give it as cartId). */
                 id?: string;
             };
             header?: never;
@@ -5667,7 +6345,9 @@ export interface operations {
     "cart.v1.cart.info": {
         parameters: {
             query?: {
+                /** @description CartID is the cart's id (or give it as id). */
                 cartId?: string;
+                /** @description ID is the cart's id (or give it as cartId). */
                 id?: string;
             };
             header?: {
@@ -5798,7 +6478,9 @@ export interface operations {
     "cart.v1.cart.removeCoupon": {
         parameters: {
             query?: {
+                /** @description CartID is the cart's id. */
                 cartId?: string;
+                /** @description Code is the coupon code, compared case-insensitively. */
                 code?: string;
             };
             header?: {
@@ -5929,8 +6611,11 @@ export interface operations {
     "cart.v1.cart.removeFromCart": {
         parameters: {
             query?: {
+                /** @description CartID is the cart's id. */
                 cartId?: string;
+                /** @description ItemID is the id of the cart's entry. */
                 itemId?: string;
+                /** @description Quantity is the number of units to remove; the entry's quantity or more removes the entry. */
                 quantity?: number;
             };
             header?: {
@@ -5958,7 +6643,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         ok: true;
-                    } & components["schemas"]["rpc.cartResult"];
+                    } & components["schemas"]["rpc.cartAddResult"];
                 };
             };
             /** @description Bad Request. Error codes: `cart_not_active`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
@@ -6061,6 +6746,7 @@ export interface operations {
     "cart.v1.cart.setBillingAddress": {
         parameters: {
             query?: {
+                /** @description CartID is the cart's id. */
                 cartId?: string;
                 /** @description BillingAddress is an address object, or the string SAMEASSHIPPING; absent (or null) means SAMEASSHIPPING. */
                 billingAddress?: string;
@@ -6193,7 +6879,9 @@ export interface operations {
     "cart.v1.cart.setShippingAddress": {
         parameters: {
             query?: {
+                /** @description CartID is the cart's id. */
                 cartId?: string;
+                /** @description ShippingAddress is where the cart is shipped; the shipping methods available there are listed, and assigned when there is one. */
                 shippingAddress?: string;
             };
             header?: {
@@ -6324,7 +7012,9 @@ export interface operations {
     "cart.v1.cart.setShippingMethod": {
         parameters: {
             query?: {
+                /** @description CartID is the cart's id. */
                 cartId?: string;
+                /** @description MethodID is the shipping method: its id, or an object with its id; it must be available for the cart's address and currency. */
                 methodId?: string;
             };
             header?: {
@@ -6455,9 +7145,13 @@ export interface operations {
     "cart.v1.shipping.create": {
         parameters: {
             query?: {
+                /** @description Title names the method (shown to shoppers). */
                 title?: string;
+                /** @description Active says whether carts may use the method. */
                 active?: boolean;
+                /** @description TaxCode names the taxes of the shipping line (every tax of that code). */
                 taxCode?: string;
+                /** @description Rates are the rate groups: where the method ships (locations) and what it costs there (a rate per currency). */
                 rates?: string;
             };
             header?: {
@@ -6577,7 +7271,9 @@ export interface operations {
     "cart.v1.shipping.info.get": {
         parameters: {
             query?: {
+                /** @description ID is the method's id (or give it as shippingId). */
                 id?: string;
+                /** @description ShippingID is the method's id (or give it as id). */
                 shippingId?: string;
             };
             header?: never;
@@ -6666,7 +7362,9 @@ export interface operations {
     "cart.v1.shipping.info": {
         parameters: {
             query?: {
+                /** @description ID is the method's id (or give it as shippingId). */
                 id?: string;
+                /** @description ShippingID is the method's id (or give it as id). */
                 shippingId?: string;
             };
             header?: {
@@ -6797,13 +7495,21 @@ export interface operations {
     "cart.v1.shipping.list.get": {
         parameters: {
             query?: {
+                /** @description ID matches the methods with any of these ids. */
                 id?: string[];
+                /** @description Title matches the methods whose title matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
                 title?: string;
+                /** @description Active matches the active (true) or inactive (false) methods; absent, both. */
                 active?: boolean;
+                /** @description Country matches the methods with a location in any of these countries. */
                 country?: string[];
+                /** @description TaxCode matches the methods with any of these tax codes, exactly. */
                 taxCode?: string[];
+                /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
                 fields?: string[];
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
                 skip?: number;
             };
             header?: never;
@@ -6883,13 +7589,21 @@ export interface operations {
     "cart.v1.shipping.list": {
         parameters: {
             query?: {
+                /** @description ID matches the methods with any of these ids. */
                 id?: string[];
+                /** @description Title matches the methods whose title matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
                 title?: string;
+                /** @description Active matches the active (true) or inactive (false) methods; absent, both. */
                 active?: boolean;
+                /** @description Country matches the methods with a location in any of these countries. */
                 country?: string[];
+                /** @description TaxCode matches the methods with any of these tax codes, exactly. */
                 taxCode?: string[];
+                /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
                 fields?: string[];
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
                 skip?: number;
             };
             header?: {
@@ -7009,7 +7723,9 @@ export interface operations {
     "cart.v1.shipping.remove": {
         parameters: {
             query?: {
+                /** @description ID is the method's id (or give it as shippingId). */
                 id?: string;
+                /** @description ShippingID is the method's id (or give it as id). */
                 shippingId?: string;
             };
             header?: {
@@ -7140,10 +7856,15 @@ export interface operations {
     "catalog.v1.category.create": {
         parameters: {
             query?: {
+                /** @description Title is the category's name. */
                 title?: string;
+                /** @description Description is the category's text. */
                 description?: string;
+                /** @description Slug is the category's name in URLs, unique among its siblings (duplicate_key), stored in Unicode NFC. */
                 slug?: string;
+                /** @description Parent is the id of the parent category (ROOT when absent on create); moving a category under its own subtree is validation_error. */
                 parent?: string;
+                /** @description Classifications define the attributes the category's products (and those of its descendants) may or must have. */
                 classifications?: string;
             };
             header?: {
@@ -7274,8 +7995,11 @@ export interface operations {
     "catalog.v1.category.info.get": {
         parameters: {
             query: {
+                /** @description ID is the category's id. */
                 id: string;
+                /** @description WithChildren adds the direct children, as children. */
                 withChildren?: boolean;
+                /** @description Recursive gives each child its own children, down the whole subtree (implies withChildren). */
                 recursive?: boolean;
             };
             header?: never;
@@ -7364,8 +8088,11 @@ export interface operations {
     "catalog.v1.category.info": {
         parameters: {
             query?: {
+                /** @description ID is the category's id. */
                 id?: string;
+                /** @description WithChildren adds the direct children, as children. */
                 withChildren?: boolean;
+                /** @description Recursive gives each child its own children, down the whole subtree (implies withChildren). */
                 recursive?: boolean;
             };
             header?: {
@@ -7496,14 +8223,23 @@ export interface operations {
     "catalog.v1.category.list.get": {
         parameters: {
             query?: {
+                /** @description ID matches the categories with any of these ids. */
                 id?: string[];
+                /** @description Title matches the categories whose title matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
                 title?: string;
+                /** @description Description matches the categories whose description matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
                 description?: string;
+                /** @description Slug matches the categories with any of these slugs, exactly (compared in Unicode NFC). */
                 slug?: string[];
+                /** @description Parent matches the direct children of any of these categories. */
                 parent?: string[];
+                /** @description Path matches the categories whose path (ROOT.<id>.<id>...) starts with a match of the pattern (anchored at the start of the path). A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
                 path?: string;
+                /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
                 fields?: string[];
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
                 skip?: number;
             };
             header?: never;
@@ -7583,14 +8319,23 @@ export interface operations {
     "catalog.v1.category.list": {
         parameters: {
             query?: {
+                /** @description ID matches the categories with any of these ids. */
                 id?: string[];
+                /** @description Title matches the categories whose title matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
                 title?: string;
+                /** @description Description matches the categories whose description matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
                 description?: string;
+                /** @description Slug matches the categories with any of these slugs, exactly (compared in Unicode NFC). */
                 slug?: string[];
+                /** @description Parent matches the direct children of any of these categories. */
                 parent?: string[];
+                /** @description Path matches the categories whose path (ROOT.<id>.<id>...) starts with a match of the pattern (anchored at the start of the path). A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
                 path?: string;
+                /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
                 fields?: string[];
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
                 skip?: number;
             };
             header?: {
@@ -7710,6 +8455,7 @@ export interface operations {
     "catalog.v1.category.remove": {
         parameters: {
             query?: {
+                /** @description ID is the id of the record to remove. */
                 id?: string;
             };
             header?: {
@@ -7840,11 +8586,17 @@ export interface operations {
     "catalog.v1.category.update": {
         parameters: {
             query?: {
+                /** @description ID is the id of the category to change. */
                 id?: string;
+                /** @description Title is the category's name. */
                 title?: string;
+                /** @description Description is the category's text. */
                 description?: string;
+                /** @description Slug is the category's name in URLs, unique among its siblings (duplicate_key), stored in Unicode NFC. */
                 slug?: string;
+                /** @description Parent is the id of the parent category (ROOT when absent on create); moving a category under its own subtree is validation_error. */
                 parent?: string;
+                /** @description Classifications define the attributes the category's products (and those of its descendants) may or must have. */
                 classifications?: string;
             };
             header?: {
@@ -7975,21 +8727,37 @@ export interface operations {
     "catalog.v1.product.create": {
         parameters: {
             query?: {
+                /** @description SKU is the product's stock keeping unit, unique among products (duplicate_key), stored in Unicode NFC. */
                 sku?: string;
+                /** @description Status is ONLINE (salable, listed) or DRAFT (left out of carts and, unless asked for, of product.list). */
                 status?: "ONLINE" | "DRAFT";
+                /** @description Title is the product's name. */
                 title?: string;
+                /** @description Description is the product's text. */
                 description?: string;
+                /** @description Brand is the product's brand. */
                 brand?: string;
+                /** @description Categories are the ids of the product's categories (at most 5); empty only for a Variant product. */
                 categories?: string[];
+                /** @description Prices are the product's prices; a price's id is kept when given. */
                 prices?: string;
+                /** @description IsNetPrice says whether the prices exclude taxes (taxes are added on top); false: gross prices, which include them. */
                 isNetPrice?: boolean;
+                /** @description StockStatus is 0 NORMAL (stock is reserved and counted), 1 UNLIMITED (no stock kept) or 2 DISCONTINUED (not salable). */
                 stockStatus?: number;
+                /** @description Medias are the product's images and other media. */
                 medias?: string;
+                /** @description Classifications are the product's values of the classifications its categories (and their ancestors) define. */
                 classifications?: string;
+                /** @description Base is the id of the Base product of a Variant (with variations). */
                 base?: string;
+                /** @description Variations are a Variant's values of its Base's modifiers. */
                 variations?: string;
+                /** @description Modifiers are the names of the attributes a Base product's Variants differ by (a Base product has them). */
                 modifiers?: string[];
+                /** @description Variants are the ids of a Base product's Variants, each an existing Variant whose base is this product. */
                 variants?: string[];
+                /** @description TaxCode names the taxes that apply to the product: every tax whose code it is (CONTRACT.md section 8). */
                 taxCode?: string;
             };
             header?: {
@@ -8120,7 +8888,9 @@ export interface operations {
     "catalog.v1.product.info.get": {
         parameters: {
             query: {
+                /** @description ID is the product's id. */
                 id: string;
+                /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
                 fields?: string[];
             };
             header?: never;
@@ -8209,7 +8979,9 @@ export interface operations {
     "catalog.v1.product.info": {
         parameters: {
             query?: {
+                /** @description ID is the product's id. */
                 id?: string;
+                /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
                 fields?: string[];
             };
             header?: {
@@ -8340,28 +9112,49 @@ export interface operations {
     "catalog.v1.product.list.get": {
         parameters: {
             query?: {
+                /** @description ID matches the products with any of these ids. */
                 id?: string[];
+                /** @description SKU matches the products with any of these skus, exactly (compared in Unicode NFC). */
                 sku?: string[];
+                /** @description Title matches the products whose title matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
                 title?: string;
+                /** @description Description matches the products whose description matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
                 description?: string;
+                /** @description Status matches the products with any of these statuses (ONLINE, DRAFT); ONLINE only when absent. */
                 status?: string[];
+                /** @description Brand matches the products whose brand matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
                 brand?: string;
+                /** @description TaxCode matches the products with any of these tax codes, exactly. */
                 taxCode?: string[];
+                /** @description StockStatus matches the products with any of these stock statuses (integers: 0 NORMAL, 1 UNLIMITED, 2 DISCONTINUED). */
                 stockStatus?: string[];
+                /** @description IsNetPrice matches the products whose prices are net (true) or gross (false). */
                 isNetPrice?: boolean;
+                /** @description Base matches the Variants of any of these Base products. */
                 base?: string[];
+                /** @description Categories matches the products in any of these categories, directly. */
                 categories?: string[];
+                /** @description PriceID matches the products with a price of any of these ids. */
                 "prices.id"?: string[];
+                /** @description PriceCurrency matches the products with a price in any of these currencies. */
                 "prices.currency"?: string[];
+                /** @description PriceCountry matches the products with a price for any of these countries. */
                 "prices.country"?: string[];
+                /** @description PriceCustomerType matches the products with a price for any of these customer types. */
                 "prices.customerType"?: string[];
+                /** @description PriceChannel matches the products with a price for any of these channels. */
                 "prices.channel"?: string[];
+                /** @description MediaID matches the products with a media of any of these ids. */
                 "medias.id"?: string[];
-                /** @description MediaCustomerType and MediaChannel are SPEC.md's spellings of prices.customerType and prices.channel (CONTRACT.md section 6). */
+                /** @description MediaCustomerType is SPEC.md's spelling of prices.customerType (CONTRACT.md section 6): the same filter. */
                 "medias.customerType"?: string[];
+                /** @description MediaChannel is SPEC.md's spelling of prices.channel (CONTRACT.md section 6): the same filter. */
                 "medias.channel"?: string[];
+                /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
                 fields?: string[];
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
                 skip?: number;
             };
             header?: never;
@@ -8441,28 +9234,49 @@ export interface operations {
     "catalog.v1.product.list": {
         parameters: {
             query?: {
+                /** @description ID matches the products with any of these ids. */
                 id?: string[];
+                /** @description SKU matches the products with any of these skus, exactly (compared in Unicode NFC). */
                 sku?: string[];
+                /** @description Title matches the products whose title matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
                 title?: string;
+                /** @description Description matches the products whose description matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
                 description?: string;
+                /** @description Status matches the products with any of these statuses (ONLINE, DRAFT); ONLINE only when absent. */
                 status?: string[];
+                /** @description Brand matches the products whose brand matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
                 brand?: string;
+                /** @description TaxCode matches the products with any of these tax codes, exactly. */
                 taxCode?: string[];
+                /** @description StockStatus matches the products with any of these stock statuses (integers: 0 NORMAL, 1 UNLIMITED, 2 DISCONTINUED). */
                 stockStatus?: string[];
+                /** @description IsNetPrice matches the products whose prices are net (true) or gross (false). */
                 isNetPrice?: boolean;
+                /** @description Base matches the Variants of any of these Base products. */
                 base?: string[];
+                /** @description Categories matches the products in any of these categories, directly. */
                 categories?: string[];
+                /** @description PriceID matches the products with a price of any of these ids. */
                 "prices.id"?: string[];
+                /** @description PriceCurrency matches the products with a price in any of these currencies. */
                 "prices.currency"?: string[];
+                /** @description PriceCountry matches the products with a price for any of these countries. */
                 "prices.country"?: string[];
+                /** @description PriceCustomerType matches the products with a price for any of these customer types. */
                 "prices.customerType"?: string[];
+                /** @description PriceChannel matches the products with a price for any of these channels. */
                 "prices.channel"?: string[];
+                /** @description MediaID matches the products with a media of any of these ids. */
                 "medias.id"?: string[];
-                /** @description MediaCustomerType and MediaChannel are SPEC.md's spellings of prices.customerType and prices.channel (CONTRACT.md section 6). */
+                /** @description MediaCustomerType is SPEC.md's spelling of prices.customerType (CONTRACT.md section 6): the same filter. */
                 "medias.customerType"?: string[];
+                /** @description MediaChannel is SPEC.md's spelling of prices.channel (CONTRACT.md section 6): the same filter. */
                 "medias.channel"?: string[];
+                /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
                 fields?: string[];
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
                 skip?: number;
             };
             header?: {
@@ -8582,6 +9396,7 @@ export interface operations {
     "catalog.v1.product.remove": {
         parameters: {
             query?: {
+                /** @description ID is the id of the record to remove. */
                 id?: string;
             };
             header?: {
@@ -8712,16 +9527,27 @@ export interface operations {
     "catalog.v1.product.search.get": {
         parameters: {
             query?: {
+                /** @description Q are the words to find, each in the title, brand, sku or description (case and accents ignored; the last word also as a prefix). */
                 q?: string;
+                /** @description Categories matches the products in any of these categories or their descendants. */
                 categories?: string[];
+                /** @description Brand matches the products of any of these brands, exactly (as the brand facet gives them). */
                 brand?: string[];
+                /** @description PriceFrom matches the products whose lowest price in the currency is at least this, in major units. */
                 priceFrom?: components["schemas"]["money.NumberInput"];
+                /** @description PriceTo matches the products whose lowest price in the currency is at most this, in major units. */
                 priceTo?: components["schemas"]["money.NumberInput"];
+                /** @description Currency is the ISO 4217 currency of the prices filtered, sorted and counted (default USD). */
                 currency?: string;
+                /** @description Facets are the counts to add: brand, categories, price. */
                 facets?: string[];
+                /** @description Sort orders the products: relevance (the default with q), price, -price, newest; else creation order. */
                 sort?: string;
+                /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
                 fields?: string[];
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
                 skip?: number;
             };
             header?: never;
@@ -8801,16 +9627,27 @@ export interface operations {
     "catalog.v1.product.search": {
         parameters: {
             query?: {
+                /** @description Q are the words to find, each in the title, brand, sku or description (case and accents ignored; the last word also as a prefix). */
                 q?: string;
+                /** @description Categories matches the products in any of these categories or their descendants. */
                 categories?: string[];
+                /** @description Brand matches the products of any of these brands, exactly (as the brand facet gives them). */
                 brand?: string[];
+                /** @description PriceFrom matches the products whose lowest price in the currency is at least this, in major units. */
                 priceFrom?: components["schemas"]["money.NumberInput"];
+                /** @description PriceTo matches the products whose lowest price in the currency is at most this, in major units. */
                 priceTo?: components["schemas"]["money.NumberInput"];
+                /** @description Currency is the ISO 4217 currency of the prices filtered, sorted and counted (default USD). */
                 currency?: string;
+                /** @description Facets are the counts to add: brand, categories, price. */
                 facets?: string[];
+                /** @description Sort orders the products: relevance (the default with q), price, -price, newest; else creation order. */
                 sort?: string;
+                /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
                 fields?: string[];
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
                 skip?: number;
             };
             header?: {
@@ -8930,22 +9767,39 @@ export interface operations {
     "catalog.v1.product.update": {
         parameters: {
             query?: {
+                /** @description ID is the id of the product to change. */
                 id?: string;
+                /** @description SKU is the product's stock keeping unit, unique among products (duplicate_key), stored in Unicode NFC. */
                 sku?: string;
+                /** @description Status is ONLINE (salable, listed) or DRAFT (left out of carts and, unless asked for, of product.list). */
                 status?: "ONLINE" | "DRAFT";
+                /** @description Title is the product's name. */
                 title?: string;
+                /** @description Description is the product's text. */
                 description?: string;
+                /** @description Brand is the product's brand. */
                 brand?: string;
+                /** @description Categories are the ids of the product's categories (at most 5); empty only for a Variant product. */
                 categories?: string[];
+                /** @description Prices are the product's prices; a price's id is kept when given. */
                 prices?: string;
+                /** @description IsNetPrice says whether the prices exclude taxes (taxes are added on top); false: gross prices, which include them. */
                 isNetPrice?: boolean;
+                /** @description StockStatus is 0 NORMAL (stock is reserved and counted), 1 UNLIMITED (no stock kept) or 2 DISCONTINUED (not salable). */
                 stockStatus?: number;
+                /** @description Medias are the product's images and other media. */
                 medias?: string;
+                /** @description Classifications are the product's values of the classifications its categories (and their ancestors) define. */
                 classifications?: string;
+                /** @description Base is the id of the Base product of a Variant (with variations). */
                 base?: string;
+                /** @description Variations are a Variant's values of its Base's modifiers. */
                 variations?: string;
+                /** @description Modifiers are the names of the attributes a Base product's Variants differ by (a Base product has them). */
                 modifiers?: string[];
+                /** @description Variants are the ids of a Base product's Variants, each an existing Variant whose base is this product. */
                 variants?: string[];
+                /** @description TaxCode names the taxes that apply to the product: every tax whose code it is (CONTRACT.md section 8). */
                 taxCode?: string;
             };
             header?: {
@@ -9076,8 +9930,11 @@ export interface operations {
     "catalog.v1.tax.cartTaxes.get": {
         parameters: {
             query: {
+                /** @description CartID is a reference the caller chooses, returned as given. */
                 cartId: string;
+                /** @description Currency is the ISO 4217 currency of the prices (default USD). */
                 currency?: string;
+                /** @description Items are the entries to tax. */
                 items: string;
             };
             header?: never;
@@ -9166,8 +10023,11 @@ export interface operations {
     "catalog.v1.tax.cartTaxes": {
         parameters: {
             query?: {
+                /** @description CartID is a reference the caller chooses, returned as given. */
                 cartId?: string;
+                /** @description Currency is the ISO 4217 currency of the prices (default USD). */
                 currency?: string;
+                /** @description Items are the entries to tax. */
                 items?: string;
             };
             header?: {
@@ -9298,7 +10158,9 @@ export interface operations {
     "customer.v1.client.create": {
         parameters: {
             query?: {
+                /** @description Name names the client (for people). */
                 name?: string;
+                /** @description Scope is the scope of the client's tokens: api or admin. */
                 scope?: "api" | "admin";
             };
             header?: {
@@ -9418,7 +10280,9 @@ export interface operations {
     "customer.v1.client.list.get": {
         parameters: {
             query?: {
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
                 skip?: number;
             };
             header?: never;
@@ -9498,7 +10362,9 @@ export interface operations {
     "customer.v1.client.list": {
         parameters: {
             query?: {
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
                 skip?: number;
             };
             header?: {
@@ -9618,6 +10484,7 @@ export interface operations {
     "customer.v1.client.remove": {
         parameters: {
             query?: {
+                /** @description ID is the client's id. */
                 id?: string;
             };
             header?: {
@@ -9748,7 +10615,9 @@ export interface operations {
     "customer.v1.customer.addAddress": {
         parameters: {
             query?: {
+                /** @description ID is the customer's id (admin tokens); absent, the token's own customer. */
                 id?: string;
+                /** @description Address is the address to add. */
                 address?: string;
             };
             header?: {
@@ -9879,6 +10748,7 @@ export interface operations {
     "customer.v1.customer.export": {
         parameters: {
             query?: {
+                /** @description ID is the customer's id (admin tokens); absent, the token's own customer. */
                 id?: string;
             };
             header?: {
@@ -10009,6 +10879,7 @@ export interface operations {
     "customer.v1.customer.info.get": {
         parameters: {
             query?: {
+                /** @description ID is the customer's id (admin tokens); absent, the token's own customer. */
                 id?: string;
             };
             header?: never;
@@ -10097,6 +10968,7 @@ export interface operations {
     "customer.v1.customer.info": {
         parameters: {
             query?: {
+                /** @description ID is the customer's id (admin tokens); absent, the token's own customer. */
                 id?: string;
             };
             header?: {
@@ -10227,9 +11099,13 @@ export interface operations {
     "customer.v1.customer.list.get": {
         parameters: {
             query?: {
+                /** @description Email matches the customers whose email matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
                 email?: string;
+                /** @description CustomerType matches the customers of any of these types, exactly. */
                 customerType?: string[];
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
                 skip?: number;
             };
             header?: never;
@@ -10309,9 +11185,13 @@ export interface operations {
     "customer.v1.customer.list": {
         parameters: {
             query?: {
+                /** @description Email matches the customers whose email matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
                 email?: string;
+                /** @description CustomerType matches the customers of any of these types, exactly. */
                 customerType?: string[];
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
                 skip?: number;
             };
             header?: {
@@ -10431,10 +11311,15 @@ export interface operations {
     "customer.v1.customer.register": {
         parameters: {
             query?: {
+                /** @description Email is the account's email address, unique (duplicate_key); kept trimmed, lower-cased and in Unicode NFC. */
                 email?: string;
+                /** @description Password is 10 to 128 characters, not the email, not a common password. */
                 password?: string;
+                /** @description FirstName is the customer's first name. */
                 firstName?: string;
+                /** @description LastName is the customer's last name. */
                 lastName?: string;
+                /** @description Phone is a phone number, a string or a number, kept as a string. */
                 phone?: string;
             };
             header?: {
@@ -10554,6 +11439,7 @@ export interface operations {
     "customer.v1.customer.remove": {
         parameters: {
             query?: {
+                /** @description ID is the customer's id (admin tokens); absent, the token's own customer. */
                 id?: string;
             };
             header?: {
@@ -10684,7 +11570,9 @@ export interface operations {
     "customer.v1.customer.removeAddress": {
         parameters: {
             query?: {
+                /** @description ID is the customer's id (admin tokens); absent, the token's own customer. */
                 id?: string;
+                /** @description AddressID is the id of the address to remove. */
                 addressId?: string;
             };
             header?: {
@@ -10815,12 +11703,19 @@ export interface operations {
     "customer.v1.customer.update": {
         parameters: {
             query?: {
+                /** @description ID is the customer's id (admin tokens); absent, the token's own customer. */
                 id?: string;
+                /** @description FirstName is the new first name. */
                 firstName?: string;
+                /** @description LastName is the new last name. */
                 lastName?: string;
+                /** @description Phone is the new phone number, a string or a number. */
                 phone?: string;
+                /** @description CustomerType is the new customer type (VIP, B2B, B2C, ...): admin tokens only. */
                 customerType?: string;
+                /** @description Password is the new password (the rules of registration); it needs currentPassword. */
                 password?: string;
+                /** @description CurrentPassword is the password now, required to change it; a wrong one counts as a failed login. */
                 currentPassword?: string;
             };
             header?: {
@@ -10982,10 +11877,15 @@ export interface operations {
     "event.v1.event.list.get": {
         parameters: {
             query?: {
+                /** @description Channel matches the events of this channel (PRODUCTS, CARTS, ...). */
                 channel?: string;
+                /** @description Type matches the events of this type (CREATE, UPDATE, ...). */
                 type?: string;
+                /** @description After is an event id: the events after it in the log (the next page). */
                 after?: string;
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
                 skip?: number;
             };
             header?: never;
@@ -11065,10 +11965,15 @@ export interface operations {
     "event.v1.event.list": {
         parameters: {
             query?: {
+                /** @description Channel matches the events of this channel (PRODUCTS, CARTS, ...). */
                 channel?: string;
+                /** @description Type matches the events of this type (CREATE, UPDATE, ...). */
                 type?: string;
+                /** @description After is an event id: the events after it in the log (the next page). */
                 after?: string;
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
                 skip?: number;
             };
             header?: {
@@ -11188,10 +12093,15 @@ export interface operations {
     "event.v1.webhook.create": {
         parameters: {
             query?: {
+                /** @description URL is where the events are POSTed: an http or https URL whose host is not a private, loopback or link-local address. */
                 url?: string;
+                /** @description Channels are the event channels subscribed to (PRODUCTS, CARTS, ...). */
                 channels?: string[];
+                /** @description Types are the event types subscribed to (CREATE, CHECKOUT, ...); absent or empty, every type. */
                 types?: string[];
+                /** @description Description is a note for people. */
                 description?: string;
+                /** @description Active says whether events are delivered (default true). */
                 active?: boolean;
             };
             header?: {
@@ -11311,9 +12221,13 @@ export interface operations {
     "event.v1.webhook.deliveries.get": {
         parameters: {
             query?: {
+                /** @description WebhookID matches the deliveries of this webhook. */
                 webhookId?: string;
+                /** @description Status matches the deliveries with this status: PENDING, DELIVERED or FAILED. */
                 status?: "PENDING" | "DELIVERED" | "FAILED";
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
                 skip?: number;
             };
             header?: never;
@@ -11402,9 +12316,13 @@ export interface operations {
     "event.v1.webhook.deliveries": {
         parameters: {
             query?: {
+                /** @description WebhookID matches the deliveries of this webhook. */
                 webhookId?: string;
+                /** @description Status matches the deliveries with this status: PENDING, DELIVERED or FAILED. */
                 status?: "PENDING" | "DELIVERED" | "FAILED";
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
                 skip?: number;
             };
             header?: {
@@ -11535,6 +12453,7 @@ export interface operations {
     "event.v1.webhook.info.get": {
         parameters: {
             query: {
+                /** @description ID is the webhook's id. */
                 id: string;
             };
             header?: never;
@@ -11623,6 +12542,7 @@ export interface operations {
     "event.v1.webhook.info": {
         parameters: {
             query?: {
+                /** @description ID is the webhook's id. */
                 id?: string;
             };
             header?: {
@@ -11753,7 +12673,9 @@ export interface operations {
     "event.v1.webhook.list.get": {
         parameters: {
             query?: {
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
                 skip?: number;
             };
             header?: never;
@@ -11833,7 +12755,9 @@ export interface operations {
     "event.v1.webhook.list": {
         parameters: {
             query?: {
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
                 skip?: number;
             };
             header?: {
@@ -11953,6 +12877,7 @@ export interface operations {
     "event.v1.webhook.redeliver": {
         parameters: {
             query?: {
+                /** @description DeliveryID is the delivery's id. */
                 deliveryId?: string;
             };
             header?: {
@@ -12083,6 +13008,7 @@ export interface operations {
     "event.v1.webhook.remove": {
         parameters: {
             query?: {
+                /** @description ID is the webhook's id. */
                 id?: string;
             };
             header?: {
@@ -12213,11 +13139,17 @@ export interface operations {
     "event.v1.webhook.update": {
         parameters: {
             query?: {
+                /** @description ID is the webhook's id. */
                 id?: string;
+                /** @description URL is the new URL. */
                 url?: string;
+                /** @description Channels are the new channels. */
                 channels?: string[];
+                /** @description Types are the new types; empty, every type again. */
                 types?: string[];
+                /** @description Description is the new note. */
                 description?: string;
+                /** @description Active turns the deliveries on or off. */
                 active?: boolean;
             };
             header?: {
@@ -12398,10 +13330,16 @@ export interface operations {
         requestBody: {
             content: {
                 "application/x-www-form-urlencoded": {
+                    /** @description The client's id (client.create), unless given as HTTP Basic credentials. */
                     client_id?: string;
+                    /** @description The client's secret, unless given as HTTP Basic credentials. */
                     client_secret?: string;
-                    /** @enum {string} */
+                    /**
+                     * @description client_credentials, the one grant type served.
+                     * @enum {string}
+                     */
                     grant_type: "client_credentials";
+                    /** @description The scope asked for: the client's own (api or admin); absent, the client's. */
                     scope?: string;
                 };
             };
@@ -12471,6 +13409,26 @@ export interface operations {
             };
         };
     };
+    openapi30: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+        };
+    };
     openapi: {
         parameters: {
             query?: never;
@@ -12494,8 +13452,11 @@ export interface operations {
     "order.v1.draft.complete": {
         parameters: {
             query?: {
+                /** @description ID is the draft's id (a DRAFT cart). */
                 id?: string;
+                /** @description PaymentID is the payment provider of the order (manual, stripe). */
                 paymentId?: string;
+                /** @description PaymentData is the provider's data, as cart.checkout's. */
                 paymentData?: string;
             };
             header?: {
@@ -12637,15 +13598,25 @@ export interface operations {
     "order.v1.draft.create": {
         parameters: {
             query?: {
+                /** @description CustomerID is the customer account the order is for. */
                 customerId?: string;
+                /** @description Email names the customer by email when no customerId is given (an order without an account when none has it). */
                 email?: string;
+                /** @description Currency is the cart's ISO 4217 currency (default USD). */
                 currency?: string;
+                /** @description Country is the cart's ISO 3166 country (default US). */
                 country?: string;
+                /** @description Channel is the sales channel (default WEB). */
                 channel?: string;
+                /** @description Items are products added at once, as addToCart's. */
                 items?: string;
+                /** @description ShippingAddress is set as by setShippingAddress. */
                 shippingAddress?: string;
+                /** @description BillingAddress is set as by setBillingAddress (an address or SAMEASSHIPPING). */
                 billingAddress?: string;
+                /** @description ShippingMethodID is set as by setShippingMethod. */
                 shippingMethodId?: string;
+                /** @description Coupons are codes applied as by applyCoupon. */
                 coupons?: string[];
             };
             header?: {
@@ -12776,7 +13747,9 @@ export interface operations {
     "order.v1.order.cancel": {
         parameters: {
             query?: {
+                /** @description ID is the order's id. */
                 id?: string;
+                /** @description Reason says why the order is cancelled. */
                 reason?: string;
             };
             header?: {
@@ -12918,6 +13891,7 @@ export interface operations {
     "order.v1.order.capture": {
         parameters: {
             query?: {
+                /** @description ID is the order's id. */
                 id?: string;
             };
             header?: {
@@ -13059,7 +14033,9 @@ export interface operations {
     "order.v1.order.deliver": {
         parameters: {
             query?: {
+                /** @description ID is the order's id. */
                 id?: string;
+                /** @description FulfillmentID is the id of the fulfillment delivered. */
                 fulfillmentId?: string;
             };
             header?: {
@@ -13190,9 +14166,13 @@ export interface operations {
     "order.v1.order.fulfill": {
         parameters: {
             query?: {
+                /** @description ID is the order's id. */
                 id?: string;
+                /** @description Items are the units shipped, per item; absent, every unit not yet shipped (an empty list is validation_error). */
                 items?: string;
+                /** @description Carrier is the shipping company. */
                 carrier?: string;
+                /** @description TrackingNumber is the carrier's tracking number. */
                 trackingNumber?: string;
             };
             header?: {
@@ -13323,6 +14303,7 @@ export interface operations {
     "order.v1.order.info.get": {
         parameters: {
             query: {
+                /** @description ID is the order's id. */
                 id: string;
             };
             header?: never;
@@ -13411,6 +14392,7 @@ export interface operations {
     "order.v1.order.info": {
         parameters: {
             query?: {
+                /** @description ID is the order's id. */
                 id?: string;
             };
             header?: {
@@ -13541,14 +14523,23 @@ export interface operations {
     "order.v1.order.list.get": {
         parameters: {
             query?: {
+                /** @description CustomerID matches the orders of any of these customers (a customer token sees its own orders only). */
                 customerId?: string[];
+                /** @description Status matches the orders with any of these statuses. */
                 status?: ("PLACED" | "COMPLETED" | "CANCELLED")[];
+                /** @description PaymentStatus matches the orders with any of these payment statuses. */
                 paymentStatus?: ("AUTHORIZED" | "PAID" | "PARTIALLY_REFUNDED" | "REFUNDED" | "VOIDED")[];
+                /** @description FulfillmentStatus matches the orders with any of these fulfillment statuses. */
                 fulfillmentStatus?: ("NOT_SHIPPED" | "PARTIALLY_SHIPPED" | "SHIPPED" | "DELIVERED")[];
+                /** @description Number matches the orders with any of these numbers ("1001"); a value that is not a number matches nothing. */
                 number?: string[];
+                /** @description CreatedFrom matches the orders created at or after this RFC 3339 time. */
                 createdFrom?: string;
+                /** @description CreatedTo matches the orders created at or before this RFC 3339 time. */
                 createdTo?: string;
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
                 skip?: number;
             };
             header?: never;
@@ -13628,14 +14619,23 @@ export interface operations {
     "order.v1.order.list": {
         parameters: {
             query?: {
+                /** @description CustomerID matches the orders of any of these customers (a customer token sees its own orders only). */
                 customerId?: string[];
+                /** @description Status matches the orders with any of these statuses. */
                 status?: ("PLACED" | "COMPLETED" | "CANCELLED")[];
+                /** @description PaymentStatus matches the orders with any of these payment statuses. */
                 paymentStatus?: ("AUTHORIZED" | "PAID" | "PARTIALLY_REFUNDED" | "REFUNDED" | "VOIDED")[];
+                /** @description FulfillmentStatus matches the orders with any of these fulfillment statuses. */
                 fulfillmentStatus?: ("NOT_SHIPPED" | "PARTIALLY_SHIPPED" | "SHIPPED" | "DELIVERED")[];
+                /** @description Number matches the orders with any of these numbers ("1001"); a value that is not a number matches nothing. */
                 number?: string[];
+                /** @description CreatedFrom matches the orders created at or after this RFC 3339 time. */
                 createdFrom?: string;
+                /** @description CreatedTo matches the orders created at or before this RFC 3339 time. */
                 createdTo?: string;
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
                 skip?: number;
             };
             header?: {
@@ -13755,10 +14755,15 @@ export interface operations {
     "order.v1.order.refund": {
         parameters: {
             query?: {
+                /** @description ID is the order's id. */
                 id?: string;
+                /** @description Amount is the amount refunded, in major units of the order's currency, more than 0 and at most what is left of the captured amount (refund_exceeds_captured). */
                 amount?: components["schemas"]["money.NumberInput"];
+                /** @description Items are the units the refund is for, per item (at most what is left to refund of each). */
                 items?: string;
+                /** @description Restock puts the items' units back in stock. */
                 restock?: boolean;
+                /** @description Reason says why the refund is made. */
                 reason?: string;
             };
             header?: {
@@ -13900,6 +14905,7 @@ export interface operations {
     "order.v1.return.cancel": {
         parameters: {
             query?: {
+                /** @description ID is the return's id. */
                 id?: string;
             };
             header?: {
@@ -14030,6 +15036,7 @@ export interface operations {
     "order.v1.return.info.get": {
         parameters: {
             query: {
+                /** @description ID is the return's id. */
                 id: string;
             };
             header?: never;
@@ -14118,6 +15125,7 @@ export interface operations {
     "order.v1.return.info": {
         parameters: {
             query?: {
+                /** @description ID is the return's id. */
                 id?: string;
             };
             header?: {
@@ -14248,10 +15256,15 @@ export interface operations {
     "order.v1.return.list.get": {
         parameters: {
             query?: {
+                /** @description OrderID keeps the returns of these orders. */
                 orderId?: string[];
+                /** @description CustomerID keeps the returns of these customers (a customer's token sees only their own). */
                 customerId?: string[];
+                /** @description Status keeps the returns in these statuses (REQUESTED, RECEIVED, REFUNDED, REJECTED, CANCELLED). */
                 status?: ("REQUESTED" | "RECEIVED" | "REFUNDED" | "REJECTED" | "CANCELLED")[];
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
                 skip?: number;
             };
             header?: never;
@@ -14331,10 +15344,15 @@ export interface operations {
     "order.v1.return.list": {
         parameters: {
             query?: {
+                /** @description OrderID keeps the returns of these orders. */
                 orderId?: string[];
+                /** @description CustomerID keeps the returns of these customers (a customer's token sees only their own). */
                 customerId?: string[];
+                /** @description Status keeps the returns in these statuses (REQUESTED, RECEIVED, REFUNDED, REJECTED, CANCELLED). */
                 status?: ("REQUESTED" | "RECEIVED" | "REFUNDED" | "REJECTED" | "CANCELLED")[];
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
                 skip?: number;
             };
             header?: {
@@ -14454,7 +15472,9 @@ export interface operations {
     "order.v1.return.receive": {
         parameters: {
             query?: {
+                /** @description ID is the return's id. */
                 id?: string;
+                /** @description Items are the units received per item; absent: every unit asked for, restocked. */
                 items?: string;
             };
             header?: {
@@ -14585,10 +15605,15 @@ export interface operations {
     "order.v1.return.refund": {
         parameters: {
             query?: {
+                /** @description ID is the return's id. */
                 id?: string;
+                /** @description Amount is the refund in major units of the order's currency (default: what the customer paid for the received units, less the exchange's value). */
                 amount?: components["schemas"]["money.NumberInput"];
+                /** @description Shipping also refunds the order's shipping (default false). */
                 shipping?: boolean;
+                /** @description PaymentID is the payment provider authorising what an exchange costs more than what was returned. */
                 paymentId?: string;
+                /** @description PaymentData is the provider's data for that authorisation (a Stripe payment method, ...). */
                 paymentData?: string;
             };
             header?: {
@@ -14730,7 +15755,9 @@ export interface operations {
     "order.v1.return.reject": {
         parameters: {
             query?: {
+                /** @description ID is the return's id. */
                 id?: string;
+                /** @description Reason says why the return is rejected. */
                 reason?: string;
             };
             header?: {
@@ -14861,8 +15888,11 @@ export interface operations {
     "order.v1.return.request": {
         parameters: {
             query?: {
+                /** @description OrderID is the order the units come from. */
                 orderId?: string;
+                /** @description Items are the order items returned, with quantities and reasons. */
                 items?: string;
+                /** @description Exchange, when given, asks for other products instead of (part of) the money. */
                 exchange?: string;
             };
             header?: {
@@ -14995,6 +16025,7 @@ export interface operations {
             query: {
                 /** @description CartID is a reference the caller chooses (required, not checked against the carts). */
                 cartId: string;
+                /** @description Items are the cart's entries, all with prices in one form (v1 plain numbers, v2 money objects). */
                 items: string;
                 /** @description Currency is the currency of v1 prices (default DefaultCurrency). */
                 currency?: string;
@@ -15089,6 +16120,7 @@ export interface operations {
             query?: {
                 /** @description CartID is a reference the caller chooses (required, not checked against the carts). */
                 cartId?: string;
+                /** @description Items are the cart's entries, all with prices in one form (v1 plain numbers, v2 money objects). */
                 items?: string;
                 /** @description Currency is the currency of v1 prices (default DefaultCurrency). */
                 currency?: string;
@@ -15223,16 +16255,27 @@ export interface operations {
     "promotion.v1.promotion.create": {
         parameters: {
             query?: {
+                /** @description Title names the promotion (shown in carts' discounts). */
                 title?: string;
+                /** @description Class is the promotion's class: default. */
                 class?: "default";
+                /** @description Active says whether the promotion applies to carts. */
                 active?: boolean;
+                /** @description Priority orders the evaluation: ascending, ties in creation order. */
                 priority?: number;
+                /** @description If is the condition, in the rule language: exactly one of category, product, all, any. */
                 if?: string;
+                /** @description Then is the discount, in the rule language: exactly one of category, product, all, any, shipping. */
                 then?: string;
+                /** @description Code is the coupon code (unique, case-insensitive): the promotion applies only to carts holding it. On update "" removes it. */
                 code?: string;
+                /** @description StartDate is when the promotion starts to apply (RFC 3339). */
                 startDate?: string;
+                /** @description EndDate is when it stops applying (RFC 3339, exclusive). */
                 endDate?: string;
+                /** @description UsageLimit is the most orders the promotion may apply to. */
                 usageLimit?: number;
+                /** @description UsageLimitPerCustomer is the most orders of one customer it may apply to (ANON carts are not limited). */
                 usageLimitPerCustomer?: number;
             };
             header?: {
@@ -15352,6 +16395,7 @@ export interface operations {
     "promotion.v1.promotion.info.get": {
         parameters: {
             query: {
+                /** @description ID is the promotion's id. */
                 id: string;
             };
             header?: never;
@@ -15440,6 +16484,7 @@ export interface operations {
     "promotion.v1.promotion.info": {
         parameters: {
             query?: {
+                /** @description ID is the promotion's id. */
                 id?: string;
             };
             header?: {
@@ -15570,13 +16615,19 @@ export interface operations {
     "promotion.v1.promotion.list.get": {
         parameters: {
             query?: {
+                /** @description ID matches the promotions with any of these ids. */
                 id?: string[];
+                /** @description Title matches the promotions whose title matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
                 title?: string;
+                /** @description Active matches the active (true) or inactive (false) promotions. */
                 active?: boolean;
                 /** @description Code matches the promotion with the code, case-insensitively. */
                 code?: string;
+                /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
                 fields?: string[];
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
                 skip?: number;
             };
             header?: never;
@@ -15656,13 +16707,19 @@ export interface operations {
     "promotion.v1.promotion.list": {
         parameters: {
             query?: {
+                /** @description ID matches the promotions with any of these ids. */
                 id?: string[];
+                /** @description Title matches the promotions whose title matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
                 title?: string;
+                /** @description Active matches the active (true) or inactive (false) promotions. */
                 active?: boolean;
                 /** @description Code matches the promotion with the code, case-insensitively. */
                 code?: string;
+                /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
                 fields?: string[];
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
                 skip?: number;
             };
             header?: {
@@ -15782,16 +16839,27 @@ export interface operations {
     "promotion.v1.promotion.update": {
         parameters: {
             query?: {
+                /** @description ID is the promotion's id. */
                 id?: string;
+                /** @description Title is the new title. */
                 title?: string;
+                /** @description Active turns the promotion on or off. */
                 active?: boolean;
+                /** @description Priority is the new priority (ascending order of evaluation). */
                 priority?: number;
+                /** @description If is the new condition, in the rule language. */
                 if?: string;
+                /** @description Then is the new discount, in the rule language. */
                 then?: string;
+                /** @description Code is the coupon code (unique, case-insensitive): the promotion applies only to carts holding it. On update "" removes it. */
                 code?: string;
+                /** @description StartDate is when the promotion starts to apply (RFC 3339). */
                 startDate?: string;
+                /** @description EndDate is when it stops applying (RFC 3339, exclusive). */
                 endDate?: string;
+                /** @description UsageLimit is the most orders the promotion may apply to. */
                 usageLimit?: number;
+                /** @description UsageLimitPerCustomer is the most orders of one customer it may apply to (ANON carts are not limited). */
                 usageLimitPerCustomer?: number;
             };
             header?: {
@@ -15924,6 +16992,7 @@ export interface operations {
             query: {
                 /** @description CartID is a reference the caller chooses (required, not checked against the carts). */
                 cartId: string;
+                /** @description Items are the cart's entries, all with prices in one form (v1 plain numbers, v2 money objects). */
                 items: string;
                 /** @description Currency is the currency of v1 prices (default DefaultCurrency). */
                 currency?: string;
@@ -16018,6 +17087,7 @@ export interface operations {
             query?: {
                 /** @description CartID is a reference the caller chooses (required, not checked against the carts). */
                 cartId?: string;
+                /** @description Items are the cart's entries, all with prices in one form (v1 plain numbers, v2 money objects). */
                 items?: string;
                 /** @description Currency is the currency of v1 prices (default DefaultCurrency). */
                 currency?: string;
@@ -16152,16 +17222,27 @@ export interface operations {
     "promotion.v2.promotion.create": {
         parameters: {
             query?: {
+                /** @description Title names the promotion (shown in carts' discounts). */
                 title?: string;
+                /** @description Class is the promotion's class: default. */
                 class?: "default";
+                /** @description Active says whether the promotion applies to carts. */
                 active?: boolean;
+                /** @description Priority orders the evaluation: ascending, ties in creation order. */
                 priority?: number;
+                /** @description If is the condition, in the rule language: exactly one of category, product, all, any. */
                 if?: string;
+                /** @description Then is the discount, in the rule language: exactly one of category, product, all, any, shipping. */
                 then?: string;
+                /** @description Code is the coupon code (unique, case-insensitive): the promotion applies only to carts holding it. On update "" removes it. */
                 code?: string;
+                /** @description StartDate is when the promotion starts to apply (RFC 3339). */
                 startDate?: string;
+                /** @description EndDate is when it stops applying (RFC 3339, exclusive). */
                 endDate?: string;
+                /** @description UsageLimit is the most orders the promotion may apply to. */
                 usageLimit?: number;
+                /** @description UsageLimitPerCustomer is the most orders of one customer it may apply to (ANON carts are not limited). */
                 usageLimitPerCustomer?: number;
             };
             header?: {
@@ -16313,8 +17394,11 @@ export interface operations {
     "stock.v1.stock.create": {
         parameters: {
             query?: {
+                /** @description ProductID is the product's id (a product the catalog has). */
                 productId?: string;
+                /** @description WarehouseID names the warehouse (kept in Unicode NFC). */
                 warehouseId?: string;
+                /** @description Quantity is the number of units on hand, 0 or more. */
                 quantity?: number;
             };
             header?: {
@@ -16445,7 +17529,9 @@ export interface operations {
     "stock.v1.stock.info.get": {
         parameters: {
             query: {
+                /** @description ProductID is the product's id. */
                 productId: string;
+                /** @description WarehouseID names the warehouse. */
                 warehouseId: string;
             };
             header?: never;
@@ -16534,7 +17620,9 @@ export interface operations {
     "stock.v1.stock.info": {
         parameters: {
             query?: {
+                /** @description ProductID is the product's id. */
                 productId?: string;
+                /** @description WarehouseID names the warehouse. */
                 warehouseId?: string;
             };
             header?: {
@@ -16665,8 +17753,11 @@ export interface operations {
     "stock.v1.stock.update": {
         parameters: {
             query?: {
+                /** @description ProductID is the product's id. */
                 productId?: string;
+                /** @description WarehouseID names the warehouse. */
                 warehouseId?: string;
+                /** @description Quantity is the new number of units on hand (not a change), at least the units reserved. */
                 quantity?: number;
             };
             header?: {
@@ -16797,8 +17888,11 @@ export interface operations {
     "tax.v1.tax.cartTaxes.get": {
         parameters: {
             query: {
+                /** @description CartID is a reference the caller chooses, returned as given. */
                 cartId: string;
+                /** @description Currency is the ISO 4217 currency of the prices (default USD). */
                 currency?: string;
+                /** @description Items are the entries to tax. */
                 items: string;
             };
             header?: never;
@@ -16887,8 +17981,11 @@ export interface operations {
     "tax.v1.tax.cartTaxes": {
         parameters: {
             query?: {
+                /** @description CartID is a reference the caller chooses, returned as given. */
                 cartId?: string;
+                /** @description Currency is the ISO 4217 currency of the prices (default USD). */
                 currency?: string;
+                /** @description Items are the entries to tax. */
                 items?: string;
             };
             header?: {
@@ -17019,11 +18116,17 @@ export interface operations {
     "tax.v1.tax.create": {
         parameters: {
             query?: {
+                /** @description Code is the tax code: the tax applies to the products and shipping methods with that taxCode (several taxes may share a code). */
                 code?: string;
+                /** @description Class names the calculator: default (built in). */
                 class?: string;
+                /** @description Title names the tax (the taxDetail of cart entries). */
                 title?: string;
+                /** @description Description is the tax's text. */
                 description?: string;
+                /** @description Rate is a percentage with isPercentage, else an amount per unit in major units, added on top. */
                 rate?: components["schemas"]["money.NumberInput"];
+                /** @description IsPercentage says whether the rate is a percentage. */
                 isPercentage?: boolean;
             };
             header?: {
@@ -17143,6 +18246,7 @@ export interface operations {
     "tax.v1.tax.info.get": {
         parameters: {
             query: {
+                /** @description ID is the tax's id. */
                 id: string;
             };
             header?: never;
@@ -17231,6 +18335,7 @@ export interface operations {
     "tax.v1.tax.info": {
         parameters: {
             query?: {
+                /** @description ID is the tax's id. */
                 id?: string;
             };
             header?: {
@@ -17361,15 +18466,25 @@ export interface operations {
     "tax.v1.tax.list.get": {
         parameters: {
             query?: {
+                /** @description ID matches the taxes with any of these ids. */
                 id?: string[];
+                /** @description Code matches the taxes with any of these codes, exactly (compared in Unicode NFC). */
                 code?: string[];
+                /** @description Class matches the taxes of any of these classes. */
                 class?: string[];
+                /** @description Title matches the taxes whose title matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
                 title?: string;
+                /** @description Description matches the taxes whose description matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
                 description?: string;
+                /** @description Rate matches the taxes of this rate (21 matches 21.0). */
                 rate?: components["schemas"]["money.NumberInput"];
+                /** @description IsPercentage matches the percentage (true) or fixed (false) taxes. */
                 isPercentage?: boolean;
+                /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
                 fields?: string[];
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
                 skip?: number;
             };
             header?: never;
@@ -17449,15 +18564,25 @@ export interface operations {
     "tax.v1.tax.list": {
         parameters: {
             query?: {
+                /** @description ID matches the taxes with any of these ids. */
                 id?: string[];
+                /** @description Code matches the taxes with any of these codes, exactly (compared in Unicode NFC). */
                 code?: string[];
+                /** @description Class matches the taxes of any of these classes. */
                 class?: string[];
+                /** @description Title matches the taxes whose title matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
                 title?: string;
+                /** @description Description matches the taxes whose description matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
                 description?: string;
+                /** @description Rate matches the taxes of this rate (21 matches 21.0). */
                 rate?: components["schemas"]["money.NumberInput"];
+                /** @description IsPercentage matches the percentage (true) or fixed (false) taxes. */
                 isPercentage?: boolean;
+                /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
                 fields?: string[];
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
                 skip?: number;
             };
             header?: {
@@ -17577,6 +18702,7 @@ export interface operations {
     "tax.v1.tax.remove": {
         parameters: {
             query?: {
+                /** @description ID is the tax's id. */
                 id?: string;
             };
             header?: {
@@ -17707,12 +18833,19 @@ export interface operations {
     "tax.v1.tax.update": {
         parameters: {
             query?: {
+                /** @description ID is the tax's id. */
                 id?: string;
+                /** @description Code is the tax code: the tax applies to the products and shipping methods with that taxCode (several taxes may share a code). */
                 code?: string;
+                /** @description Class names the calculator: default (built in). */
                 class?: string;
+                /** @description Title names the tax (the taxDetail of cart entries). */
                 title?: string;
+                /** @description Description is the tax's text. */
                 description?: string;
+                /** @description Rate is a percentage with isPercentage, else an amount per unit in major units, added on top. */
                 rate?: components["schemas"]["money.NumberInput"];
+                /** @description IsPercentage says whether the rate is a percentage. */
                 isPercentage?: boolean;
             };
             header?: {
@@ -17844,6 +18977,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description t=<unix time>,v1=<hex HMAC-SHA256 of "<t>.<body>">, keyed with the webhook's signing secret. */
                 "Stripe-Signature": string;
             };
             path?: never;
@@ -17852,7 +18986,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The event's id (evt_...): an id seen before changes nothing. */
                     id?: string;
+                    /** @description The event's type (payment_intent.succeeded, charge.refunded, ...). */
                     type?: string;
                 };
             };

@@ -15,8 +15,8 @@ import (
 
 // load runs `commerce load DIR`: it loads a folder in the MicroBase sample
 // format into a running service (see package loader), draws progress on
-// stderr and prints the summary (loaded and rejected records per file) on
-// stdout. It fails (non-zero exit) only for fatal problems: bad flags, DIR
+// stderr and prints the summary (loaded and rejected records per file, and
+// those already there, which a second load skips) on stdout. It fails (non-zero exit) only for fatal problems: bad flags, DIR
 // unreadable, the service unreachable, the token refused; rejected records
 // are reported, not an error.
 //
@@ -31,6 +31,7 @@ func load(ctx context.Context, args []string, getenv func(string) string, stdout
 	fs := newFlagSet("load", stderr)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: commerce load [flags] DIR")
+		fmt.Fprintln(fs.Output(), "Records the service already has are skipped (\"already there\"): loading a folder twice creates nothing the second time.")
 		fs.PrintDefaults()
 	}
 	baseURL := fs.String("url", "http://localhost:8080", "service base URL (env COMMERCE_URL)")

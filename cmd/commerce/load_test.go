@@ -40,8 +40,8 @@ func fakeLoadTarget(t *testing.T, keys *auth.Keys) (*httptest.Server, func() []s
 		mu.Unlock()
 		body, _ := io.ReadAll(r.Body)
 		if bytes.Contains(body, []byte(`"sku":"bad"`)) {
-			w.WriteHeader(409)
-			io.WriteString(w, `{"ok":false,"error":"duplicate_key","data":{"index":"sku","sku":"bad"}}`)
+			w.WriteHeader(400)
+			io.WriteString(w, `{"ok":false,"error":"validation_error","data":["title: too long"]}`)
 			return
 		}
 		io.WriteString(w, `{"ok":true,"data":[]}`)
@@ -101,7 +101,7 @@ func TestLoadCommand(t *testing.T) {
 				t.Fatalf("got %v, want success; stderr:\n%s", err, errOut.String())
 			}
 			if want := "products (dataProducts.jsonl): loaded 1, rejected 1\n" +
-				`  line 2 (sku "bad"): duplicate_key {"index":"sku","sku":"bad"}` + "\n"; out.String() != want {
+				`  line 2 (sku "bad"): validation_error ["title: too long"]` + "\n"; out.String() != want {
 				t.Errorf("stdout:\n%s\nwant:\n%s", out.String(), want)
 			}
 			if !strings.Contains(errOut.String(), "] 2/2 products\n") {

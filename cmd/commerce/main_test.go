@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -205,5 +207,48 @@ func TestTokenNeedsAnExistingSecret(t *testing.T) {
 	err := run(context.Background(), []string{"token", "--scope", "api", "--db", dbFlag}, func(string) string { return "" }, &out, io.Discard)
 	if err == nil || out.Len() != 0 {
 		t.Fatalf("got %v and %q, want an error and no token before serve made a secret", err, out.String())
+	}
+}
+
+// TestServeAddressInUse: serve on an address another process holds (a
+// server left running) fails at once with an error naming the address and
+// the cause, which main prints on stderr before exiting 1, rather than
+// leaving the other server to answer in its place; a server that starts
+// names its pid in its ready line (README's walk-through waits for it).
+func TestServeAddressInUse(t *testing.T) {
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	dir := t.TempDir()
+	var stderr syncBuffer
+	err = run(context.Background(), []string{"serve", "--addr", held.Addr().String(), "--db", "sqlite:" + filepath.Join(dir, "commerce.db")},
+		func(string) string { return "" }, io.Discard, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "listen on --addr "+held.Addr().String()) || !strings.Contains(err.Error(), "address already in use") {
+		t.Fatalf("serve on a held address: got %v, want an error naming --addr %s and \"address already in use\"", err, held.Addr())
+	}
+	if strings.Contains(stderr.String(), "commerce ready") {
+		t.Errorf("serve logged ready although it could not listen:\n%s", stderr.String())
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	var out syncBuffer
+	errc := make(chan error, 1)
+	go func() {
+		errc <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--db", "sqlite:" + filepath.Join(dir, "commerce.db")},
+			func(string) string { return "" }, io.Discard, &out)
+	}()
+	pidRE := regexp.MustCompile(`commerce ready"? addr=\S+ pid=(\d+) `)
+	deadline := time.Now().Add(10 * time.Second)
+	for !readyRE.MatchString(out.String()) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if err := <-errc; err != nil {
+		t.Fatalf("serve: %v\n%s", err, out.String())
+	}
+	if m := pidRE.FindStringSubmatch(out.String()); m == nil || m[1] != strconv.Itoa(os.Getpid()) {
+		t.Errorf("ready line without pid=%d:\n%s", os.Getpid(), out.String())
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -100,7 +101,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpSrv.Serve(ln) }()
-	logger.Info("commerce ready", "addr", ln.Addr().String(), "db", redact(c.db), "nats", c.nats != "",
+	// The pid lets a script tell its own server's ready line from another
+	// one's (README's walk-through waits for it).
+	logger.Info("commerce ready", "addr", ln.Addr().String(), "pid", os.Getpid(), "db", redact(c.db), "nats", c.nats != "",
 		"stripe", *stripeKey != "", "stripeWebhook", *stripeWebhookSecret != "")
 
 	select {

@@ -1,5 +1,6 @@
 // Command gendoc extracts the doc comments of the module's exported types
-// and struct fields into a JSON file, {"types": {"<import path>.<Type>":
+// and struct fields (and of the fields of package rpc's unexported types,
+// its own argument types) into a JSON file, {"types": {"<import path>.<Type>":
 // doc}, "fields": {"<import path>.<Type>.<Field>": doc}}, which the rpc
 // package embeds as the descriptions of /openapi.json's schemas. It is run
 // by go generate in rpc/; CI checks that the file is up to date.
@@ -30,6 +31,7 @@ func main() {
 		fail(err)
 	}
 	types, fields := map[string]string{}, map[string]string{}
+	defs := map[string]string{} // "<pkg>.<X>" of `type X Y` -> "<pkg>.<Y>"
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -53,11 +55,12 @@ func main() {
 		if rel != "." {
 			pkg += "/" + filepath.ToSlash(rel)
 		}
-		return extract(path, pkg, types, fields)
+		return extract(path, pkg, pkg == module+"/rpc", types, fields, defs)
 	})
 	if err != nil {
 		fail(err)
 	}
+	inherit(fields, defs)
 	b, err := marshal(map[string]map[string]string{"types": types, "fields": fields})
 	if err != nil {
 		fail(err)
@@ -67,7 +70,14 @@ func main() {
 	}
 }
 
-func extract(path, pkg string, types, fields map[string]string) error {
+// extract adds the docs of the file's exported types and of their fields;
+// with unexported, the fields of its unexported types too (package rpc's
+// own argument types, such as eventListArgs, are unexported).
+//
+// A type defined as another struct type of its package (type CreateInput
+// Fields) is noted in defs: its fields are that type's, and so are their
+// docs (copied after every file is read, see inherit).
+func extract(path, pkg string, unexported bool, types, fields, defs map[string]string) error {
 	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ParseComments)
 	if err != nil {
 		return err
@@ -79,15 +89,21 @@ func extract(path, pkg string, types, fields map[string]string) error {
 		}
 		for _, spec := range gd.Specs {
 			ts := spec.(*ast.TypeSpec)
-			if !ts.Name.IsExported() {
+			if !ts.Name.IsExported() && !unexported {
 				continue
 			}
-			doc := ts.Doc
-			if doc == nil && len(gd.Specs) == 1 {
-				doc = gd.Doc
+			if ts.Name.IsExported() {
+				doc := ts.Doc
+				if doc == nil && len(gd.Specs) == 1 {
+					doc = gd.Doc
+				}
+				if d := text(doc); d != "" {
+					types[pkg+"."+ts.Name.Name] = d
+				}
 			}
-			if d := text(doc); d != "" {
-				types[pkg+"."+ts.Name.Name] = d
+			if id, ok := ts.Type.(*ast.Ident); ok && ts.Assign == 0 {
+				defs[pkg+"."+ts.Name.Name] = pkg + "." + id.Name
+				continue
 			}
 			st, ok := ts.Type.(*ast.StructType)
 			if !ok {
@@ -110,6 +126,24 @@ func extract(path, pkg string, types, fields map[string]string) error {
 		}
 	}
 	return nil
+}
+
+// inherit gives the fields of each type defined as another (defs) the docs
+// of that type's fields, where they have none of their own.
+func inherit(fields, defs map[string]string) {
+	added := map[string]string{}
+	for def, of := range defs {
+		for key, doc := range fields {
+			if name, ok := strings.CutPrefix(key, of+"."); ok && !strings.Contains(name, ".") {
+				if _, has := fields[def+"."+name]; !has {
+					added[def+"."+name] = doc
+				}
+			}
+		}
+	}
+	for k, v := range added {
+		fields[k] = v
+	}
 }
 
 // text is a comment as one paragraph per blank-line-separated block.
