@@ -77,6 +77,28 @@ func TextProblem(s string) string {
 	return ""
 }
 
+// The longest free text the services store, in characters: a longer
+// value given at create or update is validation_error naming the field.
+// Regex filters and search read these fields row by row, so what one row
+// holds is bounded; the limits are far above what a shop needs (the
+// sample catalog's longest title has 95 characters, its longest
+// description 465).
+const (
+	// MaxTitleLen bounds titles, names, brands and the fields of an
+	// address.
+	MaxTitleLen = 500
+	// MaxTextLen bounds descriptions.
+	MaxTextLen = 20000
+)
+
+// CheckLen records a problem of the text v given as the field path when
+// it holds more than max characters.
+func (p *Problems) CheckLen(path, v string, max int) {
+	if len(v) > max && utf8.RuneCountInString(v) > max {
+		p.Add(path, "must be at most %d characters", max)
+	}
+}
+
 // MaxPatternLen is the longest regular expression a filter accepts, in
 // bytes: a regex filter runs against every candidate row, so its cost must
 // be bounded (a longer pattern is validation_error).

@@ -169,6 +169,7 @@ func New(opts Options) (*App, error) {
 			return nil, fmt.Errorf("assemble the areas: %w", err)
 		}
 	}
+	a.serveWebhooks()
 	if err := assembleAdmin(a); err != nil {
 		return nil, fmt.Errorf("assemble the admin app: %w", err)
 	}
@@ -179,7 +180,7 @@ func New(opts Options) (*App, error) {
 // Handler serves the RPC interface, /healthz, /readyz, /metrics,
 // POST /webhooks/stripe and the admin app under /admin/.
 func (a *App) Handler() http.Handler {
-	api := a.withWebhooks(a.srv)
+	var api http.Handler = a.srv
 	if a.admin == nil {
 		return api
 	}

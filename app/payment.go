@@ -2,7 +2,6 @@ package app
 
 import (
 	"fmt"
-	"net/http"
 
 	"github.com/commercekit/commerce/payment"
 	"github.com/commercekit/commerce/payment/manual"
@@ -31,25 +30,20 @@ func payments(o Options) (*payment.Providers, error) {
 	return payment.NewProviders(byID)
 }
 
-// withWebhooks serves POST /webhooks/stripe (when a webhook secret is
-// configured; anyone may call it, the Stripe-Signature proves the sender)
-// and everything else with next. The events are applied through
+// serveWebhooks serves POST /webhooks/stripe on the server when a webhook
+// secret is configured (anyone may call it, the Stripe-Signature proves
+// the sender), as a path of its own (rpc.Server.HandlePath): one log line
+// per request and the request metrics, as service "webhooks", operation
+// "webhooks.stripe", version "". The events are applied through
 // a.Notifications (503 while it is nil).
-func (a *App) withWebhooks(next http.Handler) http.Handler {
+func (a *App) serveWebhooks() {
 	if a.opts.StripeWebhookSecret == "" {
-		return next
+		return
 	}
-	hook := &stripe.Webhook{
+	a.srv.HandlePath(stripe.WebhookPath, "webhooks", "webhooks.stripe", &stripe.Webhook{
 		Secret:        a.opts.StripeWebhookSecret,
 		Notifications: func() payment.Notifications { return a.Notifications },
 		Logger:        a.logger,
 		Now:           a.now,
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == stripe.WebhookPath {
-			hook.ServeHTTP(w, r)
-			return
-		}
-		next.ServeHTTP(w, r)
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -29,11 +30,16 @@ type recordedNotes struct {
 	got []payment.Notification
 }
 
-func (n *recordedNotes) Apply(_ context.Context, note payment.Notification) error {
+func (n *recordedNotes) Apply(_ context.Context, note payment.Notification) (payment.Outcome, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	for _, seen := range n.got {
+		if seen.EventID == note.EventID {
+			return payment.Duplicate, nil
+		}
+	}
 	n.got = append(n.got, note)
-	return nil
+	return payment.Applied, nil
 }
 
 func newApp(t *testing.T, o app.Options) *app.App {
@@ -149,4 +155,102 @@ func TestStripeWebhookMounted(t *testing.T) {
 			res.Body.Close()
 		}
 	})
+}
+
+// logSink is a log sink safe for the server's goroutines.
+type logSink struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *logSink) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *logSink) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestStripeWebhookObserved (issue 27): POST /webhooks/stripe has a
+// request log line and commerce_requests_total series as every operation
+// (service webhooks, operation webhooks.stripe, version ""), and an event
+// Stripe sends again is logged as a duplicate, not as applied a second
+// time.
+func TestStripeWebhookObserved(t *testing.T) {
+	const secret = "whsec_app_observed"
+	body := `{"id": "evt_obs", "object": "event", "type": "payment_intent.canceled", "data": {"object": {"id": "pi_obs"}}}`
+	sign := func(key string) string {
+		ts := time.Now().Unix()
+		mac := hmac.New(sha256.New, []byte(key))
+		fmt.Fprintf(mac, "%d.%s", ts, body)
+		return fmt.Sprintf("t=%d,v1=%s", ts, hex.EncodeToString(mac.Sum(nil)))
+	}
+	logs := &logSink{}
+	a := newApp(t, app.Options{StripeWebhookSecret: secret, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	a.Notifications = &recordedNotes{}
+	hs := httptest.NewServer(apitest.Checking(t, a.Handler()))
+	defer hs.Close()
+	for _, key := range []string{secret, secret, "whsec_someone_else"} {
+		req, _ := http.NewRequest(http.MethodPost, hs.URL+"/webhooks/stripe", strings.NewReader(body))
+		req.Header.Set("Stripe-Signature", sign(key))
+		req.Header.Set("Content-Type", "application/json; charset=utf-8") // as Stripe sends it
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+	}
+	want := []string{
+		`commerce_requests_total{operation="webhooks.stripe",service="webhooks",status="200",version=""} 2`,
+		`commerce_requests_total{operation="webhooks.stripe",service="webhooks",status="400",version=""} 1`,
+	}
+	var m string
+	for range 200 { // counted once the answer is sent
+		res, err := http.Get(hs.URL + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if m = string(b); strings.Contains(m, want[0]) && strings.Contains(m, want[1]) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, w := range want {
+		if !strings.Contains(m, w) {
+			t.Errorf("metrics lack %s", w)
+		}
+	}
+	lines := strings.Split(logs.String(), "\n")
+	count := func(parts ...string) int {
+		n := 0
+		for _, l := range lines {
+			all := true
+			for _, p := range parts {
+				all = all && strings.Contains(l, p)
+			}
+			if all {
+				n++
+			}
+		}
+		return n
+	}
+	if n := count("msg=request", "service=webhooks", "operation=webhooks.stripe", "path=/webhooks/stripe"); n != 3 {
+		t.Errorf("got %d request log lines of /webhooks/stripe, want 3:\n%s", n, logs)
+	}
+	if n := count(`msg="stripe webhook: applied"`, "event=evt_obs"); n != 1 {
+		t.Errorf("the event logged as applied %d times, want once:\n%s", n, logs)
+	}
+	if n := count(`msg="stripe webhook: duplicate event, ignored"`, "event=evt_obs"); n != 1 {
+		t.Errorf("the event sent again logged as a duplicate %d times, want once:\n%s", n, logs)
+	}
+	if strings.Contains(logs.String(), secret) {
+		t.Errorf("the log holds the webhook secret")
+	}
 }

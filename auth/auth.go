@@ -3,6 +3,8 @@
 package auth
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -20,6 +22,33 @@ type tokenClaims struct {
 	CustomerType string `json:"customerType,omitempty"`
 	Country      string `json:"country,omitempty"`
 	jwt.RegisteredClaims
+}
+
+// dateClaims are the claims that RFC 7519 (section 2) makes NumericDates:
+// JSON numbers of seconds since the epoch.
+var dateClaims = []string{"exp", "nbf", "iat"}
+
+// UnmarshalJSON implements json.Unmarshaler: the payload as jwt reads it,
+// after checking that each of exp, nbf and iat given is a JSON number.
+// jwt.NumericDate also takes a string holding a number ("exp":
+// "9999999999"), which RFC 7519 does not allow: such a token is refused.
+func (tc *tokenClaims) UnmarshalJSON(b []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	for _, name := range dateClaims {
+		v, ok := raw[name]
+		if !ok {
+			continue
+		}
+		v = bytes.TrimSpace(v)
+		if len(v) == 0 || (v[0] != '-' && (v[0] < '0' || v[0] > '9')) {
+			return fmt.Errorf("claim %s is not a NumericDate (a JSON number)", name)
+		}
+	}
+	type plain tokenClaims // without this method
+	return json.Unmarshal(b, (*plain)(tc))
 }
 
 // Keys signs and verifies tokens with one HS256 secret.

@@ -73,7 +73,8 @@ func (t *Text) UnmarshalJSON(b []byte) error {
 
 // Check records the address's missing fields under path: the required
 // fields (firstName, address_1, postCode, city, state, country) must not be
-// blank ("shippingAddress.city: required").
+// blank ("shippingAddress.city: required"); and each field holds at most
+// commerce.MaxTitleLen characters (address_2 as its JSON).
 func (a *Address) Check(p *commerce.Problems, path string) {
 	for _, f := range []struct{ name, value string }{
 		{"firstName", a.FirstName}, {"address_1", a.Address1}, {"postCode", string(a.PostCode)},
@@ -82,6 +83,13 @@ func (a *Address) Check(p *commerce.Problems, path string) {
 		if strings.TrimSpace(f.value) == "" {
 			p.Add(path+"."+f.name, "required")
 		}
+	}
+	for _, f := range []struct{ name, value string }{
+		{"firstName", a.FirstName}, {"lastName", a.LastName}, {"address_1", a.Address1}, {"address_2", string(a.Address2)},
+		{"postCode", string(a.PostCode)}, {"city", a.City}, {"state", a.State}, {"country", a.Country},
+		{"company", a.Company}, {"phone", string(a.Phone)}, {"instructions", a.Instructions},
+	} {
+		p.CheckLen(path+"."+f.name, f.value, commerce.MaxTitleLen)
 	}
 }
 

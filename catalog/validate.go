@@ -22,6 +22,9 @@ func checkProduct(p *Product) error {
 	if blank(p.Title) {
 		ps.Add("title", "required")
 	}
+	ps.CheckLen("title", p.Title, commerce.MaxTitleLen)
+	ps.CheckLen("brand", p.Brand, commerce.MaxTitleLen)
+	ps.CheckLen("description", p.Description, commerce.MaxTextLen)
 	if p.StockStatus < StockNormal || p.StockStatus > StockDiscontinued {
 		ps.Add("stockStatus", "must be 0 (NORMAL), 1 (UNLIMITED) or 2 (DISCONTINUED)")
 	}
@@ -82,6 +85,13 @@ func checkCategory(c *Category) error {
 	var ps commerce.Problems
 	if blank(c.Title) {
 		ps.Add("title", "required")
+	}
+	ps.CheckLen("title", c.Title, commerce.MaxTitleLen)
+	if c.Description != nil {
+		ps.CheckLen("description", *c.Description, commerce.MaxTextLen)
+	}
+	for i, d := range c.Classifications {
+		ps.CheckLen(commerce.Index("classifications", i)+".description", d.Description, commerce.MaxTextLen)
 	}
 	if c.ID != RootID {
 		if blank(c.Slug) {

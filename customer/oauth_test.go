@@ -13,6 +13,7 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/rpc"
 	"github.com/commercekit/commerce/sqldb"
 )
 
@@ -281,4 +282,49 @@ func TestOAuthTokenMetrics(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Errorf("metrics lack %q:\n%s", want, m)
+}
+
+// TestOAuthTokenTooLarge (issue 27 defect 4): a body over 1 MiB is 413,
+// as for every operation, whether its length is announced or not (it was
+// 400 "must be application/x-www-form-urlencoded"); a body at the limit is
+// read as a form.
+func TestOAuthTokenTooLarge(t *testing.T) {
+	e := newEnv(t, testdb.SQLite(t))
+	form := "grant_type=client_credentials&client_id=a&client_secret=s&pad="
+	for _, tc := range []struct {
+		name    string
+		size    int
+		chunked bool
+		status  int
+		code    string
+	}{
+		{"announced", rpc.MaxBody + 1, false, http.StatusRequestEntityTooLarge, "invalid_request"},
+		{"chunked", rpc.MaxBody + 1, true, http.StatusRequestEntityTooLarge, "invalid_request"},
+		{"at the limit", rpc.MaxBody, false, http.StatusUnauthorized, "invalid_client"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := form + strings.Repeat("x", tc.size-len(form))
+			var rd io.Reader = strings.NewReader(body)
+			if tc.chunked {
+				rd = io.MultiReader(rd) // no length known: sent chunked
+			}
+			req, err := http.NewRequest(http.MethodPost, e.URL+"/oauth/token", rd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			var got map[string]any
+			if err := json.NewDecoder(res.Body).Decode(&got); err != nil {
+				t.Fatal(err)
+			}
+			if res.StatusCode != tc.status || got["error"] != tc.code || res.Header.Get("Cache-Control") != "no-store" {
+				t.Errorf("got %d %v (Cache-Control %q), want %d %s", res.StatusCode, got, res.Header.Get("Cache-Control"), tc.status, tc.code)
+			}
+		})
+	}
 }

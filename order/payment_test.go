@@ -128,9 +128,9 @@ func TestRecovery(t *testing.T) {
 
 		// The provider's report of that capture, meanwhile: left to the
 		// operation (which records it once).
-		if err := s.App.Notifications.Apply(context.Background(), payment.Notification{EventID: "evt_cap", Provider: "rec",
-			Reference: o.Payments[0].Reference, Kind: payment.NotifyCaptured, Amount: op.Amount}); err != nil {
-			t.Fatal(err)
+		if got, err := s.App.Notifications.Apply(context.Background(), payment.Notification{EventID: "evt_cap", Provider: "rec",
+			Reference: o.Payments[0].Reference, Kind: payment.NotifyCaptured, Amount: op.Amount}); err != nil || got != payment.Ignored {
+			t.Fatalf("got %v, %v; want ignored", got, err)
 		}
 		var mid order.Order
 		s.Get(t, "/order/v1/order.info?id="+o.ID, s.Admin).Must(t).Decode(t, "order", &mid)
@@ -187,35 +187,47 @@ func TestNotifications(t *testing.T) {
 		o, _ := s.order(s.API, 1)
 		ref := o.Payments[0].Reference
 		ctx := context.Background()
-		apply := func(id string, kind payment.NotificationKind, amount int64) *order.Order {
+		// apply applies a report, which must have the outcome want (issue
+		// 27: the webhook logs a repeated event as a duplicate, not as
+		// applied), and returns the order.
+		apply := func(id string, kind payment.NotificationKind, amount int64, want payment.Outcome) *order.Order {
 			t.Helper()
-			if err := s.App.Notifications.Apply(ctx, payment.Notification{EventID: id, Provider: "manual", Reference: ref, Kind: kind, Amount: amount}); err != nil {
+			outcome, err := s.App.Notifications.Apply(ctx, payment.Notification{EventID: id, Provider: "manual", Reference: ref, Kind: kind, Amount: amount})
+			if err != nil {
 				t.Fatal(err)
+			}
+			if outcome != want {
+				t.Errorf("event %s (%s): outcome %v, want %v", id, kind, outcome, want)
 			}
 			var got order.Order
 			s.Get(t, "/order/v1/order.info?id="+o.ID, s.Admin).Must(t).Decode(t, "order", &got)
 			return &got
 		}
-		if err := s.App.Notifications.Apply(ctx, payment.Notification{EventID: "x", Provider: "manual", Reference: "nope", Kind: payment.NotifyCaptured}); err != nil {
-			t.Errorf("unknown reference: %v, want ignored", err)
+		if got, err := s.App.Notifications.Apply(ctx, payment.Notification{EventID: "x", Provider: "manual", Reference: "nope", Kind: payment.NotifyCaptured}); err != nil || got != payment.Ignored {
+			t.Errorf("unknown reference: %v, %v; want ignored", got, err)
 		}
-		got := apply("evt_1", payment.NotifyCaptured, o.Payments[0].Amount.Amount)
+		got := apply("evt_1", payment.NotifyCaptured, o.Payments[0].Amount.Amount, payment.Applied)
 		if got.PaymentStatus != "PAID" || got.Payments[0].Status != "CAPTURED" || got.Status != "PLACED" || got.Version != 2 {
 			t.Fatalf("captured: %s %s %s v%d", got.Status, got.PaymentStatus, got.Payments[0].Status, got.Version)
 		}
-		if got = apply("evt_1", payment.NotifyCaptured, 1); got.Version != 2 || got.Payments[0].Captured.Amount != o.Payments[0].Amount.Amount {
+		if got = apply("evt_1", payment.NotifyCaptured, 1, payment.Duplicate); got.Version != 2 || got.Payments[0].Captured.Amount != o.Payments[0].Amount.Amount {
 			t.Errorf("the same event again changed the order: v%d", got.Version)
 		}
-		got = apply("evt_2", payment.NotifyRefunded, 1000)
+		got = apply("evt_2", payment.NotifyRefunded, 1000, payment.Applied)
 		if got.PaymentStatus != "PARTIALLY_REFUNDED" || got.Payments[0].Refunded.Amount != 1000 || got.Version != 3 {
 			t.Errorf("refunded 10.00: %s %d v%d", got.PaymentStatus, got.Payments[0].Refunded.Amount, got.Version)
 		}
-		got = apply("evt_3", payment.NotifyFailed, 0)
+		got = apply("evt_3", payment.NotifyFailed, 0, payment.Applied)
 		if got.PaymentStatus != "PARTIALLY_REFUNDED" || got.Payments[0].Status != "FAILED" || got.Status != "PLACED" {
 			t.Errorf("failed: %s %s", got.PaymentStatus, got.Payments[0].Status)
 		}
+		// A new event reporting what the payment already is: nothing
+		// to change.
+		if got = apply("evt_3b", payment.NotifyFailed, 0, payment.Ignored); got.Payments[0].Status != "FAILED" {
+			t.Errorf("failed again: %s", got.Payments[0].Status)
+		}
 		// The same event id, different in every other way: nothing.
-		if got = apply("evt_2", payment.NotifyRefunded, 5000); got.Payments[0].Refunded.Amount != 1000 {
+		if got = apply("evt_2", payment.NotifyRefunded, 5000, payment.Duplicate); got.Payments[0].Refunded.Amount != 1000 {
 			t.Errorf("a seen event id applied again: refunded %d", got.Payments[0].Refunded.Amount)
 		}
 		// The events: section 13's types where one fits (CAPTURE, REFUND),
@@ -223,7 +235,7 @@ func TestNotifications(t *testing.T) {
 		s.wantEvents(o.ID, "CREATE", "CAPTURE", "REFUND", "UPDATE")
 		o, _ = s.order(s.API, 1)
 		ref = o.Payments[0].Reference
-		if got = apply("evt_4", payment.NotifyVoided, 0); got.PaymentStatus != "VOIDED" || got.Status != "PLACED" {
+		if got = apply("evt_4", payment.NotifyVoided, 0, payment.Applied); got.PaymentStatus != "VOIDED" || got.Status != "PLACED" {
 			t.Errorf("voided: %s / %s", got.Status, got.PaymentStatus)
 		}
 		s.wantEvents(o.ID, "CREATE", "UPDATE")

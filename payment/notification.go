@@ -31,10 +31,40 @@ const (
 	NotifyRefunded NotificationKind = "REFUNDED"
 )
 
+// Outcome is what applying a notification did (Notifications.Apply).
+type Outcome int
+
+// The outcomes of a notification applied without error.
+const (
+	// Applied: the payment changed.
+	Applied Outcome = iota + 1
+	// Duplicate: the event id was applied (or ignored) before; nothing
+	// changed.
+	Duplicate
+	// Ignored: nothing to change (no payment has the reference, the
+	// payment is already as reported, or an operation of the service in
+	// progress reports the change itself).
+	Ignored
+)
+
+// String names the outcome for logs.
+func (o Outcome) String() string {
+	switch o {
+	case Applied:
+		return "applied"
+	case Duplicate:
+		return "duplicate"
+	case Ignored:
+		return "ignored"
+	}
+	return "unknown"
+}
+
 // Notifications applies providers' notifications to the payments they
-// name (the orders area implements it). Apply is idempotent on EventID;
-// a reference it does not know is not an error (the provider may report
-// payments the service did not make).
+// name (the orders area implements it). Apply is idempotent on EventID
+// (a repeated one is Duplicate); a reference it does not know is not an
+// error (the provider may report payments the service did not make:
+// Ignored). On error the outcome is 0.
 type Notifications interface {
-	Apply(ctx context.Context, n Notification) error
+	Apply(ctx context.Context, n Notification) (Outcome, error)
 }

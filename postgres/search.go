@@ -17,8 +17,10 @@ var _ sqldb.TextSearch = Dialect{}
 // tokenizer folds text, with the table product_search_chars), as FTS5
 // folds each quoted word again, so that both stores look for the same
 // words; every word is required, the last one also as a prefix (:*);
-// the products whose title holds them all first, then by ts_rank with the
-// weights of the columns (title A, brand and sku B, description C). The
+// the products whose title holds the most of them first, then those
+// whose brand or sku does (sqldb.RelevanceRank: each word looked up with
+// the weight of the title, A, and of the brand and sku, B), then in
+// creation order. The
 // rows also hold what the filters, sorts and facets read (online, brand,
 // categories, prices), so that a search reads nothing else of the
 // products it finds but the page's.
@@ -49,12 +51,22 @@ func (Dialect) SearchMatch(q search.Query) sqldb.SearchMatch {
 	// 13 ms of the server's CPU, 8.5 ms with the tsquery computed once:
 	// BENCHMARKS.md, Search).
 	m.Cond, m.Args = "s.doc @@ (SELECT product_search_query(?, ''))", []any{text}
-	// ts_rank is higher for better matches; the weights are of D, C, B
-	// and A.
-	m.Rank, m.RankArgs = "-ts_rank('{0.1, 0.25, 0.4, 1.0}', s.doc, (SELECT product_search_query(?, '')))", []any{text}
-	// The same words with weight A: in the title (checked on the match's
-	// own document).
-	m.Title, m.TitleArgs = "s.doc @@ (SELECT product_search_query(?, 'A'))", []any{text}
+	// Each word alone, with the weight of a column: the last one as the
+	// prefix product_search_query makes of a query's last word; another
+	// as a whole word, written twice ("w w": 'w':A & 'w':*A, true when
+	// the whole word is there).
+	ranks := make([]sqldb.WordMatch, len(q.Words))
+	for i, w := range q.Words {
+		word := w
+		if i < len(q.Words)-1 {
+			word = w + " " + w
+		}
+		ranks[i] = sqldb.WordMatch{
+			Title: "s.doc @@ (SELECT product_search_query(?, 'A'))", TitleArg: word,
+			BrandSKU: "s.doc @@ (SELECT product_search_query(?, 'B'))", BrandSKUArg: word,
+		}
+	}
+	m.Rank, m.RankArgs = sqldb.RelevanceRank(ranks)
 	return m
 }
 

@@ -20,6 +20,8 @@ type snapshot struct {
 	index *engine.Index
 	// limited holds the promotions with a usage limit, by id.
 	limited map[string]limited
+	// codes holds the coupon codes of the promotions (CodeKey).
+	codes map[string]bool
 }
 
 // newCache returns the cache of the active promotions of store.
@@ -37,7 +39,11 @@ func newCache(store Store) *snapcache.Cache[*snapshot] {
 func compile(promos []Promotion) *snapshot {
 	list := make([]engine.Promotion, len(promos))
 	lim := map[string]limited{}
+	codes := map[string]bool{}
 	for i, p := range promos {
+		if p.Code != nil {
+			codes[p.CodeKey()] = true
+		}
 		list[i] = engine.Promotion{
 			ID: p.ID, Title: p.Title, Priority: p.Priority, Seq: p.Seq,
 			Rules: engine.Rules{If: p.If, Then: p.Then}, Code: p.CodeKey(),
@@ -52,7 +58,7 @@ func compile(promos []Promotion) *snapshot {
 			lim[p.ID] = limitsOf(p)
 		}
 	}
-	return &snapshot{index: engine.NewIndex(list), limited: lim}
+	return &snapshot{index: engine.NewIndex(list), limited: lim, codes: codes}
 }
 
 // refresh drops the snapshot after a change, whatever its outcome (a
@@ -70,6 +76,31 @@ func (s *Service) current(ctx context.Context) (*snapshot, error) {
 	snap, err := s.cache.Get(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("active promotions: %w", err)
+	}
+	return snap, nil
+}
+
+// holding returns the snapshot to evaluate a cart holding the codes
+// (CodeKey) with: current's, or, when it lacks one of the codes, the
+// snapshot as the store holds it now (snapcache.Cache.Fresh). A cart holds
+// a code because the store had it (Coupon reads the store), but this
+// process's snapshot may be older than the code's promotion, created
+// through another process less than snapcache.Interval ago: evaluated
+// from it, the cart was priced without the coupon it lists, and its usage
+// limits went unchecked (issue 27). A code whose promotion is gone or
+// inactive costs one look at the store's version per evaluation.
+func (s *Service) holding(ctx context.Context, codes []string) (*snapshot, error) {
+	snap, err := s.current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range codes {
+		if !snap.codes[c] {
+			if snap, err = s.cache.Fresh(ctx); err != nil {
+				return nil, fmt.Errorf("active promotions: %w", err)
+			}
+			break
+		}
 	}
 	return snap, nil
 }

@@ -122,18 +122,20 @@ const maxExclusionRounds = 4
 // at the service's clock (a promotion applies from its startDate until
 // before its endDate, without any change to the cache), with the coupons
 // the cart holds and its shipping rate (the target of `shipping` rules).
-// A promotion that fired but has reached a usage limit is left out and the
-// cart evaluated again; when it has a code, the code is reported in
+// The codes are those of the promotions as the store has them, even when
+// this process's copy of the promotions is older than a code's promotion
+// (see holding). A promotion that fired but has reached a usage limit is
+// left out and the cart evaluated again; when it has a code, the code is reported in
 // Exhausted. Only promotions with limits that fire cost a read of their
 // uses.
 func (s *Service) EvaluateCart(ctx context.Context, in CartEval) (CartOutcome, error) {
-	snap, err := s.current(ctx)
-	if err != nil {
-		return CartOutcome{}, err
-	}
 	input := engine.Input{Entries: in.Entries, Precision: in.Precision, Now: s.now(), Shipping: in.Shipping}
 	for _, c := range in.Coupons {
 		input.Coupons = append(input.Coupons, CodeKey(c))
+	}
+	snap, err := s.holding(ctx, input.Coupons)
+	if err != nil {
+		return CartOutcome{}, err
 	}
 	if snap.index.Len() == 0 || len(in.Entries) == 0 {
 		return CartOutcome{Result: engine.Result{ItemDiscounts: []engine.ItemDiscount{}, AlmostFulfilled: []engine.AlmostFulfilled{}}}, nil

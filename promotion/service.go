@@ -69,6 +69,7 @@ func New(in CreateInput) (Promotion, error) {
 		problems.Add("title", "must not be empty")
 	default:
 		p.Title = *in.Title
+		problems.CheckLen("title", p.Title, commerce.MaxTitleLen)
 	}
 	switch {
 	case in.Class == nil:
@@ -142,6 +143,8 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (Promotion, error)
 	}
 	if in.Title != nil && strings.TrimSpace(*in.Title) == "" {
 		problems.Add("title", "must not be empty")
+	} else if in.Title != nil {
+		problems.CheckLen("title", *in.Title, commerce.MaxTitleLen)
 	}
 	if in.If != nil || in.Then != nil {
 		// Check the given rules before touching the store; the half not

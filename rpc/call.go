@@ -21,7 +21,7 @@ func (s *Server) Call(ctx context.Context, claims commerce.Claims, path string, 
 
 // CallOnce is Call under an idempotency key (CONTRACT.md section 18), as a
 // POST with the Idempotency-Key header runs: the first call with the key
-// (scoped to claims.Subject) runs and its answer is stored; a later one
+// (scoped to the claims, idemScope) runs and its answer is stored; a later one
 // with the same key, operation and arguments gets that answer again (an
 // error as the same code and data) without running; the same key with
 // other arguments is idempotency_key_reused, and while the first call runs
@@ -48,8 +48,9 @@ func (s *Server) CallOnce(ctx context.Context, claims commerce.Claims, path stri
 	if key, err = idempotencyKey([]string{key}); err != nil {
 		return nil, err
 	}
-	seal := newIdemSeal(claims.Subject, key)
-	st, stored, err := s.idem.Begin(ctx, claims.Subject, seal.id, seal.fingerprint(fingerprint(rt.op, rt.fields, nil, body)), s.idemNow())
+	scope := idemScope(claims, "")
+	seal := newIdemSeal(scope, key)
+	st, stored, err := s.idem.Begin(ctx, scope, seal.id, seal.fingerprint(fingerprint(rt.op, rt.fields, nil, body)), s.idemNow())
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +60,7 @@ func (s *Server) CallOnce(ctx context.Context, claims commerce.Claims, path stri
 		}
 		return replay(st, stored)
 	}
-	run := &idemRun{store: s.idem, sub: claims.Subject, key: seal.id, seal: seal, rec: &Recorder{}}
+	run := &idemRun{store: s.idem, scope: scope, key: seal.id, seal: seal, rec: &Recorder{}}
 	status := http.StatusInternalServerError
 	defer func() { run.finish(ctx, s, status) }()
 	runCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), idempotentRunLimit)

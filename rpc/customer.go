@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"time"
@@ -189,8 +190,18 @@ func (t *tokenEndpoint) Serve(w http.ResponseWriter, r *http.Request) int {
 		h.Set("Allow", "POST")
 		return fail(http.StatusMethodNotAllowed, "invalid_request", "the token endpoint takes POST")
 	}
+	// A body over MaxBody is 413, as for every operation (the code is
+	// RFC 6749's invalid_request: the API's request_too_large is no code
+	// of its section 5.2).
+	const tooLarge = "the body is larger than 1 MiB"
+	if r.ContentLength > MaxBody {
+		return fail(http.StatusRequestEntityTooLarge, "invalid_request", tooLarge)
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
 	if err := r.ParseForm(); err != nil {
+		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+			return fail(http.StatusRequestEntityTooLarge, "invalid_request", tooLarge)
+		}
 		return fail(http.StatusBadRequest, "invalid_request", "the body must be application/x-www-form-urlencoded")
 	}
 	form := r.PostForm

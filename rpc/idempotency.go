@@ -13,27 +13,28 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/commercekit/commerce"
 )
 
 // IdempotencyStore keeps the answers of requests made with an
-// Idempotency-Key (CONTRACT.md section 18), per token subject and key.
-// Implemented by package sqldb, so that keys hold across processes and
-// restarts.
+// Idempotency-Key (CONTRACT.md section 18), per scope (idemScope: who the
+// caller is and what its token lets it see) and key. Implemented by
+// package sqldb, so that keys hold across processes and restarts.
 type IdempotencyStore interface {
 	// Begin starts the request with the key, or finds its earlier run. It
 	// returns status 0 when this request is to run (the key is now held
 	// by it), or the stored answer to replay. Errors:
 	// idempotency_key_reused (the key was used with another fingerprint),
 	// idempotency_key_in_use (its first request is still running).
-	Begin(ctx context.Context, sub, key, fingerprint string, now time.Time) (status int, body []byte, err error)
+	Begin(ctx context.Context, scope, key, fingerprint string, now time.Time) (status int, body []byte, err error)
 	// Finish stores the answer of the request that Begin let run.
-	Finish(ctx context.Context, sub, key string, status int, body []byte) error
+	Finish(ctx context.Context, scope, key string, status int, body []byte) error
 	// Abort forgets the key of a request that Begin let run and whose
 	// answer is not stored (a 5xx), so that a retry runs again.
-	Abort(ctx context.Context, sub, key string) error
+	Abort(ctx context.Context, scope, key string) error
 }
 
 // IdempotencyHeader is the request header of idempotency keys;
@@ -129,10 +130,34 @@ type idemSeal struct {
 	key [32]byte
 }
 
-func newIdemSeal(sub, key string) idemSeal {
-	id := sha256.Sum256([]byte("commerce idempotency id\x00" + sub + "\x00" + key))
+func newIdemSeal(scope, key string) idemSeal {
+	id := sha256.Sum256([]byte("commerce idempotency id\x00" + scope + "\x00" + key))
 	return idemSeal{id: hex.EncodeToString(id[:]),
-		key: sha256.Sum256([]byte("commerce idempotency seal\x00" + sub + "\x00" + key))}
+		key: sha256.Sum256([]byte("commerce idempotency seal\x00" + scope + "\x00" + key))}
+}
+
+// idemScope is the scope of a caller's idempotency keys: a hash of every
+// claim of its token (commerce.Claims: the subject, the scopes, the
+// customer id and type, the country, and any claim added to it later), so
+// that a key is replayed only to a caller who sees what its first caller
+// saw. The tokens of `commerce token --customer-id X` share the subject
+// "api": scoped by the subject alone, customer bob sending alice's key and
+// body got alice's cart (issue 27). A token without a subject names no
+// caller: its keys are its own (token, the bearer token as sent, is part
+// of the scope; "" for a caller in the process, CallOnce).
+func idemScope(c commerce.Claims, token string) string {
+	c.Scopes = slices.Sorted(slices.Values(c.Scopes)) // a copy: the claims are shared
+	claims, err := json.Marshal(c)
+	if err != nil {
+		panic(err) // strings and lists of strings always marshal
+	}
+	h := sha256.New()
+	h.Write([]byte("commerce idempotency scope\x00"))
+	h.Write(claims)
+	if c.Subject == "" && token != "" {
+		h.Write([]byte("\x00token\x00" + token))
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // fingerprint is the keyed hash of a fingerprint.
@@ -173,10 +198,10 @@ func (s idemSeal) open(sealed []byte) ([]byte, error) {
 // idemRun is a request running under an idempotency key: its answer is
 // recorded as it is written, then stored (or the key released for a 5xx).
 type idemRun struct {
-	store    IdempotencyStore
-	sub, key string // key is the sealed id (idemSeal.id)
-	seal     idemSeal
-	rec      *Recorder
+	store      IdempotencyStore
+	scope, key string // key is the sealed id (idemSeal.id)
+	seal       idemSeal
+	rec        *Recorder
 }
 
 // finish stores the answer, or forgets the key when the answer is not to
@@ -186,9 +211,9 @@ func (r *idemRun) finish(ctx context.Context, s *Server, status int) {
 	defer cancel()
 	var err error
 	if status >= 200 && status < 500 && status != StatusClientClosedRequest && r.rec.Status == status {
-		err = r.store.Finish(ctx, r.sub, r.key, status, r.seal.seal(r.rec.Body.Bytes()))
+		err = r.store.Finish(ctx, r.scope, r.key, status, r.seal.seal(r.rec.Body.Bytes()))
 	} else {
-		err = r.store.Abort(ctx, r.sub, r.key)
+		err = r.store.Abort(ctx, r.scope, r.key)
 	}
 	if err != nil {
 		s.logger.Error("idempotency key: store the answer", "err", err)
@@ -223,10 +248,11 @@ func (r *Recorder) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the connection's writer.
 func (r *Recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
-// beginIdempotent handles the key of a POST request: it answers a replay
-// or an error itself (handled true, with the status), or returns the run
-// to finish once the operation has answered (nil when there is no key).
-func (s *Server) beginIdempotent(w http.ResponseWriter, r *http.Request, rt *route, sub string, body []byte) (run *idemRun, handled bool, status int) {
+// beginIdempotent handles the key of a POST request of the caller with
+// the claims: it answers a replay or an error itself (handled true, with
+// the status), or returns the run to finish once the operation has
+// answered (nil when there is no key).
+func (s *Server) beginIdempotent(w http.ResponseWriter, r *http.Request, rt *route, claims commerce.Claims, body []byte) (run *idemRun, handled bool, status int) {
 	op := rt.op
 	values, ok := r.Header[IdempotencyHeader]
 	if !ok || s.idem == nil || r.Method != http.MethodPost {
@@ -236,8 +262,9 @@ func (s *Server) beginIdempotent(w http.ResponseWriter, r *http.Request, rt *rou
 	if err != nil {
 		return nil, true, s.writeError(w, r, op.Name, err)
 	}
-	seal := newIdemSeal(sub, key)
-	st, stored, err := s.idem.Begin(r.Context(), sub, seal.id, seal.fingerprint(fingerprint(op, rt.fields, r.URL.Query(), body)), s.idemNow())
+	scope := idemScope(claims, bearerToken(r))
+	seal := newIdemSeal(scope, key)
+	st, stored, err := s.idem.Begin(r.Context(), scope, seal.id, seal.fingerprint(fingerprint(op, rt.fields, r.URL.Query(), body)), s.idemNow())
 	if err != nil {
 		return nil, true, s.writeError(w, r, op.Name, err)
 	}
@@ -249,5 +276,5 @@ func (s *Server) beginIdempotent(w http.ResponseWriter, r *http.Request, rt *rou
 		writeJSON(w, st, stored)
 		return nil, true, st
 	}
-	return &idemRun{store: s.idem, sub: sub, key: seal.id, seal: seal, rec: &Recorder{ResponseWriter: w}}, false, 0
+	return &idemRun{store: s.idem, scope: scope, key: seal.id, seal: seal, rec: &Recorder{ResponseWriter: w}}, false, 0
 }

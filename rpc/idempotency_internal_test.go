@@ -83,3 +83,50 @@ func TestFingerprint(t *testing.T) {
 		t.Error("bodies that are not objects: same fingerprint")
 	}
 }
+
+// TestIdemScopeCoversEveryClaim: every field of commerce.Claims, those
+// added later too (groups, a role), changes the scope of idempotency
+// keys; the order of the scopes does not; a token without a subject is a
+// scope of its own, one with a subject is its claims whatever the token.
+func TestIdemScopeCoversEveryClaim(t *testing.T) {
+	base := commerce.Claims{Subject: "api", Scopes: []string{commerce.ScopeAPI}}
+	seen := map[string]string{idemScope(base, "t1"): "base"}
+	ct := reflect.TypeFor[commerce.Claims]()
+	for i := range ct.NumField() {
+		f := ct.Field(i)
+		c := base
+		v := reflect.ValueOf(&c).Elem().Field(i)
+		switch v.Kind() {
+		case reflect.String:
+			v.SetString("changed")
+		case reflect.Slice:
+			if v.Type().Elem().Kind() != reflect.String {
+				t.Fatalf("claim %s: a list of %s, which this test cannot fill", f.Name, v.Type().Elem())
+			}
+			v.Set(reflect.ValueOf([]string{"changed"}).Convert(v.Type()))
+		case reflect.Bool:
+			v.SetBool(!v.Bool())
+		case reflect.Int, reflect.Int64:
+			v.SetInt(v.Int() + 1)
+		default:
+			t.Fatalf("claim %s: a %s, which this test cannot fill", f.Name, v.Kind())
+		}
+		s := idemScope(c, "t1")
+		if other, dup := seen[s]; dup {
+			t.Errorf("changing claim %s leaves the scope of %s", f.Name, other)
+		}
+		seen[s] = f.Name
+	}
+	both := commerce.Claims{Subject: "a", Scopes: []string{commerce.ScopeAPI, commerce.ScopeAdmin}}
+	swapped := commerce.Claims{Subject: "a", Scopes: []string{commerce.ScopeAdmin, commerce.ScopeAPI}}
+	if idemScope(both, "t1") != idemScope(swapped, "t2") {
+		t.Errorf("the order of the scopes, or the token of a caller with a subject, changes the scope")
+	}
+	if !reflect.DeepEqual(swapped.Scopes, []string{commerce.ScopeAdmin, commerce.ScopeAPI}) {
+		t.Errorf("idemScope changed the caller's claims: %v", swapped.Scopes)
+	}
+	anon := commerce.Claims{Scopes: []string{commerce.ScopeAPI}}
+	if idemScope(anon, "t1") == idemScope(anon, "t2") {
+		t.Errorf("two tokens without a subject share a scope")
+	}
+}

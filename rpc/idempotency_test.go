@@ -448,3 +448,65 @@ func TestIdempotencyServiceClock(t *testing.T) {
 		}
 	})
 }
+
+// TestIdempotencyScopedByClaims (issue 27 defect 2): a key is scoped by
+// every claim of the token, not by its subject alone. The tokens of
+// `commerce token --customer-id X` share the subject "api": customer bob
+// sending alice's key and body must not get alice's cart. Tokens without
+// a subject do not share a scope either; each keeps its own keys.
+func TestIdempotencyScopedByClaims(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		srv := apitest.New(t, db)
+		customer := func(id string) string {
+			return srv.Token(t, commerce.Claims{Subject: "api", Scopes: []string{commerce.ScopeAPI}, CustomerID: id})
+		}
+		alice, bob := customer("alice"), customer("bob")
+		cartOf := func(a idemAnswer) (id, customer string) {
+			t.Helper()
+			var env struct {
+				Cart struct {
+					ID       string `json:"id"`
+					Customer string `json:"customerId"`
+				}
+			}
+			if err := json.Unmarshal(a.raw, &env); err != nil || a.status != 200 {
+				t.Fatalf("cart.create: %d %s", a.status, a.raw)
+			}
+			return env.Cart.ID, env.Cart.Customer
+		}
+		key := ptr("cart-1")
+		first := idemPost(t, srv, "/cart/v1/cart.create", alice, key, `{}`)
+		aliceCart, owner := cartOf(first)
+		if owner != "alice" {
+			t.Fatalf("alice's cart belongs to %q", owner)
+		}
+		if again := idemPost(t, srv, "/cart/v1/cart.create", alice, key, `{}`); again.replayed != "true" || string(again.raw) != string(first.raw) {
+			t.Fatalf("alice again: %d %q %s, want her answer replayed", again.status, again.replayed, again.raw)
+		}
+		byBob := idemPost(t, srv, "/cart/v1/cart.create", bob, key, `{}`)
+		bobCart, owner := cartOf(byBob)
+		if byBob.replayed != "" || bobCart == aliceCart || owner != "bob" {
+			t.Errorf("bob with alice's key and body: replayed %q, cart %s of %q; want a cart of his own (alice's is %s)", byBob.replayed, bobCart, owner, aliceCart)
+		}
+		// Tokens without a subject, with the same claims otherwise: each
+		// its own keys (the same token still gets its replay).
+		noSub := func(at time.Time) string {
+			tok, err := srv.Keys.Issue(commerce.Claims{Scopes: []string{commerce.ScopeAPI}}, at, time.Hour)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return tok
+		}
+		one, two := noSub(time.Now()), noSub(time.Now().Add(-time.Minute))
+		key = ptr("cart-2")
+		firstNoSub := idemPost(t, srv, "/cart/v1/cart.create", one, key, `{}`)
+		oneCart, _ := cartOf(firstNoSub)
+		if again := idemPost(t, srv, "/cart/v1/cart.create", one, key, `{}`); again.replayed != "true" || string(again.raw) != string(firstNoSub.raw) {
+			t.Errorf("the same token without a subject again: %d %q, want its answer replayed", again.status, again.replayed)
+		}
+		other := idemPost(t, srv, "/cart/v1/cart.create", two, key, `{}`)
+		if otherCart, _ := cartOf(other); other.replayed != "" || otherCart == oneCart {
+			t.Errorf("another token without a subject: replayed %q, cart %s; want a cart of its own (the first is %s)", other.replayed, otherCart, oneCart)
+		}
+	})
+}

@@ -72,6 +72,7 @@ func plainPaths(g *schemaGen) map[string]schema {
 				"400": schema{"description": "RFC 6749 section 5.2: `invalid_request` (a missing or repeated parameter, a body that is not a form), " +
 					"`unsupported_grant_type`, `invalid_scope` (a scope other than the client's).", "content": jsonOf(oauthError), "headers": noStore},
 				"401": schema{"description": "RFC 6749 section 5.2: `invalid_client` (with WWW-Authenticate: Basic).", "content": jsonOf(oauthError), "headers": noStore},
+				"413": schema{"description": "`invalid_request`: the body is over 1 MiB.", "content": jsonOf(oauthError), "headers": noStore},
 				"500": schema{"description": "`server_error`: a fault of the service (details go to the log).", "content": jsonOf(oauthError), "headers": noStore},
 			},
 		}},

@@ -8,9 +8,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/auth"
@@ -280,6 +283,13 @@ func TestAuth(t *testing.T) {
 	wrongSecret := token(t, other, time.Hour, "admin")
 	expired := token(t, keys, -time.Minute, "admin")
 	noExp := "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ4Iiwic2NvcGUiOiJhZG1pbiJ9.invalid"
+	// Signed with the server's secret, valid but for exp given as a
+	// string (issue 27 defect 5: RFC 7519 wants a NumericDate).
+	stringExp, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"sub": "x", "scope": "admin",
+		"exp": strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10)}).SignedString([]byte(testSecret))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name, header string
 		status       int
@@ -291,6 +301,7 @@ func TestAuth(t *testing.T) {
 		{"expired", "Bearer " + expired, 401, "invalid_token"},
 		{"wrong secret", "Bearer " + wrongSecret, 401, "invalid_token"},
 		{"no exp", "Bearer " + noExp, 401, "invalid_token"},
+		{"exp a string", "Bearer " + stringExp, 401, "invalid_token"},
 		{"api on admin op", "Bearer " + token(t, keys, time.Hour, "api"), 403, "forbidden"},
 		{"no known scope", "Bearer " + token(t, keys, time.Hour, "reader"), 403, "forbidden"},
 		{"admin", "Bearer " + token(t, keys, time.Hour, "admin"), 200, ""},

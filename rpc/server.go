@@ -279,7 +279,7 @@ func (s *Server) serveOp(w http.ResponseWriter, r *http.Request) {
 		status = s.writeError(w, r, opName, err)
 		return
 	}
-	run, handled, st := s.beginIdempotent(w, r, rt, claims.Subject, body)
+	run, handled, st := s.beginIdempotent(w, r, rt, claims, body)
 	if handled {
 		status = st
 		return
@@ -355,12 +355,11 @@ func (s *Server) route(path string) (*route, string) {
 }
 
 func (s *Server) authenticate(r *http.Request, op Op) (commerce.Claims, error) {
-	h := r.Header.Get("Authorization")
-	scheme, token, ok := strings.Cut(h, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+	token := bearerToken(r)
+	if token == "" {
 		return commerce.Claims{}, commerce.Errorf(commerce.EInvalidToken, "missing bearer token")
 	}
-	c, err := s.keys.Verify(strings.TrimSpace(token))
+	c, err := s.keys.Verify(token)
 	if err != nil {
 		return commerce.Claims{}, err
 	}
@@ -371,6 +370,16 @@ func (s *Server) authenticate(r *http.Request, op Op) (commerce.Claims, error) {
 		return commerce.Claims{}, commerce.Errorf(commerce.EForbidden, "token has neither the api nor the admin scope")
 	}
 	return c, nil
+}
+
+// bearerToken returns the token of the request's Authorization: Bearer
+// header, "" when it has none.
+func bearerToken(r *http.Request) string {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(token)
 }
 
 func readBody(r *http.Request) ([]byte, error) {

@@ -74,9 +74,10 @@ func query(r *rand.Rand) search.Query {
 }
 
 // TestSearchParity is the property that both stores find the same
-// products: random catalogs, then random queries on SQLite and
-// PostgreSQL, comparing the sets of ids, the totals and the facets; then
-// random changes (renames, drafts, removals) and the queries again.
+// products and rank them the same: random catalogs, then random queries
+// on SQLite and PostgreSQL, comparing the sets of ids, their order
+// (relevance), the totals and the facets; then random changes (renames,
+// drafts, removals) and the queries again.
 func TestSearchParity(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
@@ -129,17 +130,25 @@ func TestSearchParity(t *testing.T) {
 		for range queries {
 			q := query(r)
 			var got [2]*search.Result
+			var ranked [2][]string
 			for i, db := range dbs {
 				res, err := sqldb.NewSearchStore(db).Search(ctx, q)
 				if err != nil {
 					t.Fatalf("%+v: %v", q, err)
 				}
+				ranked[i] = slices.Clone(res.IDs)
 				slices.Sort(res.IDs)
 				res.Products = nil
 				got[i] = res
 			}
 			if got[0].Total > 0 {
 				matched++
+			}
+			// The same products in the same order (issue 27): the
+			// ranking, not only the set.
+			if slices.Equal(got[0].IDs, got[1].IDs) && !slices.Equal(ranked[0], ranked[1]) {
+				t.Errorf("%s: words %q (categories %v, from %v): SQLite ranked %v, PostgreSQL %v", round, q.Words, q.Categories,
+					q.PriceFrom, ranked[0], ranked[1])
 			}
 			if !slices.Equal(got[0].IDs, got[1].IDs) || got[0].Total != got[1].Total || !slices.Equal(got[0].Prices, got[1].Prices) ||
 				!slices.Equal(got[0].Brands, got[1].Brands) || !slices.Equal(got[0].Categories, got[1].Categories) {

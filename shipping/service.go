@@ -50,6 +50,7 @@ func New(in CreateInput) (Method, error) {
 		problems.Add("title", "required")
 	} else {
 		m.Title = *in.Title
+		problems.CheckLen("title", m.Title, commerce.MaxTitleLen)
 	}
 	if in.Active != nil {
 		m.Active = *in.Active

@@ -3,6 +3,7 @@ package sqldb
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"time"
@@ -26,6 +27,20 @@ const maxStorePattern = commerce.MaxPatternLen + 32
 // replaces it with "<field>: pattern took too long to match" for the
 // regex fields of the request.
 var ErrPatternTimeout = errors.New("pattern took too long to match")
+
+// A DeadlineArg is a statement argument whose value depends on the time
+// limit of the RegexView it runs in: the argument of a regex condition of
+// a database that matches in the process (SQLite's regexp function runs
+// Go's regexp, and SQLite sees an interrupt only between rows), which
+// must stop a match of one long row at the limit itself. A statement of a
+// RegexView with a limit passes Bind(deadline) in its place; any other
+// passes the argument as it is, whose Value has no limit.
+type DeadlineArg interface {
+	driver.Valuer
+	// Bind returns the argument's value for a read that must end by
+	// deadline.
+	Bind(deadline time.Time) any
+}
 
 // errRegexLimit is the cause of the cancellation of a RegexView at its
 // time limit.
@@ -66,14 +81,18 @@ func (db *DB) Regex(col, pattern string) (cond string, arg any, err error) {
 // that slow matches leave the other reads their connections), under the
 // time limit RegexTimeout: the database's own statement limit where it
 // has one (Dialect.LimitStatements), the context's deadline otherwise
-// (SQLite interrupts a statement whose context ends). A read stopped at
-// the limit returns a validation_error with ErrPatternTimeout in its chain
-// (see ErrPatternTimeout); the time spent waiting for a connection counts.
+// (SQLite interrupts a statement whose context ends, but only between
+// rows: the argument of its regex condition, a DeadlineArg, is bound to
+// the limit, so that a match of one long row stops there too). A read
+// stopped at the limit returns a validation_error with ErrPatternTimeout
+// in its chain (see ErrPatternTimeout); the time spent waiting for a
+// connection counts.
 func (db *DB) RegexView(ctx context.Context, fn func(tx *Tx) error) error {
 	limit := db.RegexTimeout()
 	if limit < 0 {
 		return db.view(ctx, db.regex, fn)
 	}
+	deadline := time.Now().Add(limit)
 	lctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stop := time.AfterFunc(limit, func() { cancel(errRegexLimit) })
@@ -91,7 +110,7 @@ func (db *DB) RegexView(ctx context.Context, fn func(tx *Tx) error) error {
 		// The database stops the statements; the context is a backstop.
 		stop = time.AfterFunc(limit+regexGrace, func() { cancel(errRegexLimit) })
 	}
-	if err := fn(&Tx{tx: stx, db: db, base: ctx, limited: lctx}); err != nil {
+	if err := fn(&Tx{tx: stx, db: db, base: ctx, limited: lctx, deadline: deadline}); err != nil {
 		return db.regexError(ctx, lctx, db.translate(err))
 	}
 	return db.regexError(ctx, lctx, db.translate(stx.Commit()))

@@ -39,14 +39,12 @@ type SearchMatch struct {
 	Cond string
 	Args []any
 	// Rank is an expression ordering the matches best first when sorted
-	// ascending, with ? placeholders for RankArgs.
+	// ascending, with ? placeholders for RankArgs; ties are in creation
+	// order (seq). It is RelevanceRank of the same conditions on every
+	// database, so that both stores rank the same products the same way
+	// for the same query, not only find them.
 	Rank     string
 	RankArgs []any
-	// Title is a condition true for the matches whose title holds every
-	// word (the last one also as a prefix), with ? placeholders for
-	// TitleArgs: they rank first (CONTRACT.md section 21).
-	Title     string
-	TitleArgs []any
 	// Facts, when the index holds what a search filters, sorts and counts
 	// by, says where in From; nil: From has products p, and they are read
 	// from it and its side tables (ProductFacts).
@@ -73,6 +71,45 @@ type SearchFacts struct {
 	// products of m (a table of the products found: seq, cats) are
 	// directly in it.
 	CategoryCounts string
+}
+
+// WordMatch is how a TextSearch tells where one word of a query is found:
+// conditions true when the product's title, or its brand or sku, holds
+// the word (the query's last word also as a prefix, the others as whole
+// words), each with its one ? placeholder and argument.
+type WordMatch struct {
+	Title, BrandSKU       string
+	TitleArg, BrandSKUArg any
+}
+
+// RelevanceRank returns the rank expression of a search (SearchMatch.Rank)
+// from where each word of the query is found, and its arguments: the
+// products whose title holds more of the words first, then those whose
+// brand or sku holds more (CONTRACT.md section 21: title matches rank
+// first; a title holding every word is first of all). It is a count, the
+// same on every database: the databases' own scores (FTS5's bm25,
+// PostgreSQL's ts_rank) weigh the frequency and the length of the text
+// each its own way, and ranked the same products differently (issue 27:
+// PostgreSQL ranked a product whose description mentioned "frigorífico"
+// above one whose title began with it).
+func RelevanceRank(words []WordMatch) (string, []any) {
+	if len(words) == 0 {
+		return "0", nil
+	}
+	// A word in the title outweighs every word in brands and skus.
+	titleWeight := strconv.Itoa(len(words) + 1)
+	var b strings.Builder
+	args := make([]any, 0, 2*len(words))
+	b.WriteString("-(")
+	for i, w := range words {
+		if i > 0 {
+			b.WriteString(" + ")
+		}
+		b.WriteString("CASE WHEN " + w.Title + " THEN " + titleWeight + " ELSE 0 END + CASE WHEN " + w.BrandSKU + " THEN 1 ELSE 0 END")
+		args = append(args, w.TitleArg, w.BrandSKUArg)
+	}
+	b.WriteString(")")
+	return b.String(), args
 }
 
 // ProductFacts are the facts of a search read from products p and its side
@@ -274,10 +311,10 @@ func (s *SearchStore) statement(sq *searchQuery, q search.Query) *stmt {
 			order = "seq"
 			break
 		}
-		// Products whose title holds every word first, then by rank.
-		st.add(`, CASE WHEN `+sq.Title+` THEN 0 ELSE 1 END AS tier`, sq.TitleArgs...)
+		// The products whose title holds the most words first
+		// (RelevanceRank), then in creation order.
 		st.add(`, `+sq.Rank+` AS rank`, sq.RankArgs...)
-		order = "tier, rank, seq"
+		order = "rank, seq"
 	case search.SortPrice:
 		// Products without a price in the currency last, either way.
 		order = "COALESCE(mp, 9223372036854775807), seq"

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -302,6 +303,9 @@ type Tx struct {
 	// limited, when set, is the context of a RegexView, a child of base
 	// ending at the time limit: statements run under it.
 	base, limited context.Context
+	// deadline, when set, is the time limit of a RegexView, which its
+	// statements' DeadlineArgs are bound to.
+	deadline time.Time
 	// detached: statements do not end with their context (group commit:
 	// interrupting one would roll back the whole batch).
 	detached bool
@@ -339,20 +343,41 @@ func (tx *Tx) Emit(e event.Event) { tx.events = append(tx.events, e) }
 
 // Exec runs a statement.
 func (tx *Tx) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	r, err := tx.tx.ExecContext(tx.stmtCtx(ctx), tx.db.Rebind(q), args...)
+	r, err := tx.tx.ExecContext(tx.stmtCtx(ctx), tx.db.Rebind(q), tx.bind(args)...)
 	return r, tx.db.translate(err)
 }
 
 // Query runs a query.
 func (tx *Tx) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	r, err := tx.tx.QueryContext(tx.stmtCtx(ctx), tx.db.Rebind(q), args...)
+	r, err := tx.tx.QueryContext(tx.stmtCtx(ctx), tx.db.Rebind(q), tx.bind(args)...)
 	return r, tx.db.translate(err)
 }
 
 // QueryRow runs a query returning at most one row; errors surface at Scan
 // (use the Scan helper to translate them).
 func (tx *Tx) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
-	return tx.tx.QueryRowContext(tx.stmtCtx(ctx), tx.db.Rebind(q), args...)
+	return tx.tx.QueryRowContext(tx.stmtCtx(ctx), tx.db.Rebind(q), tx.bind(args)...)
+}
+
+// bind returns the arguments of a statement: in a RegexView with a time
+// limit, each DeadlineArg bound to it (a copy of args); else args.
+func (tx *Tx) bind(args []any) []any {
+	if tx.deadline.IsZero() {
+		return args
+	}
+	var out []any
+	for i, a := range args {
+		if d, ok := a.(DeadlineArg); ok {
+			if out == nil {
+				out = slices.Clone(args)
+			}
+			out[i] = d.Bind(tx.deadline)
+		}
+	}
+	if out == nil {
+		return args
+	}
+	return out
 }
 
 // Translate turns a driver error into a *commerce.Error where it has one.

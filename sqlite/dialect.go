@@ -42,9 +42,10 @@ func (*Dialect) WritableCTE() bool { return false }
 
 // Regex implements sqldb.Dialect: REGEXP runs Go's regexp itself (the
 // regexp function this package registers), so the pattern only gets the
-// case-insensitive flag.
+// case-insensitive flag; in a RegexView the argument is bound to the
+// view's time limit, at which a match stops even within a row.
 func (*Dialect) Regex(col, pattern string) (string, any, error) {
-	return col + " REGEXP ?", "(?i)" + pattern, nil
+	return col + " REGEXP ?", regexArg("(?i)" + pattern), nil
 }
 
 // JSONText implements sqldb.Dialect with json_extract (a number comes out
@@ -65,6 +66,9 @@ func (*Dialect) Classify(err error) (sqldb.ErrorKind, string) {
 	var se *sqlite.Error
 	if !errors.As(err, &se) {
 		return sqldb.ErrOther, ""
+	}
+	if se.Code()&0xff == sqlite3.SQLITE_ERROR && isMatchTimeout(se) {
+		return sqldb.ErrCanceled, "" // a regexp match stopped at its read's limit
 	}
 	switch se.Code() {
 	case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:

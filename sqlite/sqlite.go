@@ -10,75 +10,20 @@ package sqlite
 
 import (
 	"database/sql"
-	"database/sql/driver"
 	"embed"
-	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
-	"sync"
 	"time"
-
-	"modernc.org/sqlite"
 
 	"github.com/commercekit/commerce/sqldb"
 )
 
 //go:embed migration/*.sql
 var migrations embed.FS
-
-func init() {
-	// "x REGEXP p" calls regexp(p, x). Patterns are Go RE2, made
-	// case-insensitive by the caller; compiled ones are cached.
-	sqlite.MustRegisterDeterministicScalarFunction("regexp", 2, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-		pat, ok1 := args[0].(string)
-		if !ok1 {
-			return nil, errors.New("regexp: pattern must be text")
-		}
-		var s string
-		switch v := args[1].(type) {
-		case string:
-			s = v
-		case []byte:
-			s = string(v)
-		case nil:
-			return false, nil
-		default:
-			s = fmt.Sprint(v)
-		}
-		re, err := compile(pat)
-		if err != nil {
-			return nil, err
-		}
-		return re.MatchString(s), nil
-	})
-}
-
-var (
-	reMu    sync.Mutex
-	reCache = map[string]*regexp.Regexp{}
-)
-
-func compile(p string) (*regexp.Regexp, error) {
-	reMu.Lock()
-	defer reMu.Unlock()
-	if re, ok := reCache[p]; ok {
-		return re, nil
-	}
-	re, err := regexp.Compile(p)
-	if err != nil {
-		return nil, err
-	}
-	if len(reCache) > 256 {
-		clear(reCache)
-	}
-	reCache[p] = re
-	return re, nil
-}
 
 // Options configure Open.
 type Options struct {

@@ -41,9 +41,11 @@ func (f Fields) apply(t *Tax, problems *commerce.Problems) {
 	}
 	if f.Title != nil {
 		t.Title = *f.Title
+		problems.CheckLen("title", t.Title, commerce.MaxTitleLen)
 	}
 	if f.Description != nil {
 		t.Description = *f.Description
+		problems.CheckLen("description", t.Description, commerce.MaxTextLen)
 	}
 	if f.IsPercentage != nil {
 		t.IsPercentage = *f.IsPercentage

@@ -112,6 +112,9 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (Created, error) {
 		w.Types = []string(*in.Types)
 	}
 	w.Description = in.Description
+	if in.Description != nil {
+		p.CheckLen("description", *in.Description, commerce.MaxTextLen)
+	}
 	if in.Active != nil {
 		w.Active = *in.Active
 	}
@@ -174,6 +177,9 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (Webhook, error) {
 	}
 	if in.Channels != nil {
 		checkChannels(&p, *in.Channels)
+	}
+	if in.Description != nil {
+		p.CheckLen("description", *in.Description, commerce.MaxTextLen)
 	}
 	if err := p.Err(); err != nil {
 		return Webhook{}, err

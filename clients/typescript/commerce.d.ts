@@ -13392,6 +13392,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description no-store (RFC 6749 section 5.1). */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope" | "server_error";
+                        error_description?: string;
+                    };
+                };
+            };
             /** @description `server_error`: a fault of the service (details go to the log). */
             500: {
                 headers: {

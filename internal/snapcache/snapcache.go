@@ -83,6 +83,28 @@ func (c *Cache[T]) Get(ctx context.Context) (T, error) {
 	if s := c.current(); s != nil {
 		return s.val, nil // checked meanwhile by another Get
 	}
+	return c.check(ctx)
+}
+
+// Fresh returns the snapshot as the storage holds it now: it checks the
+// storage's version whatever the time since the last check, and loads the
+// table when the version moved (or after Invalidate). It is for a caller
+// that found the snapshot lacking what the storage is known to have (a
+// change another process committed less than Interval ago). A check that
+// started after the call is as good: callers at once share one.
+func (c *Cache[T]) Fresh(ctx context.Context) (T, error) {
+	asked := c.stamp()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s := c.cur.Load(); s != nil && s.gen == c.gen.Load() && c.checked.Load() > asked {
+		return s.val, nil
+	}
+	return c.check(ctx)
+}
+
+// check reads the storage's version and loads the table when it moved
+// (or after Invalidate); mu is held.
+func (c *Cache[T]) check(ctx context.Context) (T, error) {
 	start, gen := c.stamp(), c.gen.Load()
 	if s := c.cur.Load(); s != nil && s.gen == gen {
 		v, err := c.version(ctx)

@@ -184,3 +184,31 @@ func TestTableBound(t *testing.T) {
 		t.Errorf("list was asked for %v rows, want [4 3] (the bound and one more)", limits)
 	}
 }
+
+// Fresh sees another process's change at once, within the interval, with
+// one version read (and a load only when the version moved); Get then
+// serves the fresh snapshot.
+func TestFreshChecksAtOnce(t *testing.T) {
+	var tb table
+	tb.value.Store(1)
+	c := tb.cache()
+	get(t, c)
+	tb.change(2)
+	if got := get(t, c); got != 1 {
+		t.Fatalf("right after another process's change: got %d, want the snapshot's 1", got)
+	}
+	got, err := c.Fresh(context.Background())
+	if err != nil || got != 2 {
+		t.Fatalf("Fresh: got %d, %v; want 2", got, err)
+	}
+	if tb.loads.Load() != 2 || tb.versionReads.Load() != 1 {
+		t.Errorf("loads %d, version reads %d; want 2 and 1", tb.loads.Load(), tb.versionReads.Load())
+	}
+	if got := get(t, c); got != 2 {
+		t.Errorf("Get after Fresh: got %d, want 2", got)
+	}
+	// Unchanged: a version read, no load.
+	if got, err := c.Fresh(context.Background()); err != nil || got != 2 || tb.loads.Load() != 2 || tb.versionReads.Load() != 2 {
+		t.Errorf("Fresh unchanged: got %d, %v, loads %d, version reads %d; want 2, 2 loads, 2 reads", got, err, tb.loads.Load(), tb.versionReads.Load())
+	}
+}

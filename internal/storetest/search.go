@@ -171,7 +171,7 @@ func searchMatch(t *testing.T, db *sqldb.DB) {
 
 // searchTitleFirst: the products whose title holds every word come first,
 // however often the words fill the other fields (a weighted rank alone
-// does not promise it), then the others by rank.
+// does not promise it), then the others by rank (sqldb.RelevanceRank).
 func searchTitleFirst(t *testing.T, db *sqldb.DB) {
 	many := strings.Repeat("frigorífico bosch ", 12)
 	seed(t, sqldb.NewCatalogStore(db), nil,
@@ -197,6 +197,24 @@ func searchTitleFirst(t *testing.T, db *sqldb.DB) {
 		head, tail := slices.Sorted(slices.Values(ids[:len(tc.first)])), slices.Sorted(slices.Values(ids[len(tc.first):]))
 		if !slices.Equal(head, slices.Sorted(slices.Values(tc.first))) || !slices.Equal(tail, slices.Sorted(slices.Values(tc.rest))) {
 			t.Errorf("%q: got %v, want %v first, then %v", tc.q, ids, tc.first, tc.rest)
+		}
+	}
+
+	// Issue 27: a word every description has, and a word of some titles.
+	// The order is exact, the same on every store: the most words in the
+	// title first, then in the brand or sku, then creation order, however
+	// often the description repeats the words.
+	seed(t, sqldb.NewCatalogStore(db), nil,
+		searchProduct("R-DESC1", "Lavadora", "", "silencioso, junto al frigorífico", 100),
+		searchProduct("R-DESC2", "Nevera grande", "", "silencioso "+strings.Repeat("frigorífico ", 20), 100),
+		searchProduct("R-TITLE", "Frigorífico americano", "", "silencioso", 100),
+		searchProduct("R-BRAND", "Combi", "Frigoríficos García", "silencioso", 100),
+		searchProduct("R-BOTH", "Frigorífico silencioso", "", "silencioso", 100),
+	)
+	want := []string{"p-R-BOTH", "p-R-TITLE", "p-R-BRAND", "p-R-DESC1", "p-R-DESC2"}
+	for _, q := range []string{"silencioso frigorifico", "SILENCIOSO frigo"} {
+		if ids, _ := runSearch(t, db, search.SearchInput{Q: str(q)}); !slices.Equal(ids, want) {
+			t.Errorf("%q: got %v, want %v", q, ids, want)
 		}
 	}
 }

@@ -58,8 +58,21 @@ type Webhook struct {
 	Now func() time.Time
 }
 
-// ServeHTTP implements http.Handler.
-func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// ServeHTTP implements http.Handler (Serve).
+func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.Serve(w, r) }
+
+// Fail answers 500 internal_error (after a panic of Serve) and returns the
+// status: with rpc.Server.HandlePath, the server counts and logs the
+// requests of the path as it does its operations'.
+func (h *Webhook) Fail(w http.ResponseWriter, _ *http.Request) int {
+	return writeError(w, http.StatusInternalServerError, commerce.EInternal, nil)
+}
+
+// Serve answers the request and returns the HTTP status it answered with.
+// A verified event is logged with what applying it did: "applied",
+// "duplicate" (its id was seen before: nothing changed) or "ignored"
+// (nothing to change).
+func (h *Webhook) Serve(w http.ResponseWriter, r *http.Request) int {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	logger := h.Logger
 	if logger == nil {
@@ -67,26 +80,21 @@ func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		writeError(w, http.StatusMethodNotAllowed, commerce.EMethodNotAllowed, nil)
-		return
+		return writeError(w, http.StatusMethodNotAllowed, commerce.EMethodNotAllowed, nil)
 	}
 	if h.Secret == "" {
 		logger.Error("stripe webhook: no signing secret")
-		writeError(w, http.StatusServiceUnavailable, commerce.EUnavailable, nil)
-		return
+		return writeError(w, http.StatusServiceUnavailable, commerce.EUnavailable, nil)
 	}
 	if r.ContentLength > MaxWebhookBody {
-		writeError(w, http.StatusRequestEntityTooLarge, commerce.ERequestTooLarge, nil)
-		return
+		return writeError(w, http.StatusRequestEntityTooLarge, commerce.ERequestTooLarge, nil)
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, MaxWebhookBody+1))
 	if err != nil {
-		writeError(w, http.StatusBadRequest, commerce.EValidation, []string{"body: could not be read"})
-		return
+		return writeError(w, http.StatusBadRequest, commerce.EValidation, []string{"body: could not be read"})
 	}
 	if len(body) > MaxWebhookBody {
-		writeError(w, http.StatusRequestEntityTooLarge, commerce.ERequestTooLarge, nil)
-		return
+		return writeError(w, http.StatusRequestEntityTooLarge, commerce.ERequestTooLarge, nil)
 	}
 	now := time.Now
 	if h.Now != nil {
@@ -94,8 +102,7 @@ func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := Verify(body, r.Header.Get("Stripe-Signature"), h.Secret, now()); err != nil {
 		logger.Warn("stripe webhook: refused", "err", err)
-		writeError(w, http.StatusBadRequest, commerce.EValidation, []string{"Stripe-Signature: " + err.Error()})
-		return
+		return writeError(w, http.StatusBadRequest, commerce.EValidation, []string{"Stripe-Signature: " + err.Error()})
 	}
 	var notes payment.Notifications
 	if h.Notifications != nil {
@@ -103,33 +110,40 @@ func (h *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if notes == nil {
 		logger.Error("stripe webhook: nowhere to apply events")
-		writeError(w, http.StatusServiceUnavailable, commerce.EUnavailable, nil)
-		return
+		return writeError(w, http.StatusServiceUnavailable, commerce.EUnavailable, nil)
 	}
 	n, ok, err := parseEvent(body)
 	if err != nil {
 		logger.Warn("stripe webhook: a signed body that is not an event", "err", err)
-		writeError(w, http.StatusBadRequest, commerce.EValidation, []string{"body: " + err.Error()})
-		return
+		return writeError(w, http.StatusBadRequest, commerce.EValidation, []string{"body: " + err.Error()})
 	}
 	if ok {
-		if err := notes.Apply(r.Context(), n); err != nil {
+		outcome, err := notes.Apply(r.Context(), n)
+		if err != nil {
 			code, status := commerce.EInternal, http.StatusInternalServerError
 			if commerce.ErrorCode(err) == commerce.EUnavailable {
 				code, status = commerce.EUnavailable, http.StatusServiceUnavailable
 			}
 			logger.Error("stripe webhook: apply", "event", n.EventID, "kind", n.Kind, "reference", n.Reference, "err", err)
-			writeError(w, status, code, nil)
-			return
+			return writeError(w, status, code, nil)
 		}
-		logger.Info("stripe webhook: applied", "event", n.EventID, "kind", n.Kind, "reference", n.Reference, "amount", n.Amount)
+		switch outcome {
+		case payment.Applied:
+			logger.Info("stripe webhook: applied", "event", n.EventID, "kind", n.Kind, "reference", n.Reference, "amount", n.Amount)
+		case payment.Duplicate:
+			logger.Info("stripe webhook: duplicate event, ignored", "event", n.EventID, "kind", n.Kind, "reference", n.Reference)
+		default:
+			logger.Info("stripe webhook: nothing to change, ignored", "event", n.EventID, "kind", n.Kind, "reference", n.Reference)
+		}
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write([]byte(`{"received":true}`))
+	return http.StatusOK
 }
 
-func writeError(w http.ResponseWriter, status int, code string, problems []string) {
+// writeError answers the error and returns its status.
+func writeError(w http.ResponseWriter, status int, code string, problems []string) int {
 	b, _ := json.Marshal(struct {
 		OK    bool     `json:"ok"`
 		Error string   `json:"error"`
@@ -138,6 +152,7 @@ func writeError(w http.ResponseWriter, status int, code string, problems []strin
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
+	return status
 }
 
 // Signature errors.

@@ -32,14 +32,20 @@ type notes struct {
 	err error
 }
 
-func (n *notes) Apply(_ context.Context, note payment.Notification) error {
+func (n *notes) Apply(_ context.Context, note payment.Notification) (payment.Outcome, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.err != nil {
-		return n.err
+		return 0, n.err
 	}
-	n.got = append(n.got, note)
-	return nil
+	outcome := payment.Applied
+	for _, seen := range n.got {
+		if seen.EventID == note.EventID {
+			outcome = payment.Duplicate
+		}
+	}
+	n.got = append(n.got, note) // every call, the repeated ones too
+	return outcome, nil
 }
 
 func (n *notes) applied() []payment.Notification {
