@@ -90,6 +90,8 @@ const (
 	EFulfillmentExceedsQuantity = "fulfillment_exceeds_quantity"
 	EFulfillmentNotFound        = "fulfillment_not_found"
 	ERefundExceedsCaptured      = "refund_exceeds_captured"
+	// Email (CONTRACT.md section 22).
+	EMailNotFound = "mail_not_found"
 )
 
 // Error is the service's one error type. Code is one of the E* constants,

@@ -24,11 +24,12 @@ const (
 	Orders     = "ORDERS"
 	Customers  = "CUSTOMERS"
 	Webhooks   = "WEBHOOKS"
+	Mails      = "MAILS"
 )
 
 // Channels lists every channel, in the order above (for pickers and
 // filters).
-var Channels = []string{Products, Categories, Promotions, Carts, Taxes, Stock, Shipping, Orders, Customers, Webhooks}
+var Channels = []string{Products, Categories, Promotions, Carts, Taxes, Stock, Shipping, Orders, Customers, Webhooks, Mails}
 
 // Types.
 const (
