@@ -105,6 +105,9 @@ func Money(m money.Money, locale string) string {
 	neg := strings.HasPrefix(digits, "-")
 	digits = strings.TrimPrefix(digits, "-")
 	intPart, frac, _ := strings.Cut(digits, ".")
+	for len(frac) < m.Precision { // FormatMinor drops trailing zeros
+		frac += "0"
+	}
 	thousands, decimal := ",", "."
 	if locale != "en" && !strings.HasPrefix(locale, "en-") {
 		thousands, decimal = ".", ","

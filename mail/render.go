@@ -114,6 +114,15 @@ func NewRenderer(dir string) (*Renderer, error) {
 			r.sets[l+"/"+t] = s
 		}
 	}
+	// A template that parses may still fail (a field that does not
+	// exist): render each once now, not in a message later.
+	for _, l := range r.locales {
+		for _, t := range Templates {
+			if _, err := r.Render(t, l, sampleData(t, l, Shop{Name: "Shop", URL: "http://localhost:3000"})); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return r, nil
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/commercekit/commerce/app"
 	"github.com/commercekit/commerce/auth"
+	"github.com/commercekit/commerce/mail"
 )
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -32,10 +33,24 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	stripeKey := fs.String("stripe-key", "", "Stripe secret API key; when set, the payment provider stripe is on (env COMMERCE_STRIPE_KEY, better than the flag, which other users may see)")
 	stripeURL := fs.String("stripe-url", "", "Stripe API address instead of https://api.stripe.com, e.g. stripe-mock's (env COMMERCE_STRIPE_URL)")
 	stripeWebhookSecret := fs.String("stripe-webhook-secret", "", "signing secret (whsec_...) of the Stripe webhook endpoint; when set, POST /webhooks/stripe is served (env COMMERCE_STRIPE_WEBHOOK_SECRET)")
+	mailSpec := fs.String("mail", "", "where email goes: file:DIR (.eml files), smtp://[user:pass@]host:port (STARTTLS when offered; ?tls=required refuses to send in the clear), smtps://... (implicit TLS) or none (env COMMERCE_MAIL; default file: a folder mail beside the SQLite file, ./data/mail with PostgreSQL)")
+	mailFrom := fs.String("mail-from", mail.DefaultFrom, "the From address of email (env COMMERCE_MAIL_FROM)")
+	shopName := fs.String("shop-name", mail.DefaultShopName, "the shop's name, in email (env COMMERCE_SHOP_NAME)")
+	storefrontURL := fs.String("storefront-url", mail.DefaultStorefront, "the storefront's address, for links in email (env COMMERCE_STOREFRONT_URL)")
+	mailTemplates := fs.String("mail-templates", "", "a folder of email templates (LOCALE/NAME.txt, LOCALE/NAME.html) overriding the built-in ones file by file (env COMMERCE_MAIL_TEMPLATES)")
+	mailRetry := fs.String("mail-retry", "", "email retry schedule: comma-separated Go durations, one per retry (env COMMERCE_MAIL_RETRY; default 5s,5m,30m,2h,5h,10h,10h)")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
 	}
 	retry, err := parseRetry(*webhookRetry)
+	if err != nil {
+		return err
+	}
+	mailRetries, err := parseRetry(*mailRetry)
+	if err != nil {
+		return fmt.Errorf("--mail-retry (or COMMERCE_MAIL_RETRY) %q: want comma-separated positive durations such as 5s,5m,30m", *mailRetry)
+	}
+	mailSender, mailWhere, err := c.mailSender(*mailSpec)
 	if err != nil {
 		return err
 	}
@@ -64,7 +79,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	a, err := app.New(app.Options{DB: db, Keys: keys, Logger: logger, NATSURL: c.nats,
 		CartTTL: *cartTTL, ReservationTTL: *reservationTTL, AccessTTL: *accessTTL, RefreshTTL: *refreshTTL,
 		WebhookKey: secret, WebhookAllowPrivate: *webhookAllowPrivate, WebhookRetry: retry, WebhookLease: *webhookLease,
-		StripeKey: *stripeKey, StripeURL: *stripeURL, StripeWebhookSecret: *stripeWebhookSecret})
+		StripeKey: *stripeKey, StripeURL: *stripeURL, StripeWebhookSecret: *stripeWebhookSecret,
+		MailSender: mailSender, MailFrom: *mailFrom, ShopName: *shopName, StorefrontURL: *storefrontURL,
+		MailTemplates: *mailTemplates, MailRetry: mailRetries})
 	if err != nil {
 		return fmt.Errorf("assemble the service: %w", err)
 	}
@@ -84,7 +101,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpSrv.Serve(ln) }()
 	logger.Info("commerce ready", "addr", ln.Addr().String(), "db", redact(c.db), "nats", c.nats != "",
-		"stripe", *stripeKey != "", "stripeWebhook", *stripeWebhookSecret != "")
+		"stripe", *stripeKey != "", "stripeWebhook", *stripeWebhookSecret != "", "mail", mailWhere)
 
 	select {
 	case err = <-serveErr:
