@@ -80,7 +80,7 @@ func (s *Service) Build(ctx context.Context, e event.Event) ([]Message, error) {
 		}
 		c := p.Customer
 		locale := s.cfg.Renderer.Locale(c.Locale)
-		d := &Data{Shop: s.cfg.Shop, To: c.Email, Name: c.FirstName}
+		d := &Data{Shop: s.cfg.Shop, To: commerce.EmailKey(c.Email), Name: c.FirstName}
 		return s.built(e, Welcome, locale, c.ID, d)
 	case Returns:
 		var p struct {
@@ -134,7 +134,7 @@ func (s *Service) orderData(o *order.Order, template, locale string) (*Data, str
 		return nil, "", false
 	}
 	locale = s.cfg.Renderer.Locale(locale)
-	d := &Data{Shop: s.cfg.Shop, To: o.Email, Order: orderView(o, locale, s.cfg.Shop.URL)}
+	d := &Data{Shop: s.cfg.Shop, To: commerce.EmailKey(o.Email), Order: orderView(o, locale, s.cfg.Shop.URL)}
 	if a := addressView(o.BillingAddress); a != nil && a.Name != "" {
 		d.Name = strings.Fields(a.Name)[0]
 	}
