@@ -1,7 +1,9 @@
 package mail_test
 
 import (
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -99,6 +101,48 @@ func TestMailpit(t *testing.T) {
 			if subjects["Acme Shop: order "+n+" confirmed"] != 1 {
 				t.Errorf("order %s: %d confirmations received, want 1", n, subjects["Acme Shop: order "+n+" confirmed"])
 			}
+		}
+	})
+}
+
+// TestTwoProcesses: two services on one database, both sending to one
+// Mailpit: each message is claimed by one of them and arrives once.
+func TestTwoProcesses(t *testing.T) {
+	t.Parallel()
+	testdb.EachPair(t, func(t *testing.T, a, b *sqldb.DB) {
+		mp := mailpit.Start(t)
+		s := mailpitShop(t, a, mp)
+		sender, err := smtp.New("smtp://"+mp.SMTP, smtp.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		other := apitest.New(t, b, withMail(sender))
+		const n = 30
+		var wg sync.WaitGroup
+		numbers := make(chan string, n)
+		for i := range n {
+			wg.Go(func() {
+				srv := s
+				if i%2 == 1 {
+					srv = &shop{Server: other, t: t, product: s.product}
+				}
+				numbers <- srv.checkout(srv.API, fmt.Sprintf("p%d@example.com", i)).Number
+			})
+		}
+		wg.Wait()
+		close(numbers)
+		s.wait("template=order_confirmation", n, mail.Sent)
+		got := map[string]int{}
+		for _, m := range mp.Wait(t, n) {
+			got[m.Subject]++
+		}
+		for number := range numbers {
+			if k := got["Acme Shop: order "+number+" confirmed"]; k != 1 {
+				t.Errorf("order %s: %d confirmations, want 1", number, k)
+			}
+		}
+		if len(got) != n {
+			t.Errorf("%d distinct messages, want %d", len(got), n)
 		}
 	})
 }

@@ -43,7 +43,8 @@ type Config struct {
 	// attempt (the webhooks' schedule, --mail-retry).
 	Retry []time.Duration
 	// Lease is how long a dispatcher holds a message it sends before
-	// another may take it over (1 minute when 0; at least Timeout+2s).
+	// another may take it over (after a crash): 1 minute when 0, at least
+	// 3s; an attempt's Timeout is at most the lease less 2s.
 	Lease time.Duration
 	// Poll is how often the follower and the dispatcher look for work
 	// that no local commit announced (250ms when 0).
@@ -116,15 +117,16 @@ func NewService(store Store, orders Orders, customers Customers, now func() time
 	if cfg.Lease <= 0 {
 		cfg.Lease = time.Minute
 	}
+	cfg.Lease = max(cfg.Lease, 3*time.Second)
 	if cfg.Poll <= 0 {
 		cfg.Poll = 250 * time.Millisecond
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 30 * time.Second
 	}
-	if cfg.Lease < cfg.Timeout+2*time.Second {
-		cfg.Lease = cfg.Timeout + 2*time.Second
-	}
+	// An attempt ends well within its lease, so that no message is sent
+	// by two processes at once.
+	cfg.Timeout = min(cfg.Timeout, cfg.Lease-2*time.Second)
 	if cfg.Workers <= 0 {
 		cfg.Workers = 4
 	}

@@ -72,6 +72,7 @@ var flagEnv = map[string]string{
 	"storefront-url": "COMMERCE_STOREFRONT_URL",
 	"mail-templates": "COMMERCE_MAIL_TEMPLATES",
 	"mail-retry":     "COMMERCE_MAIL_RETRY",
+	"mail-lease":     "COMMERCE_MAIL_LEASE",
 }
 
 // storageFlags adds the flags every command that opens the store uses.

@@ -39,6 +39,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	storefrontURL := fs.String("storefront-url", mail.DefaultStorefront, "the storefront's address, for links in email (env COMMERCE_STOREFRONT_URL)")
 	mailTemplates := fs.String("mail-templates", "", "a folder of email templates (LOCALE/NAME.txt, LOCALE/NAME.html) overriding the built-in ones file by file (env COMMERCE_MAIL_TEMPLATES)")
 	mailRetry := fs.String("mail-retry", "", "email retry schedule: comma-separated Go durations, one per retry (env COMMERCE_MAIL_RETRY; default 5s,5m,30m,2h,5h,10h,10h)")
+	mailLease := fs.Duration("mail-lease", time.Minute, "how long a message being sent is held by its process before another may take it over (after a crash); an attempt may take 2s less (env COMMERCE_MAIL_LEASE)")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
 	}
@@ -81,7 +82,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		WebhookKey: secret, WebhookAllowPrivate: *webhookAllowPrivate, WebhookRetry: retry, WebhookLease: *webhookLease,
 		StripeKey: *stripeKey, StripeURL: *stripeURL, StripeWebhookSecret: *stripeWebhookSecret,
 		MailSender: mailSender, MailFrom: *mailFrom, ShopName: *shopName, StorefrontURL: *storefrontURL,
-		MailTemplates: *mailTemplates, MailRetry: mailRetries})
+		MailTemplates: *mailTemplates, MailRetry: mailRetries, MailLease: *mailLease})
 	if err != nil {
 		return fmt.Errorf("assemble the service: %w", err)
 	}
