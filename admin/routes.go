@@ -52,6 +52,7 @@ func (h *Handler) routes() {
 	h.orderRoutes()
 	h.customerRoutes()
 	h.webhookRoutes()
+	h.mailRoutes()
 }
 
 func toInt(v any) int64 {

@@ -128,6 +128,10 @@ func EventMessageID(eventID, template string) string {
 	return base64.RawURLEncoding.EncodeToString(h[:16])
 }
 
+// BuiltinLocales are the locales of the built-in templates (a folder of
+// --mail-templates may add others: Renderer.Locales).
+var BuiltinLocales = []string{"en", "es"}
+
 // DefaultLocale is the locale of a message when nothing better is known:
 // its templates are the fallback of every other locale's.
 const DefaultLocale = "en"

@@ -145,15 +145,6 @@ func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Millise
 
 // List lists messages (mail.list), in creation order.
 func (s *Service) List(ctx context.Context, in ListInput) (commerce.List, error) {
-	return s.list(ctx, in, false)
-}
-
-// Latest lists messages newest first (the admin app).
-func (s *Service) Latest(ctx context.Context, in ListInput) (commerce.List, error) {
-	return s.list(ctx, in, true)
-}
-
-func (s *Service) list(ctx context.Context, in ListInput, newest bool) (commerce.List, error) {
 	var p commerce.Problems
 	page, err := in.Page()
 	p.AddErr(err)
@@ -167,7 +158,7 @@ func (s *Service) list(ctx context.Context, in ListInput, newest bool) (commerce
 		return commerce.List{}, err
 	}
 	ms, err := s.store.Messages(ctx, Filter{To: commerce.EmailKey(in.To), Template: in.Template, Status: in.Status,
-		Limit: page.Limit, Skip: page.Skip, Newest: newest})
+		Limit: page.Limit, Skip: page.Skip})
 	if err != nil {
 		return commerce.List{}, err
 	}

@@ -11,8 +11,6 @@ import (
 type Filter struct {
 	To, Template, Status string
 	Limit, Skip          int
-	// Newest lists newest first (the admin page), else creation order.
-	Newest bool
 }
 
 // Store keeps the messages (implemented by package sqldb).
@@ -22,7 +20,7 @@ type Store interface {
 	Update(ctx context.Context, fn func(tx Tx) error) error
 	// Message returns a message. Errors: mail_not_found.
 	Message(ctx context.Context, id string) (Message, error)
-	// Messages returns a page of messages.
+	// Messages returns a page of messages, in creation order.
 	Messages(ctx context.Context, f Filter) ([]Mail, error)
 
 	// Follow reads up to limit events of the log after the follower's

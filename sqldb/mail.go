@@ -80,11 +80,7 @@ func (s *MailStore) Messages(ctx context.Context, f mail.Filter) ([]mail.Mail, e
 			args = append(args, c.v)
 		}
 	}
-	q += ` ORDER BY seq`
-	if f.Newest {
-		q += ` DESC`
-	}
-	q += ` LIMIT ? OFFSET ?`
+	q += ` ORDER BY seq LIMIT ? OFFSET ?`
 	rows, err := s.db.Query(ctx, q, append(args, f.Limit, f.Skip)...)
 	if err != nil {
 		return nil, err
