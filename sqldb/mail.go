@@ -134,7 +134,7 @@ func (s *MailStore) Follow(ctx context.Context, limit int, build func(e event.Ev
 	}
 	var msgs []mail.Message
 	for _, e := range events {
-		if e.Payload == nil || len(e.Payload) == 0 {
+		if len(e.Payload) == 0 { // a channel that causes no mail
 			continue
 		}
 		m, err := build(e.Event)
