@@ -27,9 +27,9 @@ type Store interface {
 	// cursor, calls build for each (outside any transaction: it may read),
 	// and in one transaction queues the messages build returned (a message
 	// whose id is stored already is left as it is) and moves the cursor
-	// past the events. A message whose CustomerID names no customer (the
-	// customer was removed) is stored CANCELLED with its address and
-	// bodies Erased. It returns how many events it read.
+	// past the events. A message whose CustomerID names a customer whose
+	// messages were erased (EraseCustomer) is stored CANCELLED with its
+	// address and bodies Erased. It returns how many events it read.
 	Follow(ctx context.Context, limit int, build func(e event.Event) ([]Message, error)) (int, error)
 	// Skip moves the follower's cursor to the end of the log, queueing
 	// nothing (mail off: turning it on later mails no past event).
@@ -59,7 +59,8 @@ type Tx interface {
 	CountSince(ctx context.Context, to, template string, since time.Time) (int, error)
 	// EraseCustomer cancels the customer's PENDING messages and replaces
 	// the address, text and HTML of all its messages with Erased (and
-	// drops their sealed secrets).
+	// drops their sealed secrets), and remembers the customer so that
+	// Store.Follow erases the messages it stores for them later.
 	EraseCustomer(ctx context.Context, customerID string) error
 }
 

@@ -168,13 +168,15 @@ func (s *MailStore) Follow(ctx context.Context, limit int, build func(e event.Ev
 	return len(events), nil
 }
 
-// goneCustomers returns the customers the messages are about that no
-// longer exist, and locks the rows of those that do until the
-// transaction ends, so that a removal waits for the messages to be
-// stored and erases them (MailTx.EraseCustomer).
+// goneCustomers returns the customers the messages are about whose
+// messages customer.remove erased (mail_erasures). It first locks the
+// rows of those that still exist until the transaction ends: a removal
+// running meanwhile either committed before (its erasure is then read
+// here) or waits for this transaction and then erases the messages it
+// stored (MailTx.EraseCustomer).
 func goneCustomers(ctx context.Context, tx *Tx, msgs []mail.Message) (map[string]bool, error) {
 	seen := map[string]bool{}
-	var ids []string
+	var ids []any
 	for _, m := range msgs {
 		if m.CustomerID != "" && !seen[m.CustomerID] {
 			seen[m.CustomerID] = true
@@ -184,12 +186,20 @@ func goneCustomers(ctx context.Context, tx *Tx, msgs []mail.Message) (map[string
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	sort.Strings(ids) // one lock order for every follower
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
+	sort.Slice(ids, func(i, j int) bool { return ids[i].(string) < ids[j].(string) }) // one lock order for every follower
+	in := Placeholders(len(ids))
+	rows, err := tx.Query(ctx, `SELECT id FROM customers WHERE id IN (`+in+`) ORDER BY id`+tx.ForUpdate(), ids...)
+	if err != nil {
+		return nil, err
 	}
-	rows, err := tx.Query(ctx, `SELECT id FROM customers WHERE id IN (`+Placeholders(len(ids))+`) ORDER BY id`+tx.ForUpdate(), args...)
+	for rows.Next() {
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	gone := map[string]bool{}
+	rows, err = tx.Query(ctx, `SELECT customer_id FROM mail_erasures WHERE customer_id IN (`+in+`)`, ids...)
 	if err != nil {
 		return nil, err
 	}
@@ -199,9 +209,9 @@ func goneCustomers(ctx context.Context, tx *Tx, msgs []mail.Message) (map[string
 		if err := rows.Scan(&id); err != nil {
 			return nil, err
 		}
-		delete(seen, id)
+		gone[id] = true
 	}
-	return seen, rows.Err()
+	return gone, rows.Err()
 }
 
 // Skip implements mail.Store.
@@ -370,8 +380,14 @@ func (t mailTx) CountSince(ctx context.Context, to, template string, since time.
 }
 
 // EraseCustomer implements mail.Tx. A message being sent loses its
-// lease, so that the attempt's record changes nothing.
+// lease, so that the attempt's record changes nothing. The customer is
+// remembered (mail_erasures), so that the follower erases the messages
+// of events it has yet to follow.
 func (t mailTx) EraseCustomer(ctx context.Context, customerID string) error {
+	q := t.tx.db.dialect.Upsert("mail_erasures", 1, []string{"customer_id", "erased_at"}, []string{"customer_id"}, nil)
+	if _, err := t.tx.Exec(ctx, q, customerID, ms(t.tx.Now())); err != nil {
+		return err
+	}
 	_, err := t.tx.Exec(ctx, `UPDATE mails SET status = CASE WHEN status = 'PENDING' THEN 'CANCELLED' ELSE status END,
 		to_addr = ?, text = ?, html = ?, secret = NULL, claim = NULL, claimed_until = NULL WHERE customer_id = ?`,
 		mail.Erased, mail.Erased, mail.Erased, customerID)

@@ -37,6 +37,14 @@ CREATE INDEX mails_to ON mails (to_addr, template, created_at);
 CREATE INDEX mails_customer ON mails (customer_id);
 CREATE INDEX mails_due ON mails (next_attempt_at) WHERE status = 'PENDING';
 
+-- The customers whose messages customer.remove erased: a message the
+-- follower stores later for an event about one of them is stored
+-- cancelled and erased.
+CREATE TABLE mail_erasures (
+	customer_id TEXT PRIMARY KEY,
+	erased_at   BIGINT NOT NULL
+);
+
 -- The outbox follower starts at the end of the log: an existing shop does
 -- not mail its past orders.
 INSERT INTO relay_cursors (name, k, seq)
