@@ -3,12 +3,15 @@ package mail_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/app"
 	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/mail"
@@ -296,4 +299,28 @@ func TestReturnAndInvite(t *testing.T) {
 			t.Errorf("a bad invitation: %v", err)
 		}
 	})
+}
+
+// TestRenderFailure: a template that fails with an event's data (not with
+// the sample data it was checked with at start) gives a FAILED message
+// saying why, and the follower goes on to the next events.
+func TestRenderFailure(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "en"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bad := `{{define "subject"}}Order {{.Order.Number}}{{end}}{{define "content"}}{{if ne .Order.Number "1042"}}{{index .Order.Lines 7}}{{end}}{{end}}`
+	if err := os.WriteFile(filepath.Join(dir, "en", "order_confirmation.txt"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newShop(t, testdb.SQLite(t), func(o *app.Options) { o.MailTemplates = dir })
+	s.checkout(s.API, "ada@example.com")
+	m := s.wait("template=order_confirmation", 1, mail.Failed)[0]
+	if m.LastError == nil || !strings.Contains(*m.LastError, "order_confirmation") || m.Attempts != 0 {
+		t.Errorf("failed message: %+v", m)
+	}
+	s.Post(t, "/customer/v1/customer.register", s.API, map[string]any{"email": "bob@example.com", "password": "correct horse battery",
+		"firstName": "Bob"}).Must(t)
+	s.wait("template=welcome", 1, mail.Sent)
 }

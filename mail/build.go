@@ -106,13 +106,20 @@ func (s *Service) Build(ctx context.Context, e event.Event) ([]Message, error) {
 	return nil, nil
 }
 
-// built renders the template of an event's message.
+// built renders the template of an event's message. A template that
+// fails with this event's data gives a FAILED message saying why (shown
+// by mail.list and the admin app), rather than an error that would stop
+// the follower at this event for good.
 func (s *Service) built(e event.Event, template, locale, customerID string, d *Data) ([]Message, error) {
+	id := EventMessageID(e.ID, template)
 	out, err := s.cfg.Renderer.Render(template, locale, d)
 	if err != nil {
-		return nil, err
+		m := s.message(id, d.To, template, locale, e.ID, customerID, Rendered{Subject: template}, s.clock())
+		msg := err.Error()
+		m.Status, m.LastError = Failed, &msg
+		return []Message{m}, nil
 	}
-	return []Message{s.message(EventMessageID(e.ID, template), d.To, template, locale, e.ID, customerID, out, s.clock())}, nil
+	return []Message{s.message(id, d.To, template, locale, e.ID, customerID, out, s.clock())}, nil
 }
 
 // deliverable reports whether an address can be mailed (not absent, not

@@ -365,9 +365,9 @@ func (t mailTx) Queue(ctx context.Context, m mail.Message) error {
 		next = ms(m.CreatedAt)
 	}
 	q := t.tx.db.dialect.Upsert("mails", 1, []string{"id", "message_id", "to_addr", "template", "locale", "subject", "text", "html",
-		"secret", "event_id", "customer_id", "status", "next_attempt_at", "created_at"}, []string{"id"}, nil)
+		"secret", "event_id", "customer_id", "status", "last_error", "next_attempt_at", "created_at"}, []string{"id"}, nil)
 	_, err := t.tx.Exec(ctx, q, m.ID, m.MessageID, m.To, m.Template, m.Locale, m.Subject, m.Text, m.HTML,
-		secret, m.EventID, customer, m.Status, next, ms(m.CreatedAt))
+		secret, m.EventID, customer, m.Status, m.LastError, next, ms(m.CreatedAt))
 	return err
 }
 
