@@ -58,10 +58,10 @@ func NewRenderer(dir string) (*Renderer, error) {
 	if dir != "" {
 		st, err := os.Stat(dir)
 		if err != nil {
-			return nil, fmt.Errorf("--mail-templates %s: %w", dir, err)
+			return nil, fmt.Errorf("--mail-templates (or COMMERCE_MAIL_TEMPLATES) %s: %w", dir, err)
 		}
 		if !st.IsDir() {
-			return nil, fmt.Errorf("--mail-templates %s: not a folder", dir)
+			return nil, fmt.Errorf("--mail-templates (or COMMERCE_MAIL_TEMPLATES) %s: not a folder", dir)
 		}
 		over = os.DirFS(dir)
 	}

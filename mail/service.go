@@ -97,7 +97,7 @@ func NewService(store Store, orders Orders, customers Customers, now func() time
 	}
 	from, err := mail.ParseAddress(cfg.From)
 	if err != nil {
-		return nil, fmt.Errorf("--mail-from %q: %w", cfg.From, err)
+		return nil, fmt.Errorf("--mail-from (or COMMERCE_MAIL_FROM) %q: %w", cfg.From, err)
 	}
 	if cfg.Shop.Name == "" {
 		cfg.Shop.Name = DefaultShopName
