@@ -34,8 +34,10 @@ type Outgoing struct {
 // recipient): the message is FAILED at once.
 type PermanentError struct{ Err error }
 
+// Error returns the failure's message.
 func (e *PermanentError) Error() string { return e.Err.Error() }
 
+// Unwrap returns the failure.
 func (e *PermanentError) Unwrap() error { return e.Err }
 
 // Permanent marks err as a failure that no retry mends.
