@@ -14,6 +14,10 @@ import (
 // followBatch is how many events the follower reads per transaction.
 const followBatch = 500
 
+// skipEvery is how often the follower moves its cursor to the end of the
+// log with mail off.
+const skipEvery = 5 * time.Second
+
 // followGap is the shortest time between two rounds of the follower
 // woken by new events (as the webhook follower's).
 const followGap = 20 * time.Millisecond
@@ -55,7 +59,13 @@ func (s *Service) follow(ctx context.Context, wake <-chan struct{}, logger *slog
 }
 
 func (s *Service) followLeading(ctx context.Context, wake <-chan struct{}, check func(context.Context) error) error {
-	poll := time.NewTicker(s.cfg.Poll)
+	every := s.cfg.Poll
+	if !s.On() {
+		// Only the cursor to keep near the end: now and then, not
+		// after every commit.
+		every, wake = skipEvery, nil
+	}
+	poll := time.NewTicker(every)
 	defer poll.Stop()
 	build := func(e event.Event) ([]Message, error) { return s.Build(ctx, e) }
 	for ctx.Err() == nil {
