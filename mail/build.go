@@ -231,7 +231,7 @@ func (s *Service) Preview(ctx context.Context, in PreviewInput) (Rendered, error
 		}
 		var ok bool
 		if d, locale, ok = s.orderData(o, in.Template, locale); !ok {
-			d = &Data{Shop: s.cfg.Shop, To: Erased, Order: orderView(o, s.cfg.Renderer.Locale(locale), s.cfg.Shop.URL)}
+			d = &Data{Shop: s.cfg.Shop, To: commerce.EmailKey(o.Email), Order: orderView(o, s.cfg.Renderer.Locale(locale), s.cfg.Shop.URL)}
 			locale = s.cfg.Renderer.Locale(locale)
 		}
 		if in.Template == ReturnUpdate {
