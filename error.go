@@ -98,6 +98,8 @@ const (
 	EReturnExceedsQuantity = "return_exceeds_quantity"
 	EPaymentRequired       = "payment_required"
 	EOutOfStock            = "out_of_stock"
+	// Email (CONTRACT.md section 22).
+	EMailNotFound = "mail_not_found"
 )
 
 // Error is the service's one error type. Code is one of the E* constants,

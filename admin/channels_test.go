@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/commercekit/commerce/admin"
 	"github.com/commercekit/commerce/internal/testdb"
@@ -18,10 +19,10 @@ import (
 // takes each of them.
 func TestChannelsAreTheEmittedOnes(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
-		e := newEnv(t, db)
+		e := newEnv(t, db, mailOn(t))
 		// A category, product, stock record and shipping method; a tax,
-		// a promotion; a cart and its order, shipped, and a return; a customer;
-		// a webhook.
+		// a promotion; a cart and its order, shipped, and a return; a customer
+		// (and the welcome email sent to them); a webhook.
 		productID := e.storeFixture(t, "CH-1")
 		e.Post(t, "/tax/v1/tax.create", e.Admin, map[string]any{"code": "STD", "class": "default", "title": "Standard", "rate": 20, "isPercentage": true}).Must(t)
 		e.Post(t, "/promotion/v1/promotion.create", e.Admin, map[string]any{"title": "P", "class": "default", "active": true, "priority": 0,
@@ -47,6 +48,13 @@ func TestChannelsAreTheEmittedOnes(t *testing.T) {
 
 		var evs []struct {
 			Channel string `json:"channel"`
+		}
+		for deadline := time.Now().Add(20 * time.Second); ; {
+			e.Get(t, "/event/v1/event.list?channel=MAILS", e.Admin).Must(t).Decode(t, "data", &evs)
+			if len(evs) > 0 || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
 		e.Get(t, "/event/v1/event.list?limit=1000", e.Admin).Must(t).Decode(t, "data", &evs)
 		emitted := map[string]bool{}

@@ -225,7 +225,7 @@ func (u *ui) checkAccessible(name string) {
 // promotion's try-it, then the order's life in the admin; the events.
 func TestAdminEndToEnd(t *testing.T) {
 	chromium(t)
-	e := newEnv(t, testdb.SQLite(t))
+	e := newEnv(t, testdb.SQLite(t), mailOn(t))
 	u := newUI(t, e.URL)
 
 	// Sign-in, by keyboard: the page starts on the email field, Tab goes to
@@ -364,6 +364,7 @@ func TestAdminEndToEnd(t *testing.T) {
 	u.open("/admin/")
 	u.expect("#ev-h ~ div table", "staff:"+e.staff.ID)
 	u.screenshot("dashboard-after")
+	u.mail(t, e, orderID)
 }
 
 // nestedUnder reports whether, in the tree's rows ("depth-N title..."),

@@ -164,6 +164,9 @@ var errorSentences = map[string]func(d errData) string{
 		return "You can refund at most " + d.money("available") + "."
 	},
 
+	// Email.
+	commerce.EMailNotFound: func(errData) string { return "The message no longer exists." },
+
 	// Returns and exchanges.
 	commerce.EReturnNotFound: func(errData) string { return "The return no longer exists." },
 	commerce.EInvalidReturnState: func(d errData) string {

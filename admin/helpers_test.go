@@ -46,10 +46,14 @@ type env struct {
 	clock *clock
 }
 
-func newEnv(t *testing.T, db *sqldb.DB) *env {
+func newEnv(t *testing.T, db *sqldb.DB, opts ...func(*app.Options)) *env {
 	t.Helper()
 	c := &clock{t: time.Now().UTC()}
-	s := apitest.New(t, db, func(o *app.Options) { o.StaffParams = &fastHash; o.Now = c.Now; o.WebhookAllowPrivate = true })
+	s := apitest.New(t, db, append([]func(*app.Options){func(o *app.Options) {
+		o.StaffParams = &fastHash
+		o.Now = c.Now
+		o.WebhookAllowPrivate = true
+	}}, opts...)...)
 	st, err := s.App.Staff.Add(t.Context(), staffEmail, staffPassword)
 	if err != nil {
 		t.Fatal(err)

@@ -57,6 +57,7 @@ func (h *Handler) routes() {
 	h.draftRoutes()
 	h.customerRoutes()
 	h.webhookRoutes()
+	h.mailRoutes()
 }
 
 func toInt(v any) int64 {

@@ -19,6 +19,7 @@ import (
 	"github.com/commercekit/commerce/customer"
 	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/internal/password"
+	"github.com/commercekit/commerce/mail"
 	"github.com/commercekit/commerce/natsrelay"
 	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/payment"
@@ -97,6 +98,23 @@ type Options struct {
 	// ReturnWindow is how long after an order's last delivery its
 	// customer may ask for a return (order.DefaultReturnWindow when 0).
 	ReturnWindow time.Duration
+
+	// MailSender sends email (--mail: mail/file, mail/smtp); nil is
+	// --mail none.
+	MailSender mail.Sender
+	// MailFrom, ShopName and StorefrontURL are --mail-from, --shop-name
+	// and --storefront-url (the mail area's defaults when "").
+	MailFrom, ShopName, StorefrontURL string
+	// MailTemplates is --mail-templates: a folder overriding the built-in
+	// templates file by file ("" for none).
+	MailTemplates string
+	// MailRetry is the retry schedule of email (webhook.DefaultRetry when
+	// nil).
+	MailRetry []time.Duration
+	// MailLease is how long a message being sent is held by its process
+	// (1 minute when 0); MailPoll how often the queue is looked at when
+	// nothing announced work (250ms when 0).
+	MailLease, MailPoll time.Duration
 }
 
 // App is the assembled service.
@@ -140,7 +158,9 @@ type App struct {
 	Customer *customer.Service
 	// Webhook is the webhook area.
 	Webhook *webhook.Service
-	idem    *sqldb.IdempotencyStore
+	// Mail is the email area.
+	Mail *mail.Service
+	idem *sqldb.IdempotencyStore
 	// Notifications applies the payment providers' webhook events (the
 	// order area sets it); POST /webhooks/stripe answers 503 while it is
 	// nil.
@@ -211,6 +231,7 @@ func (a *App) Run(ctx context.Context) {
 		wg.Go(func() { a.Customer.Run(ctx, a.opts.CustomerSweep, a.logger) })
 	}
 	wg.Go(func() { a.runWebhooks(ctx) })
+	wg.Go(func() { a.runMail(ctx) })
 	wg.Go(func() { a.sweepIdempotency(ctx) })
 	if a.opts.NATSURL != "" {
 		relay := natsrelay.New(a.db, a.opts.NATSURL, a.logger)

@@ -55,9 +55,10 @@ var areas = []func(a *App) error{
 		rpc.RegisterOrder(a.srv, a.Order)
 		return nil
 	},
+	mailArea,
 	func(a *App) error {
 		a.Customer = customer.NewService(sqldb.NewCustomerStore(a.db), a.opts.Keys, a.now,
-			customer.Options{AccessTTL: a.opts.AccessTTL, RefreshTTL: a.opts.RefreshTTL})
+			customer.Options{AccessTTL: a.opts.AccessTTL, RefreshTTL: a.opts.RefreshTTL, Mail: a.Mail})
 		rpc.RegisterCustomer(a.srv, a.Customer)
 		return nil
 	},

@@ -16,6 +16,7 @@ import (
 	"github.com/commercekit/commerce/cart"
 	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/internal/password"
+	commercemail "github.com/commercekit/commerce/mail"
 	"github.com/commercekit/commerce/order"
 )
 
@@ -34,6 +35,9 @@ type Options struct {
 	RefreshTTL time.Duration
 	// Params are argon2id's parameters for new hashes (DefaultParams).
 	Params *Params
+	// Mail is the email area: with mail on, a password reset is an
+	// email (CONTRACT.md section 22); nil is mail off.
+	Mail *commercemail.Service
 }
 
 // Service is the customer area's use cases.
@@ -464,6 +468,9 @@ func (s *Service) remove(ctx context.Context, id string) error {
 			}
 		}
 		if err := tx.Delete(ctx, c.ID); err != nil {
+			return err
+		}
+		if err := tx.Mail().EraseCustomer(ctx, c.ID); err != nil { // section 22
 			return err
 		}
 		if err := tx.SetFailures(ctx, c.Email, nil); err != nil {

@@ -2,6 +2,7 @@ package customer
 
 import (
 	"context"
+	commercemail "github.com/commercekit/commerce/mail"
 	"math"
 	"slices"
 	"time"
@@ -305,9 +306,12 @@ func (s *Service) Logout(ctx context.Context, in RefreshInput) error {
 	return err
 }
 
-// RequestPasswordReset emits PASSWORD_RESET with a new reset token for an
-// existing account (auth.requestPasswordReset); it answers the same for
-// an unknown email.
+// RequestPasswordReset makes a reset token for an existing account
+// (auth.requestPasswordReset); it answers the same for an unknown email.
+// With mail off it emits PASSWORD_RESET with the token (part two); with
+// mail on the token goes only into the password_reset email, queued in
+// the same transaction, and the event carries {customerId} only; past
+// the address's throttle (mail.ResetLimit an hour) nothing happens.
 func (s *Service) RequestPasswordReset(ctx context.Context, in RequestResetInput) error {
 	email := commerce.EmailKey(in.Email)
 	if email == "" {
@@ -326,6 +330,19 @@ func (s *Service) RequestPasswordReset(ctx context.Context, in RequestResetInput
 	err = s.store.Update(ctx, func(tx Tx) error {
 		if _, err := tx.Lock(ctx, c.ID); err != nil {
 			return err
+		}
+		if m := s.opts.Mail; m != nil && m.On() {
+			e, err := event.New(event.Customers, PasswordReset, now, map[string]any{"customerId": c.ID})
+			if err != nil {
+				return err
+			}
+			queued, err := m.QueueReset(ctx, tx.Mail(), commercemail.Reset{EventID: e.ID, Token: tok, ExpiresAt: rec.ExpiresAt,
+				Customer: commercemail.Recipient{ID: c.ID, Email: c.Email, FirstName: c.FirstName}})
+			if err != nil || !queued {
+				return err
+			}
+			tx.Emit(e)
+			return tx.InsertReset(ctx, rec)
 		}
 		if err := tx.InsertReset(ctx, rec); err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 
 	"github.com/commercekit/commerce/cart"
 	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/mail"
 	"github.com/commercekit/commerce/order"
 )
 
@@ -52,6 +53,9 @@ type Tx interface {
 	// Orders gives the orders in this transaction (customer.remove
 	// erases the personal data of the customer's orders).
 	Orders() order.Tx
+	// Mail gives the email queue in this transaction (the password-reset
+	// message; customer.remove erases the customer's messages).
+	Mail() mail.Tx
 	// CartIDs returns the ids of the customer's carts, in any status
 	// (customer.remove erases their addresses).
 	CartIDs(ctx context.Context, customerID string) ([]string, error)

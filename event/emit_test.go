@@ -26,8 +26,8 @@ func TestEmit(t *testing.T) {
 }
 
 // TestChannels: every channel is in Channels once, spelled as its subject
-// part (upper-case letters), the areas' channels of orders, customers and
-// webhooks included.
+// part (upper-case letters), the areas' channels of orders, customers,
+// webhooks and mail included.
 func TestChannels(t *testing.T) {
 	seen := map[string]bool{}
 	for _, c := range Channels {
@@ -36,12 +36,12 @@ func TestChannels(t *testing.T) {
 		}
 		seen[c] = true
 	}
-	for _, c := range []string{Products, Categories, Promotions, Carts, Taxes, Stock, Shipping, Orders, Customers, Webhooks} {
+	for _, c := range []string{Products, Categories, Promotions, Carts, Taxes, Stock, Shipping, Orders, Customers, Webhooks, Mails} {
 		if !seen[c] {
 			t.Errorf("channel %q missing from Channels", c)
 		}
 	}
-	if len(Channels) != len(seen) || len(seen) != 10 {
-		t.Errorf("got %d channels, want the 10 constants", len(Channels))
+	if len(Channels) != len(seen) || len(seen) != 11 {
+		t.Errorf("got %d channels, want the 11 constants", len(Channels))
 	}
 }

@@ -25,11 +25,12 @@ const (
 	Customers  = "CUSTOMERS"
 	Webhooks   = "WEBHOOKS"
 	Returns    = "RETURNS"
+	Mails      = "MAILS"
 )
 
 // Channels lists every channel, in the order above (for pickers and
 // filters).
-var Channels = []string{Products, Categories, Promotions, Carts, Taxes, Stock, Shipping, Orders, Customers, Webhooks, Returns}
+var Channels = []string{Products, Categories, Promotions, Carts, Taxes, Stock, Shipping, Orders, Customers, Webhooks, Returns, Mails}
 
 // Types.
 const (

@@ -9,6 +9,7 @@ import (
 	"github.com/commercekit/commerce/cart"
 	"github.com/commercekit/commerce/catalog"
 	"github.com/commercekit/commerce/customer"
+	"github.com/commercekit/commerce/mail"
 	"github.com/commercekit/commerce/money"
 	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/promotion"
@@ -151,6 +152,11 @@ var fieldRules = map[reflect.Type]map[string]string{
 	reflect.TypeFor[webhook.DeliveriesInput](): {"status": "enum=" + webhook.Pending + "|" + webhook.Delivered + "|" + webhook.Failed},
 	reflect.TypeFor[webhook.RedeliverInput]():  {"deliveryId": "required"},
 	reflect.TypeFor[webhook.Delivery]():        {"status": "enum=" + webhook.Pending + "|" + webhook.Delivered + "|" + webhook.Failed},
+
+	reflect.TypeFor[mail.ListInput]():    {"status": "enum=" + strings.Join(mail.Statuses, "|"), "template": "enum=" + strings.Join(mail.Templates, "|")},
+	reflect.TypeFor[mail.InfoInput]():    {"id": "required"},
+	reflect.TypeFor[mail.PreviewInput](): {"template": "required,enum=" + strings.Join(mail.Templates, "|")},
+	reflect.TypeFor[mail.Mail]():         {"status": "enum=" + strings.Join(mail.Statuses, "|"), "template": "enum=" + strings.Join(mail.Templates, "|")},
 }
 
 // requiredOneOf are the argument types of which one of several fields is

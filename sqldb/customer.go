@@ -12,6 +12,7 @@ import (
 	"github.com/commercekit/commerce/cart"
 	"github.com/commercekit/commerce/customer"
 	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/mail"
 	"github.com/commercekit/commerce/order"
 )
 
@@ -207,6 +208,9 @@ func (t customerTx) Cart() cart.Tx { return cartTx(t) }
 
 // Orders implements customer.Tx.
 func (t customerTx) Orders() order.Tx { return orderTx(t) }
+
+// Mail implements customer.Tx.
+func (t customerTx) Mail() mail.Tx { return MailTx(t.tx) }
 
 // CartIDs implements customer.Tx.
 func (t customerTx) CartIDs(ctx context.Context, customerID string) ([]string, error) {

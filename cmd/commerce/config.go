@@ -16,6 +16,9 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce/auth"
+	"github.com/commercekit/commerce/mail"
+	mailfile "github.com/commercekit/commerce/mail/file"
+	mailsmtp "github.com/commercekit/commerce/mail/smtp"
 	"github.com/commercekit/commerce/postgres"
 	"github.com/commercekit/commerce/sqldb"
 	"github.com/commercekit/commerce/sqlite"
@@ -64,9 +67,16 @@ var flagEnv = map[string]string{
 	"stripe-url":            "COMMERCE_STRIPE_URL",
 	"stripe-webhook-secret": "COMMERCE_STRIPE_WEBHOOK_SECRET",
 
-	"backup-every": "COMMERCE_BACKUP_EVERY",
-	"backup-dir":   "COMMERCE_BACKUP_DIR",
-	"backup-keep":  "COMMERCE_BACKUP_KEEP",
+	"backup-every":   "COMMERCE_BACKUP_EVERY",
+	"backup-dir":     "COMMERCE_BACKUP_DIR",
+	"backup-keep":    "COMMERCE_BACKUP_KEEP",
+	"mail":           "COMMERCE_MAIL",
+	"mail-from":      "COMMERCE_MAIL_FROM",
+	"shop-name":      "COMMERCE_SHOP_NAME",
+	"storefront-url": "COMMERCE_STOREFRONT_URL",
+	"mail-templates": "COMMERCE_MAIL_TEMPLATES",
+	"mail-retry":     "COMMERCE_MAIL_RETRY",
+	"mail-lease":     "COMMERCE_MAIL_LEASE",
 }
 
 // storageFlags adds the flags every command that opens the store uses.
@@ -239,4 +249,39 @@ func redact(dsn string) string {
 		u.RawQuery = q.Encode()
 	}
 	return u.String()
+}
+
+// mailSender returns the sender --mail names (CONTRACT.md section 22):
+// file:DIR, smtp://..., smtps://..., none (nil), or "" for the default, a
+// folder mail beside the SQLite file (./data/mail with PostgreSQL). where
+// says where mail goes, for the log line (never a password).
+func (c *config) mailSender(spec string) (sender mail.Sender, where string, err error) {
+	switch {
+	case spec == "none":
+		return nil, "none", nil
+	case spec == "":
+		dir := filepath.Join("data", "mail")
+		if path, ok := c.sqlitePath(); ok {
+			dir = filepath.Join(filepath.Dir(path), "mail")
+		}
+		spec = "file:" + dir
+		fallthrough
+	case strings.HasPrefix(spec, "file:"):
+		dir := strings.TrimPrefix(spec, "file:")
+		if dir == "" {
+			return nil, "", errors.New("--mail file:DIR: no folder")
+		}
+		s, err := mailfile.New(dir)
+		if err != nil {
+			return nil, "", err
+		}
+		return s, "file:" + dir, nil
+	case strings.HasPrefix(spec, "smtp://"), strings.HasPrefix(spec, "smtps://"):
+		s, err := mailsmtp.New(spec, mailsmtp.Options{})
+		if err != nil {
+			return nil, "", err
+		}
+		return s, redact(spec), nil
+	}
+	return nil, "", fmt.Errorf("--mail (or COMMERCE_MAIL) %q: want file:DIR, smtp://[user:pass@]host:port, smtps://... or none", redact(spec))
 }

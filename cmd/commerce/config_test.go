@@ -67,6 +67,11 @@ func TestBadEnvironmentVariable(t *testing.T) {
 		{"COMMERCE_WEBHOOK_ALLOW_PRIVATE", "maybe"},
 		{"COMMERCE_WEBHOOK_RETRY", "soon"},
 		{"COMMERCE_WEBHOOK_LEASE", "a while"},
+		{"COMMERCE_MAIL", "pigeon://coop"},
+		{"COMMERCE_MAIL_FROM", "not an address"},
+		{"COMMERCE_MAIL_TEMPLATES", "/nonexistent/templates"},
+		{"COMMERCE_MAIL_RETRY", "soon"},
+		{"COMMERCE_MAIL_LEASE", "a while"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := map[string]string{tc.name: tc.value, "COMMERCE_JWT_SECRET": testSecret,
@@ -172,5 +177,36 @@ func TestWebhookAllowPrivateEnvironment(t *testing.T) {
 				t.Fatalf("webhook.create of a loopback URL: %d %s %v, want %d", status, body["error"], err, tc.status)
 			}
 		})
+	}
+}
+
+// TestMailSender: --mail's default is a folder mail beside the SQLite file
+// (./data/mail with PostgreSQL), created; none sends nothing; smtp and
+// smtps URLs are checked without showing their password.
+func TestMailSender(t *testing.T) {
+	dir := t.TempDir()
+	c := config{db: "sqlite:" + filepath.Join(dir, "shop", "c.db")}
+	s, where, err := c.mailSender("")
+	if err != nil || s == nil || where != "file:"+filepath.Join(dir, "shop", "mail") {
+		t.Fatalf("default with SQLite: %v %q %v", s, where, err)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "shop", "mail")); err != nil || !st.IsDir() {
+		t.Errorf("the folder was not created: %v", err)
+	}
+	pg := config{db: "postgres://u:p@db/shop"}
+	t.Chdir(dir)
+	if _, where, err := pg.mailSender(""); err != nil || where != "file:"+filepath.Join("data", "mail") {
+		t.Errorf("default with PostgreSQL: %q %v", where, err)
+	}
+	if s, where, err := c.mailSender("none"); s != nil || where != "none" || err != nil {
+		t.Errorf("none: %v %q %v", s, where, err)
+	}
+	if _, where, err := c.mailSender("smtp://user:hunter2@127.0.0.1:1025?tls=required"); err != nil || strings.Contains(where, "hunter2") {
+		t.Errorf("smtp: %q %v", where, err)
+	}
+	for _, bad := range []string{"file:", "smtp://", "smtp://host?tls=sometimes", "pigeon://coop"} {
+		if _, _, err := c.mailSender(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/commercekit/commerce/app"
 	"github.com/commercekit/commerce/auth"
+	"github.com/commercekit/commerce/mail"
 )
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -38,6 +39,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	fs.StringVar(&backups.dir, "backup-dir", "", "folder of the scheduled backups (env COMMERCE_BACKUP_DIR; default: backups beside the database file)")
 	fs.IntVar(&backups.keep, "backup-keep", 24, "how many scheduled backups to keep, the newest (env COMMERCE_BACKUP_KEEP)")
 	returnWindow := fs.Duration("return-window", 720*time.Hour, "a customer may ask for a return this long after the order's last delivery (env COMMERCE_RETURN_WINDOW)")
+	mailSpec := fs.String("mail", "", "where email goes: file:DIR (.eml files), smtp://[user:pass@]host:port (STARTTLS when offered; ?tls=required refuses to send in the clear), smtps://... (implicit TLS) or none (env COMMERCE_MAIL; default file: a folder mail beside the SQLite file, ./data/mail with PostgreSQL)")
+	mailFrom := fs.String("mail-from", mail.DefaultFrom, "the From address of email (env COMMERCE_MAIL_FROM)")
+	shopName := fs.String("shop-name", mail.DefaultShopName, "the shop's name, in email (env COMMERCE_SHOP_NAME)")
+	storefrontURL := fs.String("storefront-url", mail.DefaultStorefront, "the storefront's address, for links in email (env COMMERCE_STOREFRONT_URL)")
+	mailTemplates := fs.String("mail-templates", "", "a folder of email templates (LOCALE/NAME.txt, LOCALE/NAME.html) overriding the built-in ones file by file (env COMMERCE_MAIL_TEMPLATES)")
+	mailRetry := fs.String("mail-retry", "", "email retry schedule: comma-separated Go durations, one per retry (env COMMERCE_MAIL_RETRY; default 5s,5m,30m,2h,5h,10h,10h)")
+	mailLease := fs.Duration("mail-lease", time.Minute, "how long a message being sent is held by its process before another may take it over (after a crash); an attempt may take 2s less (env COMMERCE_MAIL_LEASE)")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
 	}
@@ -49,6 +57,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return fmt.Errorf("--return-window must be positive")
 	}
 	retry, err := parseRetry(*webhookRetry)
+	if err != nil {
+		return err
+	}
+	mailRetries, err := parseRetry(*mailRetry)
+	if err != nil {
+		return fmt.Errorf("--mail-retry (or COMMERCE_MAIL_RETRY) %q: want comma-separated positive durations such as 5s,5m,30m", *mailRetry)
+	}
+	mailSender, mailWhere, err := c.mailSender(*mailSpec)
 	if err != nil {
 		return err
 	}
@@ -78,7 +94,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		CartTTL: *cartTTL, ReservationTTL: *reservationTTL, AccessTTL: *accessTTL, RefreshTTL: *refreshTTL,
 		WebhookKey: secret, WebhookAllowPrivate: *webhookAllowPrivate, WebhookRetry: retry, WebhookLease: *webhookLease,
 		StripeKey: *stripeKey, StripeURL: *stripeURL, StripeWebhookSecret: *stripeWebhookSecret,
-		ReturnWindow: *returnWindow})
+		ReturnWindow: *returnWindow,
+		MailSender:   mailSender, MailFrom: *mailFrom, ShopName: *shopName, StorefrontURL: *storefrontURL,
+		MailTemplates: *mailTemplates, MailRetry: mailRetries, MailLease: *mailLease})
 	if err != nil {
 		return fmt.Errorf("assemble the service: %w", err)
 	}
@@ -104,7 +122,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// The pid lets a script tell its own server's ready line from another
 	// one's (README's walk-through waits for it).
 	logger.Info("commerce ready", "addr", ln.Addr().String(), "pid", os.Getpid(), "db", redact(c.db), "nats", c.nats != "",
-		"stripe", *stripeKey != "", "stripeWebhook", *stripeWebhookSecret != "")
+		"stripe", *stripeKey != "", "stripeWebhook", *stripeWebhookSecret != "", "mail", mailWhere)
 
 	select {
 	case err = <-serveErr:

@@ -45,6 +45,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("coupon", func(t *testing.T) { Coupon(t, open) })
 	t.Run("staff", func(t *testing.T) { Staff(t, open) })
 	t.Run("admin", func(t *testing.T) { Admin(t, open) })
+	t.Run("mail", func(t *testing.T) { Mail(t, open) })
 }
 
 // exec runs statements in one write transaction, failing the test on an
