@@ -4,14 +4,18 @@ import "github.com/commercekit/commerce"
 
 // ListInput is the argument of mail.list.
 type ListInput struct {
-	To       string `json:"to"`
+	// To keeps the messages sent to this address.
+	To string `json:"to"`
+	// Template keeps the messages of this template (order_confirmation, ...).
 	Template string `json:"template"`
-	Status   string `json:"status"`
+	// Status keeps the messages in this status (PENDING, SENT, FAILED, CANCELLED).
+	Status string `json:"status"`
 	commerce.PageArgs
 }
 
 // InfoInput names a message (mail.info).
 type InfoInput struct {
+	// ID is the message's id.
 	ID string `json:"id"`
 }
 
@@ -22,8 +26,12 @@ type ResendInput = InfoInput
 // need orderId, welcome and password_reset a customerId (or an orderId,
 // whose customer or email is used), staff_invite neither.
 type PreviewInput struct {
-	Template   string `json:"template"`
-	Locale     string `json:"locale"`
-	OrderID    string `json:"orderId"`
+	// Template is the template rendered (order_confirmation, ...).
+	Template string `json:"template"`
+	// Locale is the language rendered (en when absent).
+	Locale string `json:"locale"`
+	// OrderID is the order whose data fills the template.
+	OrderID string `json:"orderId"`
+	// CustomerID is the customer whose data fills the template.
 	CustomerID string `json:"customerId"`
 }

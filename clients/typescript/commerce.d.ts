@@ -3832,16 +3832,26 @@ export interface components {
         };
         /** @description InfoInput names a message (mail.info). */
         "mail.InfoInput": {
+            /** @description ID is the message's id. */
             id: string;
         };
         /** @description ListInput is the argument of mail.list. */
         "mail.ListInput": {
+            /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
             limit?: number | null;
+            /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
             skip?: number | null;
-            /** @enum {string} */
+            /**
+             * @description Status keeps the messages in this status (PENDING, SENT, FAILED, CANCELLED).
+             * @enum {string}
+             */
             status?: "PENDING" | "SENT" | "FAILED" | "CANCELLED";
-            /** @enum {string} */
+            /**
+             * @description Template keeps the messages of this template (order_confirmation, ...).
+             * @enum {string}
+             */
             template?: "order_confirmation" | "order_shipped" | "order_refunded" | "order_cancelled" | "return_update" | "password_reset" | "welcome" | "staff_invite";
+            /** @description To keeps the messages sent to this address. */
             to?: string;
         };
         /** @description Mail is a message as mail.list shows it (no body). */
@@ -3864,10 +3874,16 @@ export interface components {
         };
         /** @description PreviewInput is the argument of mail.preview: an order's templates need orderId, welcome and password_reset a customerId (or an orderId, whose customer or email is used), staff_invite neither. */
         "mail.PreviewInput": {
+            /** @description CustomerID is the customer whose data fills the template. */
             customerId?: string;
+            /** @description Locale is the language rendered (en when absent). */
             locale?: string;
+            /** @description OrderID is the order whose data fills the template. */
             orderId?: string;
-            /** @enum {string} */
+            /**
+             * @description Template is the template rendered (order_confirmation, ...).
+             * @enum {string}
+             */
             template: "order_confirmation" | "order_shipped" | "order_refunded" | "order_cancelled" | "return_update" | "password_reset" | "welcome" | "staff_invite";
         };
         /** @description An amount: a plain number in major units (311.47) or a money object. */
@@ -13475,6 +13491,7 @@ export interface operations {
     "mail.v1.mail.info.get": {
         parameters: {
             query: {
+                /** @description ID is the message's id. */
                 id: string;
             };
             header?: never;
@@ -13563,6 +13580,7 @@ export interface operations {
     "mail.v1.mail.info": {
         parameters: {
             query?: {
+                /** @description ID is the message's id. */
                 id?: string;
             };
             header?: {
@@ -13693,10 +13711,15 @@ export interface operations {
     "mail.v1.mail.list.get": {
         parameters: {
             query?: {
+                /** @description To keeps the messages sent to this address. */
                 to?: string;
+                /** @description Template keeps the messages of this template (order_confirmation, ...). */
                 template?: "order_confirmation" | "order_shipped" | "order_refunded" | "order_cancelled" | "return_update" | "password_reset" | "welcome" | "staff_invite";
+                /** @description Status keeps the messages in this status (PENDING, SENT, FAILED, CANCELLED). */
                 status?: "PENDING" | "SENT" | "FAILED" | "CANCELLED";
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
                 skip?: number;
             };
             header?: never;
@@ -13776,10 +13799,15 @@ export interface operations {
     "mail.v1.mail.list": {
         parameters: {
             query?: {
+                /** @description To keeps the messages sent to this address. */
                 to?: string;
+                /** @description Template keeps the messages of this template (order_confirmation, ...). */
                 template?: "order_confirmation" | "order_shipped" | "order_refunded" | "order_cancelled" | "return_update" | "password_reset" | "welcome" | "staff_invite";
+                /** @description Status keeps the messages in this status (PENDING, SENT, FAILED, CANCELLED). */
                 status?: "PENDING" | "SENT" | "FAILED" | "CANCELLED";
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
                 skip?: number;
             };
             header?: {
@@ -13899,9 +13927,13 @@ export interface operations {
     "mail.v1.mail.preview": {
         parameters: {
             query?: {
+                /** @description Template is the template rendered (order_confirmation, ...). */
                 template?: "order_confirmation" | "order_shipped" | "order_refunded" | "order_cancelled" | "return_update" | "password_reset" | "welcome" | "staff_invite";
+                /** @description Locale is the language rendered (en when absent). */
                 locale?: string;
+                /** @description OrderID is the order whose data fills the template. */
                 orderId?: string;
+                /** @description CustomerID is the customer whose data fills the template. */
                 customerId?: string;
             };
             header?: {
@@ -14032,6 +14064,7 @@ export interface operations {
     "mail.v1.mail.resend": {
         parameters: {
             query?: {
+                /** @description ID is the message's id. */
                 id?: string;
             };
             header?: {
