@@ -59,6 +59,10 @@ var areas = []func(a *App) error{
 	func(a *App) error {
 		a.Customer = customer.NewService(sqldb.NewCustomerStore(a.db), a.opts.Keys, a.now,
 			customer.Options{AccessTTL: a.opts.AccessTTL, RefreshTTL: a.opts.RefreshTTL, Mail: a.Mail})
+		a.Customer.SetExporter(customer.ExportReturns, returnsExport{a.Order})
+		if a.Mail != nil {
+			a.Customer.SetExporter(customer.ExportEmails, mailExport{a.Mail})
+		}
 		rpc.RegisterCustomer(a.srv, a.Customer)
 		return nil
 	},
