@@ -32,3 +32,11 @@ func (s *Service) PrepareImport(ctx context.Context, tx Tx, old *Product, in Pro
 // Changed empties the catalog's cache of this process after a change
 // written outside the service's own use cases (an import's batch).
 func (s *Service) Changed() { s.store.invalidate(-1) }
+
+// ApplyCategoryImport sets the fields in gives (title, description, slug,
+// classifications; not parent) on c and checks the result as
+// category.update does (validation_error), for the import's category lines.
+func ApplyCategoryImport(c *Category, in CategoryFields) error {
+	in.Parent = nil
+	return applyCategory(c, in, false)
+}

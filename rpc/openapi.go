@@ -411,6 +411,11 @@ func (g *schemaGen) responses(rt *route, idem bool) schema {
 		content := schema{}
 		for _, ct := range rt.op.Produces {
 			content[ct] = schema{"schema": schema{"type": "string"}}
+			if strings.Contains(ct, "json") {
+				// JSON Lines: many JSON values, which no schema describes
+				// (a schema would have the body decoded as one).
+				content[ct] = schema{"description": "One JSON object a line."}
+			}
 		}
 		ok = schema{"description": "The records, streamed.", "content": content}
 	}

@@ -80,7 +80,11 @@ func (s *Service) applyBatch(ctx context.Context, b batch, idx *categoryIndex) (
 				outs[i] = outcome{outRejected, rowError(r.Line, r.SKU, r.Err)}
 				continue
 			}
-			kind, err := w.row(ctx, r)
+			row := w.row
+			if r.Category != nil {
+				row = w.category
+			}
+			kind, err := row(ctx, r)
 			if err != nil {
 				var we *writeError
 				if errors.As(err, &we) {
@@ -305,7 +309,10 @@ func (w *batchWriter) row(ctx context.Context, r *Row) (int, error) {
 }
 
 // sameProduct reports whether two products are stored alike.
-func sameProduct(a, b *catalog.Product) bool {
+func sameProduct(a, b *catalog.Product) bool { return sameJSON(a, b) }
+
+// sameJSON reports whether two records marshal alike.
+func sameJSON(a, b any) bool {
 	x, err1 := json.Marshal(a)
 	y, err2 := json.Marshal(b)
 	return err1 == nil && err2 == nil && bytes.Equal(x, y)

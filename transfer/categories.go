@@ -8,6 +8,7 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/catalog"
+	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/loader"
 )
 
@@ -20,7 +21,13 @@ type categoryIndex struct {
 	byID    map[string]*catalog.Category
 	slugs   map[string]map[string]bool // parent id -> slugs of its children
 	pending []*catalog.Category
+	saved   []savedCategory // categories changed in the transaction, as they were
 	locked  bool
+}
+
+type savedCategory struct {
+	c   *catalog.Category
+	was catalog.Category
 }
 
 func newCategoryIndex(cs []*catalog.Category) *categoryIndex {
@@ -70,6 +77,13 @@ func (x *categoryIndex) begin() {
 }
 
 func (x *categoryIndex) rollback() {
+	for i := len(x.saved) - 1; i >= 0; i-- {
+		sv := x.saved[i]
+		delete(x.slugs[sv.c.Parent], sv.c.Slug)
+		*sv.c = sv.was
+		x.slugs[sv.c.Parent][sv.was.Slug] = true
+	}
+	x.saved = nil
 	for _, c := range append([]*catalog.Category(nil), x.pending...) {
 		x.forget(c)
 	}
@@ -80,7 +94,7 @@ func (x *categoryIndex) pendingList() []*catalog.Category {
 	return append([]*catalog.Category(nil), x.pending...)
 }
 
-func (x *categoryIndex) commit([]*catalog.Category) { x.pending = nil }
+func (x *categoryIndex) commit([]*catalog.Category) { x.pending, x.saved = nil, nil }
 
 // path returns a category's title path from the root.
 func (x *categoryIndex) path(id string) []string {
@@ -145,4 +159,112 @@ func (x *categoryIndex) slug(parent, title string) string {
 		s = base + "-" + strconv.Itoa(n)
 	}
 	return s
+}
+
+// category writes a category line: the category at the path is created
+// (its ancestors too, when missing) or changed to the fields given.
+func (w *batchWriter) category(ctx context.Context, r *Row) (int, error) {
+	now := w.s.now()
+	x := w.idx
+	path := r.Category.Path
+	var parent *catalog.Category
+	var made []*catalog.Category
+	if len(path) > 0 {
+		ids, m, err := x.resolve(ctx, w.tx, [][]string{path[:len(path)-1]}, now)
+		made = m
+		if err != nil {
+			return 0, err
+		}
+		parent = x.byID[catalog.RootID]
+		if len(ids) == 1 {
+			parent = x.byID[ids[0]]
+		}
+	}
+	emitMade := func() error {
+		for _, c := range made {
+			if err := event.Emit(w.tx, event.Categories, event.Create, now, map[string]any{"new": c, "data": c}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	undo := func(err error) (int, error) {
+		for i := len(made) - 1; i >= 0; i-- {
+			if rerr := w.tx.Catalog().RemoveCategory(ctx, made[i].ID); rerr != nil {
+				return 0, &writeError{rerr}
+			}
+			x.forget(made[i])
+		}
+		return 0, err
+	}
+	var old *catalog.Category
+	if parent == nil {
+		old = x.byID[catalog.RootID]
+	} else {
+		old = x.byKey[titleKey(parent.ID, path[len(path)-1])]
+	}
+	if old == nil {
+		title := strings.TrimSpace(path[len(path)-1])
+		id := commerce.NewID()
+		c := &catalog.Category{ID: id, Title: title, Parent: parent.ID, Classifications: []catalog.ClassificationDef{},
+			Level: parent.Level + 1, Path: parent.Path + "." + id}
+		f := r.Category.Fields
+		f.Title = &c.Title
+		if f.Slug == nil {
+			f.Slug = ptr(x.slug(parent.ID, title))
+		}
+		if err := catalog.ApplyCategoryImport(c, f); err != nil {
+			return undo(err)
+		}
+		if x.slugs[parent.ID][c.Slug] {
+			return undo(commerce.NewError(commerce.EDuplicateKey, map[string]any{"index": "parent_slug", "parent": parent.ID, "slug": c.Slug}))
+		}
+		if err := w.tx.Catalog().LockTree(ctx); err != nil {
+			return 0, &writeError{err}
+		}
+		if err := w.tx.Catalog().CreateCategory(ctx, c); err != nil {
+			return 0, &writeError{err}
+		}
+		x.add(c)
+		x.pending = append(x.pending, c)
+		if err := emitMade(); err != nil {
+			return 0, err
+		}
+		return outCreated, event.Emit(w.tx, event.Categories, event.Create, now, map[string]any{"new": c, "data": r.Category.Fields})
+	}
+	c := *old
+	c.Classifications = append([]catalog.ClassificationDef(nil), old.Classifications...)
+	f := r.Category.Fields
+	if old.ID == catalog.RootID {
+		f.Slug = nil // the root's slug does not change
+	}
+	if err := catalog.ApplyCategoryImport(&c, f); err != nil {
+		return undo(err)
+	}
+	if c.Slug != old.Slug && x.slugs[old.Parent][c.Slug] {
+		return undo(commerce.NewError(commerce.EDuplicateKey, map[string]any{"index": "parent_slug", "parent": old.Parent, "slug": c.Slug}))
+	}
+	if err := emitMade(); err != nil {
+		return 0, err
+	}
+	if sameJSON(old, &c) {
+		return outUnchanged, nil
+	}
+	if err := w.tx.Catalog().LockTree(ctx); err != nil {
+		return 0, &writeError{err}
+	}
+	if err := w.tx.Catalog().UpdateCategory(ctx, old, &c); err != nil {
+		return 0, &writeError{err}
+	}
+	// The index follows (a rolled-back batch reloads nothing: the change
+	// is the same when the batch is done again).
+	prev := *old
+	x.saved = append(x.saved, savedCategory{old, prev})
+	delete(x.slugs[old.Parent], old.Slug)
+	*old = c
+	if x.slugs[old.Parent] == nil {
+		x.slugs[old.Parent] = map[string]bool{}
+	}
+	x.slugs[old.Parent][c.Slug] = true
+	return outUpdated, event.Emit(w.tx, event.Categories, event.Update, now, map[string]any{"data": r.Category.Fields, "old": prev, "new": c})
 }

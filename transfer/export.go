@@ -95,6 +95,16 @@ func (e *ProductExport) Write(ctx context.Context, w io.Writer) error {
 	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
+	if e.format == ExportJSONL {
+		for _, c := range cats {
+			if c.ID == catalog.RootID && len(c.Classifications) == 0 && c.Description == nil {
+				continue
+			}
+			if err := enc.Encode(Product{Category: categoryLine(c, pathText(idx.path(c.ID)))}); err != nil {
+				return err
+			}
+		}
+	}
 	f := e.filter
 	f.Limit = exportPage
 	for f.Skip = 0; ; f.Skip += exportPage {
@@ -301,4 +311,17 @@ func (e *OrderExport) Write(ctx context.Context, w io.Writer) error {
 			return nil
 		}
 	}
+}
+
+// categoryLine is a category as the JSON Lines format writes it.
+func categoryLine(c *catalog.Category, path string) *Category {
+	defs := make([]catalog.ClassificationDefInput, len(c.Classifications))
+	for i, d := range c.Classifications {
+		defs[i] = catalog.ClassificationDefInput{ID: ptr(d.ID), Description: ptr(d.Description), Type: ptr(d.Type), Mandatory: ptr(d.Mandatory)}
+	}
+	out := &Category{Path: path, Description: c.Description, Classifications: &defs}
+	if c.ID != catalog.RootID {
+		out.Slug = ptr(c.Slug)
+	}
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 
 	"github.com/commercekit/commerce"
@@ -37,6 +38,24 @@ type Product struct {
 	Variations      *[]catalog.Variation           `json:"variations,omitempty"`
 	Modifiers       *[]string                      `json:"modifiers,omitempty"`
 	Translations    json.RawMessage                `json:"translations,omitempty"`
+	// Category makes the line a category's (no other field may be given):
+	// product.export writes the whole tree first, parents first, so that
+	// an import into an empty store has the classifications the products'
+	// values need.
+	Category *Category `json:"category,omitempty"`
+}
+
+// Category is a category line of the JSON Lines format.
+type Category struct {
+	// Path is the category's title path from the root ("Electro >
+	// Frigoríficos"; "" is the root itself).
+	Path string `json:"path"`
+	// Slug is the category's slug (made from its title when absent).
+	Slug *string `json:"slug,omitempty"`
+	// Description is the category's text.
+	Description *string `json:"description,omitempty"`
+	// Classifications are the definitions the category gives its products.
+	Classifications *[]catalog.ClassificationDefInput `json:"classifications,omitempty"`
 }
 
 // maxLine is the longest line of a JSON Lines file.
@@ -93,6 +112,25 @@ func (j *jsonLines) row(b []byte) *Row {
 	}
 	if dec.More() {
 		row.Err = commerce.Invalid("line: one JSON object a line")
+		return row
+	}
+	if p.Category != nil {
+		if !reflect.DeepEqual(p, Product{Category: p.Category}) {
+			row.Err = commerce.Invalid("line: a category line has the field category only")
+			return row
+		}
+		paths := categoryPaths(p.Category.Path)
+		path := []string{}
+		if len(paths) > 1 {
+			row.Err = commerce.Invalid("category.path: one path")
+			return row
+		}
+		if len(paths) == 1 {
+			path = paths[0]
+		}
+		row.Category = &CategoryRow{Path: path, Fields: catalog.CategoryFields{Slug: p.Category.Slug,
+			Description: p.Category.Description, Classifications: p.Category.Classifications}}
+		row.SKU = ""
 		return row
 	}
 	var ps commerce.Problems

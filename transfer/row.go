@@ -36,9 +36,19 @@ type Row struct {
 	Medias *[]catalog.Media
 	// Stock is the quantity on hand by warehouse.
 	Stock map[string]int64
+	// Category, when set, makes the row a category's (JSON Lines): the
+	// other fields are unset.
+	Category *CategoryRow
 	// Err is what is wrong with the row as read (validation_error), nil
 	// when the reader found nothing wrong.
 	Err error
+}
+
+// CategoryRow is a category as a file gives it: its title path from the
+// root and its fields (Parent and Title come from the path).
+type CategoryRow struct {
+	Path   []string
+	Fields catalog.CategoryFields
 }
 
 // Reader reads the rows of a file. Next returns io.EOF after the last
