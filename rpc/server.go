@@ -57,7 +57,7 @@ type Op struct {
 	Errors []string // the codes it can return besides the transport's (validation_error, invalid_token, forbidden, request_too_large, internal_error, unavailable)
 
 	// Of an operation registered with HandleRaw (all optional):
-	Multipart bool   // its body is multipart/form-data: the arguments as fields, and a file part `file`
+	Multipart bool     // its body is multipart/form-data: the arguments as fields, and a file part `file`
 	Produces  []string // the content types of its success answer when it is not the JSON envelope (text/csv)
 }
 

@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
-	"slices"
 	"time"
 
 	"github.com/commercekit/commerce"
