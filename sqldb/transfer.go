@@ -100,12 +100,23 @@ func (s *TransferStore) SaveJob(ctx context.Context, j *transfer.Job) error {
 	if err != nil {
 		return err
 	}
-	return s.db.Update(ctx, func(tx *Tx) error {
-		_, err := tx.Exec(ctx, `UPDATE import_jobs SET status = ?, rows = ?, processed = ?, created = ?, updated = ?,
-			unchanged = ?, rejected = ?, errors = ?, finished_at = ? WHERE id = ?`,
-			row[1], row[4], row[5], row[6], row[7], row[8], row[9], row[10], row[12], j.ID)
+	return s.db.Update(ctx, func(tx *Tx) error { return transferTx{tx}.saveJob(ctx, j.ID, row) })
+}
+
+// SaveJob implements transfer.Tx.
+func (t transferTx) SaveJob(ctx context.Context, j *transfer.Job) error {
+	row, err := transferJobRow(j)
+	if err != nil {
 		return err
-	})
+	}
+	return t.saveJob(ctx, j.ID, row)
+}
+
+func (t transferTx) saveJob(ctx context.Context, id string, row []any) error {
+	_, err := t.tx.Exec(ctx, `UPDATE import_jobs SET status = ?, rows = ?, processed = ?, created = ?, updated = ?,
+		unchanged = ?, rejected = ?, errors = ?, finished_at = ? WHERE id = ?`,
+		row[1], row[4], row[5], row[6], row[7], row[8], row[9], row[10], row[12], id)
+	return err
 }
 
 // Job implements transfer.Store.

@@ -48,6 +48,9 @@ type batch struct {
 	rows   []*Row
 	dups   map[int]int // line -> the line of the first row with that sku
 	dryRun bool
+	// job, when set, is saved with the batch's outcomes in the batch's
+	// transaction (one commit, not two, a batch).
+	job *Job
 }
 
 // applyBatch writes rows in one transaction and returns what became of
@@ -102,6 +105,12 @@ func (s *Service) applyBatch(ctx context.Context, b batch, idx *categoryIndex) (
 		if b.dryRun {
 			return errDryRun
 		}
+		if b.job != nil {
+			j := *b.job
+			j.Errors = append([]RowError(nil), b.job.Errors...)
+			record(&j, outs)
+			return tx.SaveJob(ctx, &j)
+		}
 		return nil
 	})
 	if errors.Is(err, errDryRun) {
@@ -125,6 +134,8 @@ type batchWriter struct {
 	tx  Tx
 	idx *categoryIndex
 	ids map[string]string // sku -> product id, products created in the batch included
+
+	cached *cachedCategories
 
 	pending      []*catalog.Product
 	pendingStock []stock.Stock
@@ -218,7 +229,7 @@ func (w *batchWriter) row(ctx context.Context, r *Row) (int, error) {
 		}
 		return 0, err
 	}
-	p, err := w.s.catalog.PrepareImport(ctx, w.tx.Catalog(), old, in)
+	p, err := w.s.catalog.PrepareImport(ctx, w.cats(), old, in)
 	if err != nil {
 		return undo(err)
 	}
@@ -467,4 +478,51 @@ func medias(old *catalog.Product, r *Row) *[]catalog.Media {
 		out = append(out, catalog.Media{ID: id, URL: url})
 	}
 	return &out
+}
+
+// cats returns the catalog's view of the transaction with its categories
+// read once per batch: every row of a batch checks its categories and
+// their ancestors, mostly the same few.
+func (w *batchWriter) cats() catalog.Tx {
+	if w.cached == nil {
+		w.cached = &cachedCategories{Tx: w.tx.Catalog(), byID: map[string]*catalog.Category{}}
+	}
+	return w.cached
+}
+
+// cachedCategories is a catalog.Tx whose Categories answers from what it
+// has read in the transaction. The import changes a category only through
+// its own index (categories.go), which drops the entry.
+type cachedCategories struct {
+	catalog.Tx
+	byID map[string]*catalog.Category
+}
+
+// Categories implements catalog.Tx.
+func (c *cachedCategories) Categories(ctx context.Context, ids []string) (map[string]*catalog.Category, error) {
+	out := make(map[string]*catalog.Category, len(ids))
+	var missing []string
+	for _, id := range ids {
+		if v, ok := c.byID[id]; ok {
+			if v != nil {
+				out[id] = v
+			}
+			continue
+		}
+		missing = append(missing, id)
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	got, err := c.Tx.Categories(ctx, missing)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range missing {
+		if v := got[id]; v != nil {
+			c.byID[id] = v
+			out[id] = v
+		}
+	}
+	return out, nil
 }

@@ -256,6 +256,9 @@ func (w *batchWriter) category(ctx context.Context, r *Row) (int, error) {
 	if err := w.tx.Catalog().UpdateCategory(ctx, old, &c); err != nil {
 		return 0, &writeError{err}
 	}
+	if w.cached != nil {
+		delete(w.cached.byID, old.ID)
+	}
 	// The index follows (a rolled-back batch reloads nothing: the change
 	// is the same when the batch is done again).
 	prev := *old

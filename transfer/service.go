@@ -17,7 +17,7 @@ import (
 )
 
 // DefaultBatch is how many rows one transaction writes.
-const DefaultBatch = 500
+const DefaultBatch = 1000
 
 // MaxFileBytes is the largest file product.import takes (413 above).
 const MaxFileBytes = 1 << 30
@@ -329,7 +329,9 @@ func (s *Service) runJob(ctx context.Context, j *Job, path string, in ImportInpu
 // transaction fails is written again a row a transaction, so that only
 // the row at fault is refused.
 func (s *Service) write(ctx context.Context, j *Job, b batch, idx *categoryIndex) error {
+	b.job = j
 	outs, err := s.applyBatch(ctx, b, idx)
+	saved := err == nil && !b.dryRun
 	if err != nil {
 		if ctx.Err() != nil || commerce.ErrorCode(err) == commerce.EUnavailable {
 			return err
@@ -340,7 +342,7 @@ func (s *Service) write(ctx context.Context, j *Job, b batch, idx *categoryIndex
 			outs = nil
 			for _, r := range b.rows {
 				one := b
-				one.rows = []*Row{r}
+				one.rows, one.job = []*Row{r}, nil
 				o, err := s.applyBatch(ctx, one, idx)
 				if err != nil {
 					if ctx.Err() != nil || commerce.ErrorCode(err) == commerce.EUnavailable {
@@ -352,6 +354,15 @@ func (s *Service) write(ctx context.Context, j *Job, b batch, idx *categoryIndex
 			}
 		}
 	}
+	record(j, outs)
+	if saved {
+		return nil
+	}
+	return s.store.SaveJob(ctx, j)
+}
+
+// record counts the outcomes of a batch on the job.
+func record(j *Job, outs []outcome) {
 	for _, o := range outs {
 		j.Processed++
 		switch o.kind {
@@ -368,5 +379,4 @@ func (s *Service) write(ctx context.Context, j *Job, b batch, idx *categoryIndex
 			}
 		}
 	}
-	return s.store.SaveJob(ctx, j)
 }

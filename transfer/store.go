@@ -51,6 +51,9 @@ type Tx interface {
 	Emit(e event.Event)
 	Catalog() catalog.Tx
 	Stock() stock.Tx
+	// SaveJob writes a job's progress in this transaction (with the rows
+	// it counts).
+	SaveJob(ctx context.Context, j *Job) error
 	// ProductIDs returns the ids of the products with the given skus
 	// (normalised as commerce.Key does), by sku; unknown skus are left out.
 	ProductIDs(ctx context.Context, skus []string) (map[string]string, error)
