@@ -167,6 +167,9 @@ var errorSentences = map[string]func(d errData) string{
 	// Email.
 	commerce.EMailNotFound: func(errData) string { return "The message no longer exists." },
 
+	// Catalog import.
+	commerce.EJobNotFound: func(errData) string { return "The import job no longer exists." },
+
 	// Returns and exchanges.
 	commerce.EReturnNotFound: func(errData) string { return "The return no longer exists." },
 	commerce.EInvalidReturnState: func(d errData) string {

@@ -12,6 +12,7 @@ import (
 	"github.com/commercekit/commerce/sqldb"
 	"github.com/commercekit/commerce/stock"
 	"github.com/commercekit/commerce/tax"
+	"github.com/commercekit/commerce/transfer"
 )
 
 // areas registers every area's operations, in dependency order; each area
@@ -56,6 +57,12 @@ var areas = []func(a *App) error{
 		return nil
 	},
 	mailArea,
+	func(a *App) error {
+		a.Transfer = transfer.NewService(sqldb.NewTransferStore(a.db), a.Catalog, a.now)
+		a.Transfer.Logger = a.logger
+		rpc.RegisterTransfer(a.srv, a.Transfer)
+		return nil
+	},
 	func(a *App) error {
 		a.Customer = customer.NewService(sqldb.NewCustomerStore(a.db), a.opts.Keys, a.now,
 			customer.Options{AccessTTL: a.opts.AccessTTL, RefreshTTL: a.opts.RefreshTTL, Mail: a.Mail})
