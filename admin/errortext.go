@@ -167,6 +167,13 @@ var errorSentences = map[string]func(d errData) string{
 	// Email.
 	commerce.EMailNotFound: func(errData) string { return "The message no longer exists." },
 
+	// Customer groups and price lists.
+	commerce.EGroupNotFound:     func(errData) string { return "There is no customer group with that code: create it first." },
+	commerce.EPriceListNotFound: func(errData) string { return "The price list no longer exists." },
+	commerce.EPricesChanged: func(errData) string {
+		return "Some prices in the cart changed since it was last shown (a price list changed). Show the cart again, then check out."
+	},
+
 	// Returns and exchanges.
 	commerce.EReturnNotFound: func(errData) string { return "The return no longer exists." },
 	commerce.EInvalidReturnState: func(d errData) string {
