@@ -211,14 +211,12 @@ func typeOverrides() map[reflect.Type]func(g *schemaGen, m mode) schema {
 		},
 		reflect.TypeFor[cart.PriceView](): func(g *schemaGen, m mode) schema {
 			return schema{
-				"description": "A price: {amount, currency} with a plain amount in major units, or a money object.",
+				"description": "A price: {amount, currency} with a plain amount in major units, or a money object; an entry's price also carries priceListId, the price list that gave it (CONTRACT.md section 26).",
 				"anyOf": []any{
 					schema{"type": "object", "required": []string{"amount", "currency"}, "properties": schema{
 						"amount": schema{"type": "number"}, "currency": schema{"type": "string"},
 						"priceListId": schema{"type": "string", "description": "The price list that gave an entry's price."}}},
-					schema{"type": "object", "required": []string{"amount", "currency", "precision"}, "properties": schema{
-						"amount": schema{"type": "integer"}, "currency": schema{"type": "string"}, "precision": schema{"type": "integer"},
-						"priceListId": schema{"type": "string", "description": "The price list that gave an entry's price."}}},
+					g.of(reflect.TypeFor[money.Money](), m),
 				},
 			}
 		},

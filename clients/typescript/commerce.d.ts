@@ -2456,19 +2456,13 @@ export interface components {
             /** @description The shipping method's id. */
             id: string;
         };
-        /** @description A price: {amount, currency} with a plain amount in major units, or a money object. */
+        /** @description A price: {amount, currency} with a plain amount in major units, or a money object; an entry's price also carries priceListId, the price list that gave it (CONTRACT.md section 26). */
         "cart.PriceView": {
             amount: number;
             currency: string;
             /** @description The price list that gave an entry's price. */
             priceListId?: string;
-        } | {
-            amount: number;
-            currency: string;
-            precision: number;
-            /** @description The price list that gave an entry's price. */
-            priceListId?: string;
-        };
+        } | components["schemas"]["money.Money"];
         /** @description PromotionsView is the cart's promotions: almostFulfilledPromos as promotion.cartPromotions reports them, fulfilledPromos the promotions that discounted the cart, and ok, always true (a failed evaluation fails the operation instead: the cart never shows stale promotions). */
         "cart.PromotionsView": {
             almostFulfilledPromos: components["schemas"]["engine.AlmostFulfilled"][] | null;
