@@ -23,22 +23,27 @@ type Shopper struct {
 	Groups   []string
 }
 
-// ListPrice is one price of an ACTIVE price list for one product, with
-// what the list is restricted to (CONTRACT.md section 26): Amount in minor
-// units of Currency for MinQuantity units or more; Groups empty for
-// everyone, Channel and Country empty for any, ValidFrom and ValidUntil
-// nil when the list has no such bound. Priority is the list's (higher
-// wins) and Seq its creation order (earlier wins a tie).
+// ListRule is what an ACTIVE price list is restricted to (CONTRACT.md
+// section 26): Groups empty for everyone, Channel and Country empty for
+// any, ValidFrom and ValidUntil nil when the list has no such bound.
+// Priority is the list's (higher wins) and Seq its creation order
+// (earlier wins a tie). Shared by the list's prices.
+type ListRule struct {
+	ListID     string
+	Priority   int64
+	Seq        int64
+	Groups     []string
+	Channel    string
+	Country    string
+	Currency   string
+	ValidFrom  *time.Time
+	ValidUntil *time.Time
+}
+
+// ListPrice is one price of an ACTIVE price list for one product: Amount
+// in minor units of the list's currency for MinQuantity units or more.
 type ListPrice struct {
-	ListID      string
-	Priority    int64
-	Seq         int64
-	Groups      []string
-	Channel     string
-	Country     string
-	Currency    string
-	ValidFrom   *time.Time
-	ValidUntil  *time.Time
+	*ListRule
 	MinQuantity int64
 	Amount      int64
 }
@@ -112,7 +117,7 @@ type Selected struct {
 func SelectPrice(prices []Price, lists []ListPrice, s Shopper, quantity int64, now time.Time) (Selected, bool) {
 	for i := range lists {
 		lp := &lists[i]
-		if lp.MinQuantity > quantity || !listMatches(lp, s, now) {
+		if lp.MinQuantity > quantity || !listMatches(lp.ListRule, s, now) {
 			continue
 		}
 		return Selected{Amount: lp.Amount, Currency: lp.Currency, PriceListID: lp.ListID}, true
@@ -136,7 +141,7 @@ func SelectPrice(prices []Price, lists []ListPrice, s Shopper, quantity int64, n
 
 // listMatches reports whether a list price's list is open to the shopper
 // at now (everything but the quantity).
-func listMatches(lp *ListPrice, s Shopper, now time.Time) bool {
+func listMatches(lp *ListRule, s Shopper, now time.Time) bool {
 	if lp.Currency != s.Currency || !validAt(lp.ValidFrom, lp.ValidUntil, now) {
 		return false
 	}

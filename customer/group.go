@@ -110,8 +110,9 @@ func (s *Service) UpdateGroup(ctx context.Context, in GroupInput) (*Group, error
 }
 
 // RemoveGroup is group.remove (admin): GROUP_REMOVE on CUSTOMERS {code,
-// old}. Customers and price lists naming the group keep its code, which
-// then matches nothing until a group of that code is created again.
+// old}. Customers and price lists naming the group keep its code (and
+// still match each other); customer.update refuses it until a group of
+// that code is created again.
 // Errors: validation_error, group_not_found (data: the code).
 func (s *Service) RemoveGroup(ctx context.Context, code string) error {
 	if code == "" {

@@ -50,12 +50,10 @@ func buildIndex(lists []PriceList) index {
 		if l.Status != StatusActive {
 			continue
 		}
+		rule := &catalog.ListRule{ListID: l.ID, Priority: l.Priority, Seq: l.Seq, Groups: l.Groups, Channel: l.Channel,
+			Country: l.Country, Currency: l.Currency, ValidFrom: l.ValidFrom, ValidUntil: l.ValidUntil}
 		for _, p := range l.Prices {
-			idx[p.ProductID] = append(idx[p.ProductID], catalog.ListPrice{
-				ListID: l.ID, Priority: l.Priority, Seq: l.Seq, Groups: l.Groups, Channel: l.Channel,
-				Country: l.Country, Currency: l.Currency, ValidFrom: l.ValidFrom, ValidUntil: l.ValidUntil,
-				MinQuantity: p.MinQuantity, Amount: p.Amount,
-			})
+			idx[p.ProductID] = append(idx[p.ProductID], catalog.ListPrice{ListRule: rule, MinQuantity: p.MinQuantity, Amount: p.Amount})
 		}
 	}
 	for _, ps := range idx {
