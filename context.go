@@ -18,6 +18,7 @@ type Claims struct {
 	CustomerID   string   // "customerId", optional
 	CustomerType string   // "customerType", optional (VIP, B2B, B2C, ...)
 	Country      string   // "country", optional
+	Groups       []string // "groups", optional: the customer's group codes (price lists)
 }
 
 // HasScope reports whether the claims carry the scope.

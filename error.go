@@ -102,6 +102,13 @@ const (
 	EMailNotFound = "mail_not_found"
 	// Catalog import (CONTRACT.md section 25).
 	EJobNotFound = "job_not_found"
+
+	// Customer groups and price lists (CONTRACT.md section 26).
+	EGroupNotFound     = "group_not_found"
+	EPriceListNotFound = "price_list_not_found"
+	// EPricesChanged: a checkout found entry prices changed (a price
+	// list) since the cart was last calculated.
+	EPricesChanged = "prices_changed"
 )
 
 // Error is the service's one error type. Code is one of the E* constants,

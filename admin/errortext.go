@@ -169,6 +169,12 @@ var errorSentences = map[string]func(d errData) string{
 
 	// Catalog import.
 	commerce.EJobNotFound: func(errData) string { return "The import job no longer exists." },
+	// Customer groups and price lists.
+	commerce.EGroupNotFound:     func(errData) string { return "There is no customer group with that code: create it first." },
+	commerce.EPriceListNotFound: func(errData) string { return "The price list no longer exists." },
+	commerce.EPricesChanged: func(errData) string {
+		return "Some prices in the cart changed since it was last shown (a price list changed). Show the cart again, then check out."
+	},
 
 	// Returns and exchanges.
 	commerce.EReturnNotFound: func(errData) string { return "The return no longer exists." },

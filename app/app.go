@@ -24,6 +24,7 @@ import (
 	"github.com/commercekit/commerce/natsrelay"
 	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/payment"
+	"github.com/commercekit/commerce/pricelist"
 	"github.com/commercekit/commerce/promotion"
 	"github.com/commercekit/commerce/rpc"
 	"github.com/commercekit/commerce/shipping"
@@ -140,6 +141,9 @@ type App struct {
 	// Catalog is the catalog area, which the cart, promotions and taxes
 	// read products and category membership through.
 	Catalog *catalog.Service
+	// PriceLists is the price lists area (CONTRACT.md section 26), which
+	// the catalog's reads and the cart price with.
+	PriceLists *pricelist.Service
 	// Tax is the tax area, which the cart computes its taxes through
 	// (Tax.Compute, Tax.ForCodes).
 	Tax *tax.Service

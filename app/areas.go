@@ -5,6 +5,7 @@ import (
 	"github.com/commercekit/commerce/catalog"
 	"github.com/commercekit/commerce/customer"
 	"github.com/commercekit/commerce/order"
+	"github.com/commercekit/commerce/pricelist"
 	"github.com/commercekit/commerce/promotion"
 	"github.com/commercekit/commerce/rpc"
 	"github.com/commercekit/commerce/search"
@@ -22,6 +23,12 @@ var areas = []func(a *App) error{
 	func(a *App) error {
 		a.Catalog = catalog.NewService(sqldb.NewCatalogStore(a.db), a.viewed, a.now)
 		rpc.RegisterCatalog(a.srv, a.Catalog)
+		return nil
+	},
+	func(a *App) error {
+		a.PriceLists = pricelist.NewService(sqldb.NewPriceListStore(a.db), a.Catalog.Products, a.now)
+		a.Catalog.PriceLists = a.PriceLists
+		rpc.RegisterPriceLists(a.srv, a.PriceLists)
 		return nil
 	},
 	func(a *App) error {
@@ -71,12 +78,13 @@ var areas = []func(a *App) error{
 			a.Customer.SetExporter(customer.ExportEmails, mailExport{a.Mail})
 		}
 		rpc.RegisterCustomer(a.srv, a.Customer)
+		rpc.RegisterGroups(a.srv, a.Customer)
 		return nil
 	},
 	func(a *App) error {
 		a.Cart = cart.NewService(sqldb.NewCartStore(a.db), cart.Deps{
 			Catalog: a.Catalog, Promotions: a.Promotion, Taxes: a.Tax, Shipping: a.Shipping, Stock: a.Stock,
-			Payments: a.Payments, Orders: a.Order, Customers: a.Customer,
+			Payments: a.Payments, Orders: a.Order, Customers: a.Customer, PriceLists: a.PriceLists,
 		}, a.now, a.opts.CartTTL)
 		a.Cart.Logger = a.logger
 		a.Order.Exchanges = a.Cart // a return's exchange is a cart (CONTRACT.md section 24)

@@ -21,6 +21,8 @@ type tokenClaims struct {
 	CustomerID   string `json:"customerId,omitempty"`
 	CustomerType string `json:"customerType,omitempty"`
 	Country      string `json:"country,omitempty"`
+	// Groups are the customer's group codes (CONTRACT.md section 26).
+	Groups []string `json:"groups,omitempty"`
 	jwt.RegisteredClaims
 }
 
@@ -100,6 +102,7 @@ func (k *Keys) Issue(c commerce.Claims, now time.Time, ttl time.Duration) (strin
 		CustomerID:   c.CustomerID,
 		CustomerType: c.CustomerType,
 		Country:      c.Country,
+		Groups:       c.Groups,
 		RegisteredClaims: jwt.RegisteredClaims{
 			Subject:   c.Subject,
 			IssuedAt:  jwt.NewNumericDate(now),
@@ -147,5 +150,6 @@ func (k *Keys) verify(token string) (commerce.Claims, time.Time, error) {
 		CustomerID:   tc.CustomerID,
 		CustomerType: tc.CustomerType,
 		Country:      tc.Country,
+		Groups:       tc.Groups,
 	}, tc.ExpiresAt.Time, nil
 }

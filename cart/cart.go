@@ -150,6 +150,11 @@ type Cart struct {
 	OrderID string `json:"orderId,omitempty"`
 	// Email is a draft's email, which its order takes (draft.create).
 	Email string `json:"email,omitempty"`
+	// Groups are the customer groups its prices are selected for: those
+	// of the token of the last change made by the cart's own customer (a
+	// token without admin scope), kept so that a change by an admin
+	// token reprices it for the same groups (CONTRACT.md section 26).
+	Groups []string `json:"groups,omitempty"`
 }
 
 // Entry is a cart entry: Quantity units of a product, aggregated over
@@ -162,8 +167,11 @@ type Entry struct {
 	Quantity  int    `json:"quantity"`
 	// UnitPrice is the selected price in minor units of the cart's
 	// currency; PriceID names it among the product's prices.
-	UnitPrice   int64  `json:"unitPrice"`
-	PriceID     string `json:"priceId,omitempty"`
+	UnitPrice int64  `json:"unitPrice"`
+	PriceID   string `json:"priceId,omitempty"`
+	// PriceListID is the price list that gave UnitPrice; empty when the
+	// product's own prices did (PriceID).
+	PriceListID string `json:"priceListId,omitempty"`
 	TaxCode     string `json:"taxCode"`
 	IsNetPrice  bool   `json:"isNetPrice"`
 	StockStatus int    `json:"stockStatus"`

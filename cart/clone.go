@@ -21,6 +21,7 @@ func (c *Cart) clone() *Cart {
 	d.Coupons = cloneSlice(c.Coupons)
 	d.ShippingDiscount = clonePtr(c.ShippingDiscount)
 	d.Fired = cloneSlice(c.Fired)
+	d.Groups = cloneSlice(c.Groups)
 	d.exhausted = cloneSlice(c.exhausted)
 	if c.AlmostFulfilled != nil {
 		d.AlmostFulfilled = make([]engine.AlmostFulfilled, len(c.AlmostFulfilled))

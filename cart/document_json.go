@@ -104,6 +104,10 @@ func (c *Cart) Document() ([]byte, error) {
 		b = append(b, `,"email":`...)
 		b = appendString(b, c.Email)
 	}
+	if len(c.Groups) > 0 {
+		b = append(b, `,"groups":`...)
+		b = appendStrings(b, c.Groups)
+	}
 	return append(b, '}'), nil
 }
 
@@ -121,6 +125,10 @@ func (e *Entry) appendDocument(b []byte) ([]byte, error) {
 	if e.PriceID != "" {
 		b = append(b, `,"priceId":`...)
 		b = appendString(b, e.PriceID)
+	}
+	if e.PriceListID != "" {
+		b = append(b, `,"priceListId":`...)
+		b = appendString(b, e.PriceListID)
 	}
 	b = append(b, `,"taxCode":`...)
 	b = appendString(b, e.TaxCode)

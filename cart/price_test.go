@@ -1,6 +1,7 @@
 package cart
 
 import (
+	"github.com/commercekit/commerce/catalog"
 	"testing"
 	"time"
 )
@@ -111,12 +112,12 @@ func TestSelectPrice(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			i, ok := SelectPrice(tc.prices, tc.shopper, now)
+			sel, ok := catalog.SelectPrice(tc.prices, nil, tc.shopper, 1, now)
 			got := ""
 			if ok {
-				got = tc.prices[i].ID
-			} else if i != -1 {
-				t.Errorf("got index %d with ok false, want -1", i)
+				got = sel.PriceID
+			} else if sel.PriceID != "" {
+				t.Errorf("got price %q with ok false", sel.PriceID)
 			}
 			if got != tc.want {
 				t.Errorf("got price %q, want %q", got, tc.want)

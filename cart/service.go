@@ -39,6 +39,9 @@ type Deps struct {
 	// row the checkout then holds (cart.Tx.LockCustomer) against a
 	// concurrent customer.remove (the customers area); optional.
 	Customers Customers
+	// PriceLists gives the prices of the active price lists (the price
+	// lists area, CONTRACT.md section 26); optional: none without it.
+	PriceLists catalog.PriceLists
 }
 
 // Customers gives checkout what it needs of customer accounts.

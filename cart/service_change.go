@@ -187,6 +187,18 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 				return nil, err
 			}
 		}
+		// Prices lists may have changed since the entries were priced:
+		// a checkout refuses prices the customer was not shown.
+		moved, err := s.reprice(ctx, c, shopperOf(cl, c), now)
+		if err != nil {
+			return nil, err
+		}
+		if len(moved) > 0 && o.event == event.Checkout {
+			if again() {
+				continue
+			}
+			return nil, pricesChanged(moved)
+		}
 		if err := s.recalc(ctx, c); err != nil {
 			return nil, err
 		}

@@ -146,7 +146,11 @@ func (s *Service) CreateDraft(ctx context.Context, in DraftInput) (*Cart, error)
 	}
 	var rs []stock.Reservation
 	if len(in.Items) > 0 {
-		holds, err := add(c, in.Items, products, sh, now)
+		lists, err := s.listPrices(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		holds, err := add(c, in.Items, products, lists, sh, now)
 		if err != nil {
 			return nil, err
 		}

@@ -97,7 +97,11 @@ func (s *Service) QuoteExchange(ctx context.Context, o *order.Order, items []ord
 			sh.Tags = []string{typ}
 		}
 	}
-	holds, err := add(c, adds, products, sh, now)
+	lists, err := s.listPrices(ctx, productIDs(adds))
+	if err != nil {
+		return nil, err
+	}
+	holds, err := add(c, adds, products, lists, sh, now)
 	if err != nil {
 		return nil, err
 	}
@@ -265,4 +269,13 @@ func (x exchangeTx) Place(ctx context.Context, id string, p order.Placement) (*o
 		return nil, err
 	}
 	return o, nil
+}
+
+// productIDs returns the products of the items.
+func productIDs(items []AddItem) []string {
+	ids := make([]string, len(items))
+	for i, it := range items {
+		ids[i] = it.ProductID
+	}
+	return ids
 }

@@ -69,11 +69,15 @@ func (s *Service) AddToCart(ctx context.Context, in AddInput) (*Cart, error) {
 	if err != nil {
 		return nil, fmt.Errorf("add to cart: products: %w", err)
 	}
+	lists, err := s.listPrices(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
 	cl, _ := commerce.ClaimsFrom(ctx)
 	var holds []hold
 	return s.change(ctx, in.CartID, change{op: "cart.addToCart", data: in, noData: true, reserved: true,
 		prepare: func(c *Cart, now time.Time) (err error) {
-			if holds, err = add(c, in.Items, products, shopperOf(cl, c), now); err != nil {
+			if holds, err = add(c, in.Items, products, lists, shopperOf(cl, c), now); err != nil {
 				return err
 			}
 			// The reservations are made up now and shown on their
@@ -113,7 +117,7 @@ type hold struct {
 
 // add adds the items to the cart in memory and returns the units to
 // reserve, sorted by product and warehouse.
-func add(c *Cart, items []AddItem, products map[string]*catalog.Product, sh Shopper, now time.Time) ([]hold, error) {
+func add(c *Cart, items []AddItem, products map[string]*catalog.Product, lists map[string][]catalog.ListPrice, sh Shopper, now time.Time) ([]hold, error) {
 	byProduct := make(map[string]*Entry, len(c.Items))
 	for _, e := range c.Items {
 		byProduct[e.ProductID] = e
@@ -123,12 +127,6 @@ func add(c *Cart, items []AddItem, products map[string]*catalog.Product, sh Shop
 		p, err := salable(products, it.ProductID)
 		if err != nil {
 			return nil, err
-		}
-		prices := p.Prices
-		idx, ok := SelectPrice(prices, sh, now)
-		if !ok {
-			return nil, &commerce.Error{Code: commerce.ENoSuitablePrice, Data: it.ProductID,
-				Message: fmt.Sprintf("product %s has no price in %s for this cart", it.ProductID, sh.Currency)}
 		}
 		e := byProduct[it.ProductID]
 		var had int64
@@ -142,6 +140,13 @@ func add(c *Cart, items []AddItem, products map[string]*catalog.Product, sh Shop
 				Data:    map[string]any{"productId": it.ProductID, "requestedQuantity": total, "maxQuantityAllowed": MaxQuantityPerProduct},
 				Message: fmt.Sprintf("%d units of product %s, at most %d allowed", total, it.ProductID, MaxQuantityPerProduct)}
 		}
+		// The price of the entry's new total: a tier of a price list
+		// may start within it.
+		sel, ok := catalog.SelectPrice(p.Prices, lists[it.ProductID], sh, total, now)
+		if !ok {
+			return nil, &commerce.Error{Code: commerce.ENoSuitablePrice, Data: it.ProductID,
+				Message: fmt.Sprintf("product %s has no price in %s for this cart", it.ProductID, sh.Currency)}
+		}
 		if e == nil {
 			e = &Entry{ID: commerce.NewID(), ProductID: it.ProductID}
 			c.Items = append(c.Items, e)
@@ -149,7 +154,7 @@ func add(c *Cart, items []AddItem, products map[string]*catalog.Product, sh Shop
 		}
 		e.Quantity = int(total)
 		e.Title = Title(p)
-		e.UnitPrice, e.PriceID = prices[idx].Amount, prices[idx].ID
+		e.setPrice(sel)
 		e.TaxCode = cmp.Or(p.TaxCode, catalog.DefaultTaxCode)
 		e.IsNetPrice = p.IsNetPrice
 		e.StockStatus = p.StockStatus
@@ -194,8 +199,16 @@ func Title(p *catalog.Product) string {
 // shopperOf returns whom prices are selected for: the cart's currency and
 // channel, and the customer's country and tags from the token (country,
 // customerType), else the cart's country and ANON.
+//
+// The groups are the token's when it has no admin scope (the cart's own
+// customer, or a guest with an anonymous cart), which the cart then keeps
+// (Cart.Groups); an admin token's change prices for the groups the cart
+// kept, so that staff touching a customer's cart do not change its prices.
 func shopperOf(cl commerce.Claims, c *Cart) Shopper {
-	sh := Shopper{Currency: c.Currency, Channel: c.Channel, Country: c.Country, Tags: []string{Anonymous}}
+	if !cl.IsAdmin() {
+		c.Groups = slices.Clone(cl.Groups)
+	}
+	sh := Shopper{Currency: c.Currency, Channel: c.Channel, Country: c.Country, Tags: []string{Anonymous}, Groups: c.Groups}
 	if cl.Country != "" {
 		sh.Country = cl.Country
 	}

@@ -134,6 +134,8 @@ func setReserves(c *Cart, rs []stock.Reservation) {
 // promotions), to tell whether a recalculation changed it.
 func computed(c *Cart) []byte {
 	type entry struct {
+		P int64
+		L string
 		D []Discount
 		T EntryTaxes
 	}
@@ -146,7 +148,7 @@ func computed(c *Cart) []byte {
 		T int64
 	}{A: c.AlmostFulfilled, S: c.ShippingTaxes, D: c.ShippingDiscount, B: c.BeforeTax, T: c.Tax}
 	for _, e := range c.Items {
-		st.E = append(st.E, entry{e.Discounts, e.Taxes})
+		st.E = append(st.E, entry{e.UnitPrice, e.PriceListID, e.Discounts, e.Taxes})
 	}
 	b, _ := json.Marshal(st)
 	return b

@@ -1,7 +1,6 @@
 package cart
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/commercekit/commerce/money"
@@ -61,17 +60,15 @@ type Amount = money.Amount
 type PriceView struct {
 	money.Money
 	Plain bool
+	// PriceListID is the price list that gave an entry's price (CONTRACT.md
+	// section 26), shown as priceListId; empty when the product's own
+	// prices gave it.
+	PriceListID string
 }
 
 // MarshalJSON writes the price in its form.
 func (p PriceView) MarshalJSON() ([]byte, error) {
-	if p.Plain {
-		return json.Marshal(struct {
-			Amount   json.Number `json:"amount"`
-			Currency string      `json:"currency"`
-		}{money.Major(p.Amount, p.Precision), p.Currency})
-	}
-	return json.Marshal(p.Money)
+	return appendPrice(nil, p), nil
 }
 
 // AddEntry is an entry in the AddForm.
@@ -189,7 +186,7 @@ func Render(c *Cart, f Form) View {
 	}
 	fulfilled := map[string]int{}
 	for _, e := range c.Items {
-		price := PriceView{Money: money.Money{Amount: e.UnitPrice, Currency: c.Currency, Precision: prec}, Plain: plain}
+		price := PriceView{Money: money.Money{Amount: e.UnitPrice, Currency: c.Currency, Precision: prec}, Plain: plain, PriceListID: e.PriceListID}
 		discounts := make([]DiscountView, len(e.Discounts))
 		for i, d := range e.Discounts {
 			discounts[i] = DiscountView{PromotionID: d.PromotionID, PromotionTitle: d.PromotionTitle,

@@ -257,9 +257,15 @@ func appendPrice(b []byte, p PriceView) []byte {
 		b = append(b, money.Major(p.Amount, p.Precision)...)
 		b = append(b, `,"currency":`...)
 		b = appendString(b, p.Currency)
-		return append(b, '}')
+	} else {
+		b = appendMoney(b, p.Money)
+		b = b[:len(b)-1]
 	}
-	return appendMoney(b, p.Money)
+	if p.PriceListID != "" {
+		b = append(b, `,"priceListId":`...)
+		b = appendString(b, p.PriceListID)
+	}
+	return append(b, '}')
 }
 
 func appendMoney(b []byte, m money.Money) []byte {

@@ -156,6 +156,12 @@ type RemoveInput struct {
 type ProductInfoInput struct {
 	// ID is the product's id.
 	ID string `json:"id"`
+	// Currency asks for the product's price in this currency (ISO 4217),
+	// as a new cart would get it for the token (CONTRACT.md section 26).
+	Currency *string `json:"currency"`
+	// Quantity is the line quantity the price is for (default 1), with
+	// currency.
+	Quantity *int64 `json:"quantity"`
 	// Fields are the top-level fields to return besides id (all when
 	// absent); unknown names are ignored.
 	Fields commerce.StringList `json:"fields"`
@@ -219,6 +225,13 @@ type ListProductsInput struct {
 	PriceChannel commerce.StringList `json:"prices.channel"`
 	// MediaID matches the products with a media of any of these ids.
 	MediaID commerce.StringList `json:"medias.id"`
+	// Currency asks for each product's price in this currency (ISO
+	// 4217), as a new cart would get it for the token (CONTRACT.md
+	// section 26).
+	Currency *string `json:"currency"`
+	// Quantity is the line quantity the prices are for (default 1), with
+	// currency.
+	Quantity *int64 `json:"quantity"`
 	// MediaCustomerType is SPEC.md's spelling of prices.customerType
 	// (CONTRACT.md section 6): the same filter.
 	MediaCustomerType commerce.StringList `json:"medias.customerType"`

@@ -29,6 +29,9 @@ type Service struct {
 	// Logger receives what fails without failing the operation (a VIEWED
 	// event that cannot be built); slog.Default() when nil.
 	Logger *slog.Logger
+	// PriceLists gives the active price lists' prices for PriceOf (the
+	// price lists area); nil: none.
+	PriceLists PriceLists
 }
 
 // NewService returns the catalog over store. viewed receives the VIEWED

@@ -24,12 +24,15 @@ const DefaultType = "B2C"
 
 // Customer is an account. PasswordHash is never marshaled.
 type Customer struct {
-	ID           string    `json:"id"`
-	Email        string    `json:"email"`
-	FirstName    string    `json:"firstName"`
-	LastName     string    `json:"lastName"`
-	Phone        string    `json:"phone"`
-	CustomerType string    `json:"customerType"`
+	ID           string `json:"id"`
+	Email        string `json:"email"`
+	FirstName    string `json:"firstName"`
+	LastName     string `json:"lastName"`
+	Phone        string `json:"phone"`
+	CustomerType string `json:"customerType"`
+	// Groups are the codes of the customer's groups (CONTRACT.md section
+	// 26), carried in its tokens as the claim groups.
+	Groups       []string  `json:"groups"`
 	Addresses    []Address `json:"addresses"`
 	CreatedAt    time.Time `json:"createdAt"`
 	PasswordHash string    `json:"-"`

@@ -50,6 +50,9 @@ type UpdateInput struct {
 	// CustomerType is the new customer type (VIP, B2B, B2C, ...): admin
 	// tokens only.
 	CustomerType *string `json:"customerType,omitempty"`
+	// Groups replaces the customer's groups (codes of existing groups;
+	// group_not_found otherwise): admin tokens only.
+	Groups *commerce.StringList `json:"groups,omitempty"`
 	// Password is the new password (the rules of registration); it needs
 	// currentPassword.
 	Password *string `json:"password,omitempty"`
@@ -144,4 +147,26 @@ type ClientListInput struct {
 type ClientRemoveInput struct {
 	// ID is the client's id.
 	ID string `json:"id"`
+}
+
+// GroupInput is the argument of group.create and group.update.
+type GroupInput struct {
+	// Code is the group's code ([A-Z0-9_-]{1,40}), unique
+	// (duplicate_key); group.update names the group by it.
+	Code string `json:"code"`
+	// Title is the group's name for people (group.create: default the
+	// code).
+	Title *string `json:"title,omitempty"`
+}
+
+// GroupCodeInput names a group (group.remove).
+type GroupCodeInput struct {
+	// Code is the group's code.
+	Code string `json:"code"`
+}
+
+// GroupListInput is the argument of group.list: a page of groups in
+// creation order.
+type GroupListInput struct {
+	commerce.PageArgs
 }

@@ -132,7 +132,7 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (*Customer, er
 	now := s.clock()
 	c := &Customer{ID: commerce.NewID(), Email: email, FirstName: strings.TrimSpace(*in.FirstName),
 		LastName: strings.TrimSpace(deref(in.LastName)), Phone: phone, CustomerType: DefaultType,
-		Addresses: []Address{}, CreatedAt: now, PasswordHash: hash}
+		Addresses: []Address{}, Groups: []string{}, CreatedAt: now, PasswordHash: hash}
 	err = s.store.Update(ctx, func(tx Tx) error {
 		if err := tx.Insert(ctx, c); err != nil {
 			return err
@@ -248,6 +248,22 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*Customer, error)
 	if in.CustomerType != nil && !cl.IsAdmin() {
 		return nil, commerce.Errorf(commerce.EForbidden, "customerType can be set with an admin token only")
 	}
+	if in.Groups != nil && !cl.IsAdmin() {
+		return nil, commerce.Errorf(commerce.EForbidden, "groups can be set with an admin token only")
+	}
+	var groups []string
+	if in.Groups != nil {
+		groups = []string{}
+		for i, g := range *in.Groups {
+			g = strings.TrimSpace(g)
+			if !GroupCode.MatchString(g) {
+				return nil, commerce.Invalid(commerce.Index("groups", i) + ": must be a group code ([A-Z0-9_-]{1,40})")
+			}
+			if !slices.Contains(groups, g) {
+				groups = append(groups, g)
+			}
+		}
+	}
 	var p commerce.Problems
 	if in.FirstName != nil {
 		checkText(&p, "firstName", *in.FirstName, true)
@@ -322,6 +338,12 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*Customer, error)
 		}
 		if in.CustomerType != nil {
 			c.CustomerType = strings.TrimSpace(*in.CustomerType)
+		}
+		if groups != nil {
+			if err := tx.CheckGroups(ctx, groups); err != nil {
+				return err
+			}
+			c.Groups = groups
 		}
 		if newHash != "" {
 			if c.PasswordHash != checkedHash {

@@ -26,7 +26,7 @@ type Session struct {
 // claims: scope api, sub and customerId its id, customerType, and the
 // country of its default address).
 func (s *Service) accessToken(c *Customer, now time.Time) (string, error) {
-	cl := commerce.Claims{Subject: c.ID, Scopes: []string{commerce.ScopeAPI}, CustomerID: c.ID, CustomerType: c.CustomerType}
+	cl := commerce.Claims{Subject: c.ID, Scopes: []string{commerce.ScopeAPI}, CustomerID: c.ID, CustomerType: c.CustomerType, Groups: c.Groups}
 	if a := c.DefaultAddress(); a != nil {
 		cl.Country = a.Country
 	}

@@ -34,6 +34,8 @@ type Store interface {
 	ResetToken(ctx context.Context, hash string) (*ResetToken, error)
 	// Client returns an OAuth client. Errors: client_not_found (data: id).
 	Client(ctx context.Context, id string) (*Client, error)
+	// Groups returns a page of customer groups in creation order.
+	Groups(ctx context.Context, limit, skip int) ([]Group, error)
 	// Clients returns a page of clients in creation order.
 	Clients(ctx context.Context, limit, skip int) ([]Client, error)
 	// Sweep deletes the refresh and reset tokens that expired at or
@@ -102,6 +104,19 @@ type Tx interface {
 	TakeReset(ctx context.Context, hash string, now time.Time) (*ResetToken, error)
 	// DeleteResets deletes a customer's reset tokens.
 	DeleteResets(ctx context.Context, customerID string) error
+
+	// LockGroup returns the group with the code, locked. Errors:
+	// group_not_found (data: the code).
+	LockGroup(ctx context.Context, code string) (*Group, error)
+	// InsertGroup stores a new group. Errors: duplicate_key.
+	InsertGroup(ctx context.Context, g *Group) error
+	// SaveGroup stores a group's title.
+	SaveGroup(ctx context.Context, g *Group) error
+	// DeleteGroup deletes a group.
+	DeleteGroup(ctx context.Context, code string) error
+	// CheckGroups returns group_not_found (data: the first code) unless
+	// every code names a group.
+	CheckGroups(ctx context.Context, codes []string) error
 
 	// InsertClient stores an OAuth client.
 	InsertClient(ctx context.Context, c Client) error

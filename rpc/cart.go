@@ -81,7 +81,7 @@ func RegisterCart(s *Server, svc *cart.Service) {
 		Doc: "Checks the cart out: authorises the payment, commits the reserved stock, closes the cart and creates the order.",
 		Errors: []string{commerce.ECartNotFound, commerce.ECartNotActive, commerce.EShippingAddressNotset, commerce.EInvalidShippingMethod, commerce.EShippingNotFound,
 			commerce.EInvalidCountry, commerce.EInvalidState, commerce.ENotEnoughStock, commerce.EProductNotFound, commerce.EProductDiscontinued,
-			commerce.ENoSuitablePrice, commerce.EPaymentFailed, commerce.ECouponUsageLimitReached, commerce.EConcurrentMod, commerce.ECustomerNotFound}},
+			commerce.ENoSuitablePrice, commerce.EPaymentFailed, commerce.ECouponUsageLimitReached, commerce.EConcurrentMod, commerce.ECustomerNotFound, commerce.EPricesChanged}},
 		func(ctx context.Context, a *cart.CheckoutInput) (any, error) {
 			c, o, err := svc.CheckoutOrder(ctx, *a)
 			if err != nil {

@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/catalog"
@@ -43,6 +44,21 @@ func RegisterCatalog(s *Server, svc *catalog.Service) {
 	Handle(s, Op{Service: service, Name: "product.info", Read: true, Result: Partial(productResult{}),
 		Doc: "A product, with the fields asked for (all by default).", Errors: []string{commerce.EProductNotFound}},
 		func(ctx context.Context, a *catalog.ProductInfoInput) (any, error) {
+			q, err := catalog.CheckPriceQuery(a.Currency, a.Quantity)
+			if err != nil {
+				return nil, err
+			}
+			if q != nil {
+				p, err := svc.ViewProduct(ctx, a.ID)
+				if err != nil {
+					return nil, err
+				}
+				out, err := withPrices(ctx, svc, []*catalog.Product{p}, a.Fields, q)
+				if err != nil {
+					return nil, err
+				}
+				return map[string]any{"product": out[0]}, nil
+			}
 			if len(a.Fields) == 0 {
 				b, err := svc.ViewProductJSON(ctx, a.ID)
 				if err != nil {
@@ -67,9 +83,20 @@ func RegisterCatalog(s *Server, svc *catalog.Service) {
 			if err != nil {
 				return nil, err
 			}
+			q, err := catalog.CheckPriceQuery(a.Currency, a.Quantity)
+			if err != nil {
+				return nil, err
+			}
 			ps, err := svc.ListProducts(ctx, f)
 			if err != nil {
 				return nil, err
+			}
+			if q != nil {
+				data, err := withPrices(ctx, svc, ps, a.Fields, q)
+				if err != nil {
+					return nil, err
+				}
+				return commerce.List{Page: page, Data: data}, nil
 			}
 			return listAnswer(page, ps, a.Fields)
 		})
@@ -117,6 +144,43 @@ func RegisterCatalog(s *Server, svc *catalog.Service) {
 			}
 			return listAnswer(page, cs, a.Fields)
 		})
+}
+
+// withPrices returns the products with the fields asked for and price:
+// the unit price the caller would get (catalog.Service.PricesOf; null
+// when it has none).
+func withPrices(ctx context.Context, svc *catalog.Service, ps []*catalog.Product, fields []string, q *catalog.PriceQuery) ([]any, error) {
+	prices, err := svc.PricesOf(ctx, ps, *q)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]any, len(ps))
+	for i, p := range ps {
+		b, err := json.Marshal(p)
+		if err != nil {
+			return nil, commerce.Errorf(commerce.EInternal, "product %s: %w", p.ID, err)
+		}
+		var all map[string]json.RawMessage
+		if err := json.Unmarshal(b, &all); err != nil {
+			return nil, commerce.Errorf(commerce.EInternal, "product %s: %w", p.ID, err)
+		}
+		if len(fields) > 0 {
+			kept := map[string]json.RawMessage{"id": all["id"]}
+			for _, f := range fields {
+				if raw, ok := all[f]; ok {
+					kept[f] = raw
+				}
+			}
+			all = kept
+		}
+		price, err := json.Marshal(prices[p.ID])
+		if err != nil {
+			return nil, commerce.Errorf(commerce.EInternal, "product %s: price: %w", p.ID, err)
+		}
+		all["price"] = price
+		out[i] = all
+	}
+	return out, nil
 }
 
 // recordAnswer returns the answer {<name>: v} of an operation returning one

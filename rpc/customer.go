@@ -60,8 +60,8 @@ func RegisterCustomer(s *Server, svc *customer.Service) {
 		return recordAnswer("customer", c, err)
 	})
 	Handle(s, Op{Service: cs, Name: "customer.update", Result: customerResult{},
-		Doc:    "Changes the fields given of a customer (customerType: admin only; password: with currentPassword, whose wrong guesses count in the email's login failures).",
-		Errors: []string{commerce.ECustomerNotFound, commerce.EInvalidCredentials, commerce.ETooManyAttempts}}, func(ctx context.Context, a *customer.UpdateInput) (any, error) {
+		Doc:    "Changes the fields given of a customer (customerType and groups: admin only; password: with currentPassword, whose wrong guesses count in the email's login failures).",
+		Errors: []string{commerce.ECustomerNotFound, commerce.EInvalidCredentials, commerce.ETooManyAttempts, commerce.EGroupNotFound}}, func(ctx context.Context, a *customer.UpdateInput) (any, error) {
 		c, err := svc.Update(ctx, *a)
 		return recordAnswer("customer", c, err)
 	})

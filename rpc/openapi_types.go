@@ -12,6 +12,7 @@ import (
 	"github.com/commercekit/commerce/mail"
 	"github.com/commercekit/commerce/money"
 	"github.com/commercekit/commerce/order"
+	"github.com/commercekit/commerce/pricelist"
 	"github.com/commercekit/commerce/promotion"
 	"github.com/commercekit/commerce/promotion/engine"
 	"github.com/commercekit/commerce/search"
@@ -53,6 +54,16 @@ var fieldRules = map[reflect.Type]map[string]string{
 	reflect.TypeFor[catalog.ClassificationDefInput](): {"type": "enum=STRING|NUMBER|BOOLEAN"},
 	reflect.TypeFor[catalog.PriceInput](): {"customerType": "enum=VIP|B2B|B2C", "amount": "required",
 		"currency": "required,pattern=currency", "country": "pattern=country-or-empty"},
+
+	reflect.TypeFor[pricelist.CreateInput](): {"code": "required", "currency": "required,pattern=currency",
+		"status": "enum=" + pricelist.StatusActive + "|" + pricelist.StatusDraft, "country": "pattern=country-or-empty"},
+	reflect.TypeFor[pricelist.UpdateInput](): {"id": "required", "status": "enum=" + pricelist.StatusActive + "|" + pricelist.StatusDraft,
+		"currency": "pattern=currency", "country": "pattern=country-or-empty"},
+	reflect.TypeFor[pricelist.IDInput]():       {"id": "required"},
+	reflect.TypeFor[pricelist.PriceInput]():    {"productId": "required", "amount": "required", "minQuantity": "min=1"},
+	reflect.TypeFor[pricelist.PriceKey]():      {"productId": "required", "minQuantity": "min=1"},
+	reflect.TypeFor[customer.GroupInput]():     {"code": "required"},
+	reflect.TypeFor[customer.GroupCodeInput](): {"code": "required"},
 
 	reflect.TypeFor[promotion.UpdateInput](): {"id": "required"},
 	reflect.TypeFor[promotionIDArgs]():       {"id": "required"},
@@ -200,10 +211,11 @@ func typeOverrides() map[reflect.Type]func(g *schemaGen, m mode) schema {
 		},
 		reflect.TypeFor[cart.PriceView](): func(g *schemaGen, m mode) schema {
 			return schema{
-				"description": "A price: {amount, currency} with a plain amount in major units, or a money object.",
+				"description": "A price: {amount, currency} with a plain amount in major units, or a money object; an entry's price also carries priceListId, the price list that gave it (CONTRACT.md section 26).",
 				"anyOf": []any{
 					schema{"type": "object", "required": []string{"amount", "currency"}, "properties": schema{
-						"amount": schema{"type": "number"}, "currency": schema{"type": "string"}}},
+						"amount": schema{"type": "number"}, "currency": schema{"type": "string"},
+						"priceListId": schema{"type": "string", "description": "The price list that gave an entry's price."}}},
 					g.of(reflect.TypeFor[money.Money](), m),
 				},
 			}
@@ -225,7 +237,12 @@ func typeOverrides() map[reflect.Type]func(g *schemaGen, m mode) schema {
 			s["properties"].(schema)["variants"] = schema{"type": "array", "items": schema{"type": "string"},
 				"description": "The ids of the variants of a Base product (Base products only)."}
 			s["properties"].(schema)["status"] = schema{"type": "string", "enum": []any{catalog.StatusOnline, catalog.StatusDraft}}
+			s["properties"].(schema)["price"] = schema{"description": "With currency: the unit price the token gets for quantity in a new cart (null: none).",
+				"anyOf": []any{g.of(reflect.TypeFor[catalog.ShownPrice](), m), schema{"type": "null"}}}
 			return s
+		},
+		reflect.TypeFor[pricelist.PriceList](): func(g *schemaGen, m mode) schema {
+			return g.object(reflect.TypeFor[pricelist.View](), m)
 		},
 		reflect.TypeFor[catalog.Category](): func(g *schemaGen, m mode) schema {
 			type alias catalog.Category

@@ -77,7 +77,7 @@ func RegisterReturns(s *Server, svc *order.Service, carts *cart.Service) {
 		Doc: "Completes a draft order as cart.checkout checks a cart out; the order's source is DRAFT.",
 		Errors: []string{commerce.ECartNotFound, commerce.ECartNotActive, commerce.EShippingAddressNotset, commerce.EInvalidShippingMethod, commerce.EShippingNotFound,
 			commerce.ENotEnoughStock, commerce.EProductNotFound, commerce.EProductDiscontinued, commerce.EPaymentFailed,
-			commerce.ECouponUsageLimitReached, commerce.EConcurrentMod, commerce.ECustomerNotFound}},
+			commerce.ECouponUsageLimitReached, commerce.EConcurrentMod, commerce.ECustomerNotFound, commerce.EPricesChanged}},
 		func(ctx context.Context, a *cart.CompleteInput) (any, error) {
 			c, o, err := carts.CompleteDraft(ctx, *a)
 			if err != nil {

@@ -261,10 +261,11 @@ type customerDoc struct {
 	LastName  string             `json:"lastName"`
 	Phone     string             `json:"phone"`
 	Addresses []customer.Address `json:"addresses"`
+	Groups    []string           `json:"groups,omitempty"`
 }
 
 func customerData(c *customer.Customer) (string, error) {
-	b, err := json.Marshal(customerDoc{FirstName: c.FirstName, LastName: c.LastName, Phone: c.Phone, Addresses: c.Addresses})
+	b, err := json.Marshal(customerDoc{FirstName: c.FirstName, LastName: c.LastName, Phone: c.Phone, Addresses: c.Addresses, Groups: c.Groups})
 	return string(b), err
 }
 
@@ -479,6 +480,10 @@ func scanCustomer(r rowScanner) (*customer.Customer, error) {
 	c.FirstName, c.LastName, c.Phone, c.Addresses = d.FirstName, d.LastName, d.Phone, d.Addresses
 	if c.Addresses == nil {
 		c.Addresses = []customer.Address{}
+	}
+	c.Groups = d.Groups
+	if c.Groups == nil {
+		c.Groups = []string{}
 	}
 	c.CreatedAt = time.UnixMilli(created).UTC()
 	return &c, nil

@@ -552,6 +552,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/catalog/v1/priceList.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * priceList.create
+         * @description Creates a price list (admin): prices of products for groups, a channel, a country and a period, with a priority and quantity tiers. Needs a token with the admin scope. Required arguments: `code`, `currency`.
+         */
+        post: operations["catalog.v1.priceList.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/catalog/v1/priceList.info": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * priceList.info
+         * @description A price list with its prices (admin). Needs a token with the admin scope. Required arguments: `id`.
+         */
+        get: operations["catalog.v1.priceList.info.get"];
+        put?: never;
+        /**
+         * priceList.info
+         * @description A price list with its prices (admin). Needs a token with the admin scope. Required arguments: `id`.
+         */
+        post: operations["catalog.v1.priceList.info"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/catalog/v1/priceList.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * priceList.list
+         * @description Price lists matching the filters, with their prices, a page at a time, in creation order (admin). Needs a token with the admin scope.
+         */
+        get: operations["catalog.v1.priceList.list.get"];
+        put?: never;
+        /**
+         * priceList.list
+         * @description Price lists matching the filters, with their prices, a page at a time, in creation order (admin). Needs a token with the admin scope.
+         */
+        post: operations["catalog.v1.priceList.list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/catalog/v1/priceList.remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * priceList.remove
+         * @description Removes a price list (admin), answering with it. Needs a token with the admin scope. Required arguments: `id`.
+         */
+        post: operations["catalog.v1.priceList.remove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/catalog/v1/priceList.update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * priceList.update
+         * @description Changes the fields given of a price list (admin); prices replaces its prices, setPrices adds or changes some, removePrices removes some. Needs a token with the admin scope. Required arguments: `id`.
+         */
+        post: operations["catalog.v1.priceList.update"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/catalog/v1/product.create": {
         parameters: {
             query?: never;
@@ -975,9 +1083,93 @@ export interface paths {
         put?: never;
         /**
          * customer.update
-         * @description Changes the fields given of a customer (customerType: admin only; password: with currentPassword, whose wrong guesses count in the email's login failures). Any valid token (api or admin scope).
+         * @description Changes the fields given of a customer (customerType and groups: admin only; password: with currentPassword, whose wrong guesses count in the email's login failures). Any valid token (api or admin scope).
          */
         post: operations["customer.v1.customer.update"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customer/v1/group.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * group.create
+         * @description Creates a customer group (admin): a code ([A-Z0-9_-]{1,40}) and a title. Needs a token with the admin scope. Required arguments: `code`.
+         */
+        post: operations["customer.v1.group.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customer/v1/group.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * group.list
+         * @description The customer groups, a page at a time, in creation order (admin). Needs a token with the admin scope.
+         */
+        get: operations["customer.v1.group.list.get"];
+        put?: never;
+        /**
+         * group.list
+         * @description The customer groups, a page at a time, in creation order (admin). Needs a token with the admin scope.
+         */
+        post: operations["customer.v1.group.list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customer/v1/group.remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * group.remove
+         * @description Removes the customer group with the code (admin). Needs a token with the admin scope. Required arguments: `code`.
+         */
+        post: operations["customer.v1.group.remove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/customer/v1/group.update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * group.update
+         * @description Changes the title of the customer group with the code (admin). Needs a token with the admin scope. Required arguments: `code`.
+         */
+        post: operations["customer.v1.group.update"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2356,10 +2548,12 @@ export interface components {
             /** @description The shipping method's id. */
             id: string;
         };
-        /** @description A price: {amount, currency} with a plain amount in major units, or a money object. */
+        /** @description A price: {amount, currency} with a plain amount in major units, or a money object; an entry's price also carries priceListId, the price list that gave it (CONTRACT.md section 26). */
         "cart.PriceView": {
             amount: number;
             currency: string;
+            /** @description The price list that gave an entry's price. */
+            priceListId?: string;
         } | components["schemas"]["money.Money"];
         /** @description PromotionsView is the cart's promotions: almostFulfilledPromos as promotion.cartPromotions reports them, fulfilledPromos the promotions that discounted the cart, and ok, always true (a failed evaluation fails the operation instead: the cart never shows stale promotions). */
         "cart.PromotionsView": {
@@ -2704,6 +2898,8 @@ export interface components {
             brand?: string | null;
             /** @description Categories matches the products in any of these categories, directly. */
             categories?: components["schemas"]["commerce.StringListInput"];
+            /** @description Currency asks for each product's price in this currency (ISO 4217), as a new cart would get it for the token (CONTRACT.md section 26). */
+            currency?: string | null;
             /** @description Description matches the products whose description matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
             description?: string | null;
             /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
@@ -2730,6 +2926,11 @@ export interface components {
             "prices.customerType"?: components["schemas"]["commerce.StringListInput"];
             /** @description PriceID matches the products with a price of any of these ids. */
             "prices.id"?: components["schemas"]["commerce.StringListInput"];
+            /**
+             * Format: int64
+             * @description Quantity is the line quantity the prices are for (default 1), with currency.
+             */
+            quantity?: number | null;
             /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
             skip?: number | null;
             /** @description SKU matches the products with any of these skus, exactly (compared in Unicode NFC). */
@@ -2837,6 +3038,8 @@ export interface components {
             isNetPrice: boolean;
             medias: components["schemas"]["catalog.Media"][] | null;
             modifiers?: string[];
+            /** @description With currency: the unit price the token gets for quantity in a new cart (null: none). */
+            price?: components["schemas"]["catalog.ShownPrice"] | null;
             prices: components["schemas"]["catalog.Price"][] | null;
             sku: string;
             /** @enum {string} */
@@ -2850,10 +3053,17 @@ export interface components {
         };
         /** @description ProductInfoInput is the argument of product.info. */
         "catalog.ProductInfoInput": {
+            /** @description Currency asks for the product's price in this currency (ISO 4217), as a new cart would get it for the token (CONTRACT.md section 26). */
+            currency?: string | null;
             /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
             fields?: components["schemas"]["commerce.StringListInput"];
             /** @description ID is the product's id. */
             id: string;
+            /**
+             * Format: int64
+             * @description Quantity is the line quantity the price is for (default 1), with currency.
+             */
+            quantity?: number | null;
         };
         /**
          * @description Product is a product: the record the service checks and the store keeps. Its JSON form (MarshalJSON) is the interface's: prices hold minor units and marshal to major units. The store keeps its own, versioned form, so that either can change without the other.
@@ -2870,6 +3080,8 @@ export interface components {
             isNetPrice?: boolean;
             medias?: components["schemas"]["catalog.MediaPartial"][] | null;
             modifiers?: string[];
+            /** @description With currency: the unit price the token gets for quantity in a new cart (null: none). */
+            price?: components["schemas"]["catalog.ShownPricePartial"] | null;
             prices?: components["schemas"]["catalog.PricePartial"][] | null;
             sku?: string;
             /** @enum {string} */
@@ -2885,6 +3097,18 @@ export interface components {
         "catalog.RemoveInput": {
             /** @description ID is the id of the record to remove. */
             id: string;
+        };
+        /** @description ShownPrice is the price product.info and product.list show with a currency: amount in major units, and the list that gave it. */
+        "catalog.ShownPrice": {
+            amount: components["schemas"]["json.Number"];
+            currency: string;
+            priceListId?: string;
+        };
+        /** @description ShownPrice is the price product.info and product.list show with a currency: amount in major units, and the list that gave it. */
+        "catalog.ShownPricePartial": {
+            amount?: components["schemas"]["json.NumberPartial"];
+            currency?: string;
+            priceListId?: string;
         };
         /** @description UpdateCategoryInput is the argument of category.update: the category's id and the fields to change. */
         "catalog.UpdateCategoryInput": {
@@ -3086,6 +3310,8 @@ export interface components {
             /** Format: idn-email */
             email: string;
             firstName: string;
+            /** @description Groups are the codes of the customer's groups (CONTRACT.md section 26), carried in its tokens as the claim groups. */
+            groups: string[] | null;
             id: string;
             lastName: string;
             phone: string;
@@ -3110,6 +3336,32 @@ export interface components {
             passwordResets: components["schemas"]["customer.Expiring"][] | null;
             returns: unknown[] | null;
             signIns: components["schemas"]["customer.SignIn"][] | null;
+        };
+        /** @description Group is a customer group (CONTRACT.md section 26): price lists name the groups they are for, customers belong to groups. */
+        "customer.Group": {
+            code: string;
+            /** Format: date-time */
+            createdAt: string;
+            title: string;
+        };
+        /** @description GroupCodeInput names a group (group.remove). */
+        "customer.GroupCodeInput": {
+            /** @description Code is the group's code. */
+            code: string;
+        };
+        /** @description GroupInput is the argument of group.create and group.update. */
+        "customer.GroupInput": {
+            /** @description Code is the group's code ([A-Z0-9_-]{1,40}), unique (duplicate_key); group.update names the group by it. */
+            code: string;
+            /** @description Title is the group's name for people (group.create: default the code). */
+            title?: string | null;
+        };
+        /** @description GroupListInput is the argument of group.list: a page of groups in creation order. */
+        "customer.GroupListInput": {
+            /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
+            limit?: number | null;
+            /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
+            skip?: number | null;
         };
         /** @description InfoInput names a customer (customer.info, customer.remove): absent, the caller's own account. */
         "customer.InfoInput": {
@@ -3199,6 +3451,8 @@ export interface components {
             customerType?: string | null;
             /** @description FirstName is the new first name. */
             firstName?: string | null;
+            /** @description Groups replaces the customer's groups (codes of existing groups; group_not_found otherwise): admin tokens only. */
+            groups?: components["schemas"]["commerce.StringListInput"] | null;
             /** @description ID is the customer's id (admin tokens); absent, the token's own customer. */
             id?: string;
             /** @description LastName is the new last name. */
@@ -3404,6 +3658,15 @@ export interface components {
             data?: string;
             /** @constant */
             error: "fulfillment_not_found";
+            /** @constant */
+            ok: false;
+        };
+        /** @description The error group_not_found (HTTP 404). */
+        "error.group_not_found": {
+            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            data?: unknown;
+            /** @constant */
+            error: "group_not_found";
             /** @constant */
             ok: false;
         };
@@ -3705,6 +3968,15 @@ export interface components {
             /** @constant */
             ok: false;
         };
+        /** @description The error price_list_not_found (HTTP 404). */
+        "error.price_list_not_found": {
+            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            data?: unknown;
+            /** @constant */
+            error: "price_list_not_found";
+            /** @constant */
+            ok: false;
+        };
         /** @description The error price_valid_dates (HTTP 400). */
         "error.price_valid_dates": {
             data?: {
@@ -3713,6 +3985,15 @@ export interface components {
             };
             /** @constant */
             error: "price_valid_dates";
+            /** @constant */
+            ok: false;
+        };
+        /** @description The error prices_changed (HTTP 400). */
+        "error.prices_changed": {
+            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            data?: unknown;
+            /** @constant */
+            error: "prices_changed";
             /** @constant */
             ok: false;
         };
@@ -4377,6 +4658,145 @@ export interface components {
             message: string;
             provider: string;
         };
+        /** @description CreateInput is the argument of priceList.create. */
+        "pricelist.CreateInput": {
+            /** @description Channel is the only cart channel the list applies to (absent: any). */
+            channel?: string | null;
+            /** @description Code is the list's code, unique (duplicate_key), 1 to 100 characters. */
+            code: string;
+            /** @description Country is the only country (ISO 3166-1 alpha-2) the list applies to (absent: any). */
+            country?: string | null;
+            /** @description Currency is the currency of the list's prices (ISO 4217), required. */
+            currency: string;
+            /** @description Groups are the customer group codes the list is for (any of them); empty or absent: everyone. */
+            groups?: components["schemas"]["commerce.StringListInput"];
+            /** @description Prices are the list's prices, at most one per product and minQuantity. */
+            prices?: components["schemas"]["pricelist.PriceInput"][];
+            /**
+             * Format: int64
+             * @description Priority decides between lists that match (higher wins; ties: the earlier list); default 0.
+             */
+            priority?: number | null;
+            /**
+             * @description Status is ACTIVE (the default) or DRAFT; only ACTIVE lists price.
+             * @enum {string|null}
+             */
+            status?: "ACTIVE" | "DRAFT" | null;
+            /** @description Title is the list's name for people (default: the code). */
+            title?: string | null;
+            /** @description ValidFrom is when the list starts to apply: an RFC 3339 date-time, or a date (its start, UTC); absent: no start. */
+            validFrom?: string | null;
+            /** @description ValidUntil is the last moment the list applies: an RFC 3339 date-time, or a date (its last millisecond, UTC); absent: no end. */
+            validUntil?: string | null;
+        };
+        /** @description IDInput names a price list (priceList.info, priceList.remove). */
+        "pricelist.IDInput": {
+            /** @description ID is the list's id. */
+            id: string;
+        };
+        /** @description ListInput is the argument of priceList.list. */
+        "pricelist.ListInput": {
+            /** @description Code matches the lists with any of these codes. */
+            code?: components["schemas"]["commerce.StringListInput"];
+            /** @description Group matches the lists for any of these groups. */
+            group?: components["schemas"]["commerce.StringListInput"];
+            /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
+            limit?: number | null;
+            /** @description ProductID matches the lists that price any of these products. */
+            productId?: components["schemas"]["commerce.StringListInput"];
+            /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
+            skip?: number | null;
+            /** @description Status matches the lists with any of these statuses. */
+            status?: components["schemas"]["commerce.StringListInput"];
+        };
+        /** @description PriceInput is a price of a list. */
+        "pricelist.PriceInput": {
+            /** @description Amount is the unit price in major units of the list's currency. */
+            amount: components["schemas"]["money.NumberInput"];
+            /**
+             * Format: int64
+             * @description MinQuantity is the line quantity from which the price applies (default 1): the tier.
+             */
+            minQuantity?: number | null;
+            /** @description ProductID is the product priced (product_not_found when unknown). */
+            productId: string;
+        };
+        /** @description PriceKey names a price of a list to remove. */
+        "pricelist.PriceKeyInput": {
+            /**
+             * Format: int64
+             * @description MinQuantity is the tier removed; absent, every tier of the product.
+             */
+            minQuantity?: number | null;
+            /** @description ProductID is the product whose price is removed. */
+            productId: string;
+        };
+        /** @description PriceList is a price list. Prices hold minor units of Currency; its JSON form shows them in major units, as the arguments give them. */
+        "pricelist.PriceList": {
+            channel?: string;
+            code: string;
+            country?: string;
+            /** Format: date-time */
+            createdAt: string;
+            currency: string;
+            groups: string[] | null;
+            id: string;
+            prices: components["schemas"]["pricelist.PriceView"][] | null;
+            /** Format: int64 */
+            priority: number;
+            status: string;
+            title: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: date-time */
+            validFrom?: string | null;
+            /** Format: date-time */
+            validUntil?: string | null;
+        };
+        /** @description PriceView is a price as clients see it (the API document's schema). */
+        "pricelist.PriceView": {
+            amount: components["schemas"]["json.Number"];
+            /** Format: int64 */
+            minQuantity: number;
+            productId: string;
+        };
+        /** @description UpdateInput is the argument of priceList.update: absent fields are kept. Prices replaces every price; setPrices adds or changes prices (by product and minQuantity) and removePrices removes some, after prices. */
+        "pricelist.UpdateInput": {
+            /** @description Channel is the new channel ("" : any). */
+            channel?: string | null;
+            /** @description Code is the list's new code, unique (duplicate_key). */
+            code?: string | null;
+            /** @description Country is the new country ("" : any). */
+            country?: string | null;
+            /** @description Currency is the new currency of the list's prices, which are checked against it. */
+            currency?: string | null;
+            /** @description Groups replaces the list's groups (an empty list: everyone). */
+            groups?: components["schemas"]["commerce.StringListInput"] | null;
+            /** @description ID is the list's id. */
+            id: string;
+            /** @description Prices replaces all the list's prices. */
+            prices?: components["schemas"]["pricelist.PriceInput"][] | null;
+            /**
+             * Format: int64
+             * @description Priority is the new priority.
+             */
+            priority?: number | null;
+            /** @description RemovePrices removes prices (a product's tier, or all its tiers). */
+            removePrices?: components["schemas"]["pricelist.PriceKeyInput"][];
+            /** @description SetPrices adds prices, or changes those of the same product and minQuantity. */
+            setPrices?: components["schemas"]["pricelist.PriceInput"][];
+            /**
+             * @description Status is ACTIVE or DRAFT.
+             * @enum {string|null}
+             */
+            status?: "ACTIVE" | "DRAFT" | null;
+            /** @description Title is the list's new title. */
+            title?: string | null;
+            /** @description ValidFrom is the new start ("" : none). */
+            validFrom?: string | null;
+            /** @description ValidUntil is the new end ("" : none). */
+            validUntil?: string | null;
+        };
         /**
          * @description CartInput is the argument of promotion.cartPromotions.
          *
@@ -4611,6 +5031,13 @@ export interface components {
             limit: number;
             skip: number;
         };
+        "rpc.groupList": {
+            data: components["schemas"]["customer.Group"][] | null;
+            page: components["schemas"]["commerce.Page"];
+        };
+        "rpc.groupResult": {
+            group: components["schemas"]["customer.Group"];
+        };
         "rpc.importResult": {
             job: components["schemas"]["transfer.Job"];
         };
@@ -4635,6 +5062,13 @@ export interface components {
             html: string;
             subject: string;
             text: string;
+        };
+        "rpc.priceListList": {
+            data: components["schemas"]["pricelist.PriceList"][] | null;
+            page: components["schemas"]["commerce.Page"];
+        };
+        "rpc.priceListResult": {
+            priceList: components["schemas"]["pricelist.PriceList"];
         };
         "rpc.productListPartial": {
             data?: components["schemas"]["catalog.ProductPartial"][] | null;
@@ -5060,6 +5494,8 @@ export interface components {
             brand?: string | null;
             /** @description Categories matches the products in any of these categories, directly. */
             categories?: components["schemas"]["commerce.StringListInput"];
+            /** @description Currency asks for each product's price in this currency (ISO 4217), as a new cart would get it for the token (CONTRACT.md section 26). */
+            currency?: string | null;
             /** @description Description matches the products whose description matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
             description?: string | null;
             /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
@@ -5088,6 +5524,11 @@ export interface components {
             "prices.customerType"?: components["schemas"]["commerce.StringListInput"];
             /** @description PriceID matches the products with a price of any of these ids. */
             "prices.id"?: components["schemas"]["commerce.StringListInput"];
+            /**
+             * Format: int64
+             * @description Quantity is the line quantity the prices are for (default 1), with currency.
+             */
+            quantity?: number | null;
             /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
             skip?: number | null;
             /** @description SKU matches the products with any of these skus, exactly (compared in Unicode NFC). */
@@ -6420,7 +6861,7 @@ export interface operations {
                     } & components["schemas"]["rpc.cartOrderResult"];
                 };
             };
-            /** @description Bad Request. Error codes: `cart_not_active`; `coupon_usage_limit_reached`; `invalid_country`; `invalid_shipping_method`; `invalid_state`; `no_suitable_price`; `not_enough_stock`; `product_discontinued`; `shipping_address_notset`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            /** @description Bad Request. Error codes: `cart_not_active`; `coupon_usage_limit_reached`; `invalid_country`; `invalid_shipping_method`; `invalid_state`; `no_suitable_price`; `not_enough_stock`; `prices_changed`; `product_discontinued`; `shipping_address_notset`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
                     /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
@@ -6428,7 +6869,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_active"] | components["schemas"]["error.coupon_usage_limit_reached"] | components["schemas"]["error.invalid_country"] | components["schemas"]["error.invalid_shipping_method"] | components["schemas"]["error.invalid_state"] | components["schemas"]["error.no_suitable_price"] | components["schemas"]["error.not_enough_stock"] | components["schemas"]["error.product_discontinued"] | components["schemas"]["error.shipping_address_notset"] | components["schemas"]["error.validation_error"];
+                    "application/json": components["schemas"]["error.cart_not_active"] | components["schemas"]["error.coupon_usage_limit_reached"] | components["schemas"]["error.invalid_country"] | components["schemas"]["error.invalid_shipping_method"] | components["schemas"]["error.invalid_state"] | components["schemas"]["error.no_suitable_price"] | components["schemas"]["error.not_enough_stock"] | components["schemas"]["error.prices_changed"] | components["schemas"]["error.product_discontinued"] | components["schemas"]["error.shipping_address_notset"] | components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
@@ -9345,6 +9786,885 @@ export interface operations {
             };
         };
     };
+    "catalog.v1.priceList.create": {
+        parameters: {
+            query?: {
+                /** @description Code is the list's code, unique (duplicate_key), 1 to 100 characters. */
+                code?: string;
+                /** @description Title is the list's name for people (default: the code). */
+                title?: string;
+                /** @description Status is ACTIVE (the default) or DRAFT; only ACTIVE lists price. */
+                status?: "ACTIVE" | "DRAFT";
+                /** @description Groups are the customer group codes the list is for (any of them); empty or absent: everyone. */
+                groups?: string[];
+                /** @description Channel is the only cart channel the list applies to (absent: any). */
+                channel?: string;
+                /** @description Country is the only country (ISO 3166-1 alpha-2) the list applies to (absent: any). */
+                country?: string;
+                /** @description Currency is the currency of the list's prices (ISO 4217), required. */
+                currency?: string;
+                /** @description ValidFrom is when the list starts to apply: an RFC 3339 date-time, or a date (its start, UTC); absent: no start. */
+                validFrom?: string;
+                /** @description ValidUntil is the last moment the list applies: an RFC 3339 date-time, or a date (its last millisecond, UTC); absent: no end. */
+                validUntil?: string;
+                /** @description Priority decides between lists that match (higher wins; ties: the earlier list); default 0. */
+                priority?: number;
+                /** @description Prices are the list's prices, at most one per product and minQuantity. */
+                prices?: string;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["pricelist.CreateInput"];
+            };
+        };
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & components["schemas"]["rpc.priceListResult"];
+                };
+            };
+            /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Not Found. Error codes: `product_not_found`. */
+            404: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.product_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `duplicate_key`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.duplicate_key"] | components["schemas"]["error.idempotency_key_in_use"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "catalog.v1.priceList.info.get": {
+        parameters: {
+            query: {
+                /** @description ID is the list's id. */
+                id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & components["schemas"]["rpc.priceListResult"];
+                };
+            };
+            /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Not Found. Error codes: `price_list_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.price_list_not_found"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "catalog.v1.priceList.info": {
+        parameters: {
+            query?: {
+                /** @description ID is the list's id. */
+                id?: string;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["pricelist.IDInput"];
+            };
+        };
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & components["schemas"]["rpc.priceListResult"];
+                };
+            };
+            /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Not Found. Error codes: `price_list_not_found`. */
+            404: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.price_list_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "catalog.v1.priceList.list.get": {
+        parameters: {
+            query?: {
+                /** @description Code matches the lists with any of these codes. */
+                code?: string[];
+                /** @description Status matches the lists with any of these statuses. */
+                status?: string[];
+                /** @description Group matches the lists for any of these groups. */
+                group?: string[];
+                /** @description ProductID matches the lists that price any of these products. */
+                productId?: string[];
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
+                limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
+                skip?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & components["schemas"]["rpc.priceListList"];
+                };
+            };
+            /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "catalog.v1.priceList.list": {
+        parameters: {
+            query?: {
+                /** @description Code matches the lists with any of these codes. */
+                code?: string[];
+                /** @description Status matches the lists with any of these statuses. */
+                status?: string[];
+                /** @description Group matches the lists for any of these groups. */
+                group?: string[];
+                /** @description ProductID matches the lists that price any of these products. */
+                productId?: string[];
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
+                limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
+                skip?: number;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["pricelist.ListInput"];
+            };
+        };
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & components["schemas"]["rpc.priceListList"];
+                };
+            };
+            /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "catalog.v1.priceList.remove": {
+        parameters: {
+            query?: {
+                /** @description ID is the list's id. */
+                id?: string;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["pricelist.IDInput"];
+            };
+        };
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & components["schemas"]["rpc.priceListResult"];
+                };
+            };
+            /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Not Found. Error codes: `price_list_not_found`. */
+            404: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.price_list_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "catalog.v1.priceList.update": {
+        parameters: {
+            query?: {
+                /** @description ID is the list's id. */
+                id?: string;
+                /** @description Code is the list's new code, unique (duplicate_key). */
+                code?: string;
+                /** @description Title is the list's new title. */
+                title?: string;
+                /** @description Status is ACTIVE or DRAFT. */
+                status?: "ACTIVE" | "DRAFT";
+                /** @description Groups replaces the list's groups (an empty list: everyone). */
+                groups?: string[];
+                /** @description Channel is the new channel ("" : any). */
+                channel?: string;
+                /** @description Country is the new country ("" : any). */
+                country?: string;
+                /** @description Currency is the new currency of the list's prices, which are checked against it. */
+                currency?: string;
+                /** @description ValidFrom is the new start ("" : none). */
+                validFrom?: string;
+                /** @description ValidUntil is the new end ("" : none). */
+                validUntil?: string;
+                /** @description Priority is the new priority. */
+                priority?: number;
+                /** @description Prices replaces all the list's prices. */
+                prices?: string;
+                /** @description SetPrices adds prices, or changes those of the same product and minQuantity. */
+                setPrices?: string;
+                /** @description RemovePrices removes prices (a product's tier, or all its tiers). */
+                removePrices?: string;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["pricelist.UpdateInput"];
+            };
+        };
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & components["schemas"]["rpc.priceListResult"];
+                };
+            };
+            /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Not Found. Error codes: `price_list_not_found`; `product_not_found`. */
+            404: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.price_list_not_found"] | components["schemas"]["error.product_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `duplicate_key`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.duplicate_key"] | components["schemas"]["error.idempotency_key_in_use"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
     "catalog.v1.product.create": {
         parameters: {
             query?: {
@@ -9545,6 +10865,10 @@ export interface operations {
                 "prices.channel"?: string[];
                 /** @description MediaID matches the products with a media of any of these ids. */
                 "medias.id"?: string[];
+                /** @description Currency asks for each product's price in this currency (ISO 4217), as a new cart would get it for the token (CONTRACT.md section 26). */
+                currency?: string;
+                /** @description Quantity is the line quantity the prices are for (default 1), with currency. */
+                quantity?: number;
                 /** @description MediaCustomerType is SPEC.md's spelling of prices.customerType (CONTRACT.md section 6): the same filter. */
                 "medias.customerType"?: string[];
                 /** @description MediaChannel is SPEC.md's spelling of prices.channel (CONTRACT.md section 6): the same filter. */
@@ -9668,6 +10992,10 @@ export interface operations {
                 "prices.channel"?: string[];
                 /** @description MediaID matches the products with a media of any of these ids. */
                 "medias.id"?: string[];
+                /** @description Currency asks for each product's price in this currency (ISO 4217), as a new cart would get it for the token (CONTRACT.md section 26). */
+                currency?: string;
+                /** @description Quantity is the line quantity the prices are for (default 1), with currency. */
+                quantity?: number;
                 /** @description MediaCustomerType is SPEC.md's spelling of prices.customerType (CONTRACT.md section 6): the same filter. */
                 "medias.customerType"?: string[];
                 /** @description MediaChannel is SPEC.md's spelling of prices.channel (CONTRACT.md section 6): the same filter. */
@@ -9930,6 +11258,10 @@ export interface operations {
             query: {
                 /** @description ID is the product's id. */
                 id: string;
+                /** @description Currency asks for the product's price in this currency (ISO 4217), as a new cart would get it for the token (CONTRACT.md section 26). */
+                currency?: string;
+                /** @description Quantity is the line quantity the price is for (default 1), with currency. */
+                quantity?: number;
                 /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
                 fields?: string[];
             };
@@ -10021,6 +11353,10 @@ export interface operations {
             query?: {
                 /** @description ID is the product's id. */
                 id?: string;
+                /** @description Currency asks for the product's price in this currency (ISO 4217), as a new cart would get it for the token (CONTRACT.md section 26). */
+                currency?: string;
+                /** @description Quantity is the line quantity the price is for (default 1), with currency. */
+                quantity?: number;
                 /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
                 fields?: string[];
             };
@@ -10186,6 +11522,10 @@ export interface operations {
                 "prices.channel"?: string[];
                 /** @description MediaID matches the products with a media of any of these ids. */
                 "medias.id"?: string[];
+                /** @description Currency asks for each product's price in this currency (ISO 4217), as a new cart would get it for the token (CONTRACT.md section 26). */
+                currency?: string;
+                /** @description Quantity is the line quantity the prices are for (default 1), with currency. */
+                quantity?: number;
                 /** @description MediaCustomerType is SPEC.md's spelling of prices.customerType (CONTRACT.md section 6): the same filter. */
                 "medias.customerType"?: string[];
                 /** @description MediaChannel is SPEC.md's spelling of prices.channel (CONTRACT.md section 6): the same filter. */
@@ -10308,6 +11648,10 @@ export interface operations {
                 "prices.channel"?: string[];
                 /** @description MediaID matches the products with a media of any of these ids. */
                 "medias.id"?: string[];
+                /** @description Currency asks for each product's price in this currency (ISO 4217), as a new cart would get it for the token (CONTRACT.md section 26). */
+                currency?: string;
+                /** @description Quantity is the line quantity the prices are for (default 1), with currency. */
+                quantity?: number;
                 /** @description MediaCustomerType is SPEC.md's spelling of prices.customerType (CONTRACT.md section 6): the same filter. */
                 "medias.customerType"?: string[];
                 /** @description MediaChannel is SPEC.md's spelling of prices.channel (CONTRACT.md section 6): the same filter. */
@@ -12753,6 +14097,8 @@ export interface operations {
                 phone?: string;
                 /** @description CustomerType is the new customer type (VIP, B2B, B2C, ...): admin tokens only. */
                 customerType?: string;
+                /** @description Groups replaces the customer's groups (codes of existing groups; group_not_found otherwise): admin tokens only. */
+                groups?: string[];
                 /** @description Password is the new password (the rules of registration); it needs currentPassword. */
                 password?: string;
                 /** @description CurrentPassword is the password now, required to change it; a wrong one counts as a failed login. */
@@ -12819,7 +14165,7 @@ export interface operations {
                     "application/json": components["schemas"]["error.forbidden"];
                 };
             };
-            /** @description Not Found. Error codes: `customer_not_found`. */
+            /** @description Not Found. Error codes: `customer_not_found`; `group_not_found`. */
             404: {
                 headers: {
                     /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
@@ -12827,7 +14173,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.customer_not_found"];
+                    "application/json": components["schemas"]["error.customer_not_found"] | components["schemas"]["error.group_not_found"];
                 };
             };
             /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
@@ -12872,6 +14218,596 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["error.too_many_attempts"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "customer.v1.group.create": {
+        parameters: {
+            query?: {
+                /** @description Code is the group's code ([A-Z0-9_-]{1,40}), unique (duplicate_key); group.update names the group by it. */
+                code?: string;
+                /** @description Title is the group's name for people (group.create: default the code). */
+                title?: string;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["customer.GroupInput"];
+            };
+        };
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & components["schemas"]["rpc.groupResult"];
+                };
+            };
+            /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Conflict. Error codes: `duplicate_key`; `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.duplicate_key"] | components["schemas"]["error.idempotency_key_in_use"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "customer.v1.group.list.get": {
+        parameters: {
+            query?: {
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
+                limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
+                skip?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & components["schemas"]["rpc.groupList"];
+                };
+            };
+            /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "customer.v1.group.list": {
+        parameters: {
+            query?: {
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
+                limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
+                skip?: number;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["customer.GroupListInput"];
+            };
+        };
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & components["schemas"]["rpc.groupList"];
+                };
+            };
+            /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "customer.v1.group.remove": {
+        parameters: {
+            query?: {
+                /** @description Code is the group's code. */
+                code?: string;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["customer.GroupCodeInput"];
+            };
+        };
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & Record<string, never>;
+                };
+            };
+            /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Not Found. Error codes: `group_not_found`. */
+            404: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.group_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "customer.v1.group.update": {
+        parameters: {
+            query?: {
+                /** @description Code is the group's code ([A-Z0-9_-]{1,40}), unique (duplicate_key); group.update names the group by it. */
+                code?: string;
+                /** @description Title is the group's name for people (group.create: default the code). */
+                title?: string;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["customer.GroupInput"];
+            };
+        };
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & components["schemas"]["rpc.groupResult"];
+                };
+            };
+            /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Not Found. Error codes: `group_not_found`. */
+            404: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.group_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
                 };
             };
             /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
@@ -15246,7 +17182,7 @@ export interface operations {
                     } & components["schemas"]["rpc.cartOrderResult"];
                 };
             };
-            /** @description Bad Request. Error codes: `cart_not_active`; `coupon_usage_limit_reached`; `invalid_shipping_method`; `not_enough_stock`; `product_discontinued`; `shipping_address_notset`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            /** @description Bad Request. Error codes: `cart_not_active`; `coupon_usage_limit_reached`; `invalid_shipping_method`; `not_enough_stock`; `prices_changed`; `product_discontinued`; `shipping_address_notset`; `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
             400: {
                 headers: {
                     /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
@@ -15254,7 +17190,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["error.cart_not_active"] | components["schemas"]["error.coupon_usage_limit_reached"] | components["schemas"]["error.invalid_shipping_method"] | components["schemas"]["error.not_enough_stock"] | components["schemas"]["error.product_discontinued"] | components["schemas"]["error.shipping_address_notset"] | components["schemas"]["error.validation_error"];
+                    "application/json": components["schemas"]["error.cart_not_active"] | components["schemas"]["error.coupon_usage_limit_reached"] | components["schemas"]["error.invalid_shipping_method"] | components["schemas"]["error.not_enough_stock"] | components["schemas"]["error.prices_changed"] | components["schemas"]["error.product_discontinued"] | components["schemas"]["error.shipping_address_notset"] | components["schemas"]["error.validation_error"];
                 };
             };
             /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */

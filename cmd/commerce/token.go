@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/commercekit/commerce"
@@ -19,6 +20,14 @@ func token(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 	customerID := fs.String("customer-id", "", "customerId claim")
 	customerType := fs.String("customer-type", "", "customerType claim (VIP, B2B, B2C, ...)")
 	country := fs.String("country", "", "country claim (ISO 3166-1 alpha-2)")
+	var groups []string
+	fs.Func("group", "groups claim: a customer group code (repeatable)", func(v string) error {
+		if v = strings.TrimSpace(v); v == "" {
+			return fmt.Errorf("an empty group code")
+		}
+		groups = append(groups, v)
+		return nil
+	})
 	ttl := fs.Duration("ttl", 24*time.Hour, "validity")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
@@ -41,7 +50,7 @@ func token(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 		return fmt.Errorf("token: %w", err)
 	}
 	tok, err := keys.Issue(commerce.Claims{Subject: *sub, Scopes: []string{*scope}, CustomerID: *customerID,
-		CustomerType: *customerType, Country: *country}, time.Now(), *ttl)
+		CustomerType: *customerType, Country: *country, Groups: groups}, time.Now(), *ttl)
 	if err != nil {
 		return fmt.Errorf("sign the token: %w", err)
 	}
