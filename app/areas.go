@@ -20,6 +20,7 @@ var areas = []func(a *App) error{
 	func(a *App) error { rpc.RegisterEvents(a.srv, a.db); return nil },
 	func(a *App) error {
 		a.Catalog = catalog.NewService(sqldb.NewCatalogStore(a.db), a.viewed, a.now)
+		a.Catalog.Locales = a.opts.Locales
 		rpc.RegisterCatalog(a.srv, a.Catalog)
 		return nil
 	},
@@ -78,7 +79,9 @@ var areas = []func(a *App) error{
 		return nil
 	},
 	func(a *App) error {
-		rpc.RegisterSearch(a.srv, search.NewService(sqldb.NewSearchStore(a.db), a.Catalog.Products))
+		srch := search.NewService(sqldb.NewSearchStore(a.db), a.Catalog.Products)
+		srch.Locales = a.opts.Locales
+		rpc.RegisterSearch(a.srv, srch)
 		return nil
 	},
 	webhooks,
