@@ -59,7 +59,7 @@ var areas = []func(a *App) error{
 	mailArea,
 	func(a *App) error {
 		a.Customer = customer.NewService(sqldb.NewCustomerStore(a.db), a.opts.Keys, a.now,
-			customer.Options{AccessTTL: a.opts.AccessTTL, RefreshTTL: a.opts.RefreshTTL, Mail: a.Mail})
+			customer.Options{AccessTTL: a.opts.AccessTTL, RefreshTTL: a.opts.RefreshTTL, Mail: a.Mail, Locales: a.opts.Locales})
 		a.Customer.SetExporter(customer.ExportReturns, returnsExport{a.Order})
 		if a.Mail != nil {
 			a.Customer.SetExporter(customer.ExportEmails, mailExport{a.Mail})
@@ -73,6 +73,7 @@ var areas = []func(a *App) error{
 			Payments: a.Payments, Orders: a.Order, Customers: a.Customer,
 		}, a.now, a.opts.CartTTL)
 		a.Cart.Logger = a.logger
+		a.Cart.Locales = a.opts.Locales
 		a.Order.Exchanges = a.Cart // a return's exchange is a cart (CONTRACT.md section 24)
 		rpc.RegisterCart(a.srv, a.Cart)
 		rpc.RegisterReturns(a.srv, a.Order, a.Cart)

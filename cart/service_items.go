@@ -148,7 +148,7 @@ func add(c *Cart, items []AddItem, products map[string]*catalog.Product, sh Shop
 			byProduct[it.ProductID] = e
 		}
 		e.Quantity = int(total)
-		e.Title = Title(p)
+		e.Title = Title(p.Localized(c.Locale))
 		e.UnitPrice, e.PriceID = prices[idx].Amount, prices[idx].ID
 		e.TaxCode = cmp.Or(p.TaxCode, catalog.DefaultTaxCode)
 		e.IsNetPrice = p.IsNetPrice

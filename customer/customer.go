@@ -32,7 +32,11 @@ type Customer struct {
 	CustomerType string    `json:"customerType"`
 	Addresses    []Address `json:"addresses"`
 	CreatedAt    time.Time `json:"createdAt"`
-	PasswordHash string    `json:"-"`
+	// Locale is the customer's language, one of the store's (CONTRACT.md
+	// section 27): her emails are written in it. "" for an account made
+	// before the store had languages (emails in the default).
+	Locale       string `json:"locale,omitempty"`
+	PasswordHash string `json:"-"`
 }
 
 // Address is an entry of a customer's address book: a cart address

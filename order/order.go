@@ -131,6 +131,9 @@ type Order struct {
 	Currency          string          `json:"currency"`
 	Country           string          `json:"country"`
 	Channel           string          `json:"channel"`
+	// Locale is the language of the cart the order was placed from
+	// (CONTRACT.md section 27): its emails are written in it.
+	Locale string `json:"locale,omitempty"`
 	Items             []*Item         `json:"items"`
 	ShippingAddress   json.RawMessage `json:"shippingAddress,omitempty"`
 	BillingAddress    json.RawMessage `json:"billingAddress,omitempty"`

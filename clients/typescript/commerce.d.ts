@@ -449,13 +449,13 @@ export interface paths {
         };
         /**
          * category.info
-         * @description A category, with its children when asked (recursively with recursive). Any valid token (api or admin scope). Required arguments: `id`.
+         * @description A category, with its children when asked (recursively with recursive), in the locale asked for. Any valid token (api or admin scope). Required arguments: `id`.
          */
         get: operations["catalog.v1.category.info.get"];
         put?: never;
         /**
          * category.info
-         * @description A category, with its children when asked (recursively with recursive). Any valid token (api or admin scope). Required arguments: `id`.
+         * @description A category, with its children when asked (recursively with recursive), in the locale asked for. Any valid token (api or admin scope). Required arguments: `id`.
          */
         post: operations["catalog.v1.category.info"];
         delete?: never;
@@ -473,13 +473,13 @@ export interface paths {
         };
         /**
          * category.list
-         * @description Categories matching the filters, a page at a time. Any valid token (api or admin scope).
+         * @description Categories matching the filters, a page at a time, in the locale asked for. Any valid token (api or admin scope).
          */
         get: operations["catalog.v1.category.list.get"];
         put?: never;
         /**
          * category.list
-         * @description Categories matching the filters, a page at a time. Any valid token (api or admin scope).
+         * @description Categories matching the filters, a page at a time, in the locale asked for. Any valid token (api or admin scope).
          */
         post: operations["catalog.v1.category.list"];
         delete?: never;
@@ -557,13 +557,13 @@ export interface paths {
         };
         /**
          * product.info
-         * @description A product, with the fields asked for (all by default). Any valid token (api or admin scope). Required arguments: `id`.
+         * @description A product, with the fields asked for (all by default), in the locale asked for (CONTRACT.md section 27). Any valid token (api or admin scope). Required arguments: `id`.
          */
         get: operations["catalog.v1.product.info.get"];
         put?: never;
         /**
          * product.info
-         * @description A product, with the fields asked for (all by default). Any valid token (api or admin scope). Required arguments: `id`.
+         * @description A product, with the fields asked for (all by default), in the locale asked for (CONTRACT.md section 27). Any valid token (api or admin scope). Required arguments: `id`.
          */
         post: operations["catalog.v1.product.info"];
         delete?: never;
@@ -581,13 +581,13 @@ export interface paths {
         };
         /**
          * product.list
-         * @description Products matching the filters (lists of values, or regular expressions for title, description and brand), a page at a time. Any valid token (api or admin scope).
+         * @description Products matching the filters (lists of values, or regular expressions for title, description and brand), a page at a time, in the locale asked for. Any valid token (api or admin scope).
          */
         get: operations["catalog.v1.product.list.get"];
         put?: never;
         /**
          * product.list
-         * @description Products matching the filters (lists of values, or regular expressions for title, description and brand), a page at a time. Any valid token (api or admin scope).
+         * @description Products matching the filters (lists of values, or regular expressions for title, description and brand), a page at a time, in the locale asked for. Any valid token (api or admin scope).
          */
         post: operations["catalog.v1.product.list"];
         delete?: never;
@@ -625,13 +625,13 @@ export interface paths {
         };
         /**
          * product.search
-         * @description ONLINE products matching the words of q (the last also as a prefix) and the filters, ranked, a page at a time, with the facets asked for counted over the whole match. Any valid token (api or admin scope).
+         * @description ONLINE products matching the words of q (the last also as a prefix) and the filters, ranked, a page at a time, with the facets asked for counted over the whole match; the words are found in the text of the locale asked for and the default's (CONTRACT.md section 27). Any valid token (api or admin scope).
          */
         get: operations["catalog.v1.product.search.get"];
         put?: never;
         /**
          * product.search
-         * @description ONLINE products matching the words of q (the last also as a prefix) and the filters, ranked, a page at a time, with the facets asked for counted over the whole match. Any valid token (api or admin scope).
+         * @description ONLINE products matching the words of q (the last also as a prefix) and the filters, ranked, a page at a time, with the facets asked for counted over the whole match; the words are found in the text of the locale asked for and the default's (CONTRACT.md section 27). Any valid token (api or admin scope).
          */
         post: operations["catalog.v1.product.search"];
         delete?: never;
@@ -2460,11 +2460,16 @@ export interface components {
             path: string;
             slug: string;
             title: string;
+            translations?: {
+                [key: string]: components["schemas"]["catalog.Translation"];
+            };
         };
         /** @description CategoryInfoInput is the argument of category.info; recursive implies withChildren. */
         "catalog.CategoryInfoInput": {
             /** @description ID is the category's id. */
             id: string;
+            /** @description Locale is the language to answer in (one of --locales; else the Accept-Language header's, else the default). */
+            locale?: string | null;
             /** @description Recursive gives each child its own children, down the whole subtree (implies withChildren). */
             recursive?: boolean | null;
             /** @description WithChildren adds the direct children, as children. */
@@ -2482,6 +2487,9 @@ export interface components {
             path?: string;
             slug?: string;
             title?: string;
+            translations?: {
+                [key: string]: components["schemas"]["catalog.TranslationPartial"];
+            };
         };
         /** @description ClassificationDef is a classification a category defines for its products (and those of its descendants). */
         "catalog.ClassificationDef": {
@@ -2544,6 +2552,10 @@ export interface components {
             slug: string;
             /** @description Title is the category's name. */
             title: string;
+            /** @description Translations are the category's title, description and slug in the store's other locales (--locales), by locale; null for a locale removes its translation. */
+            translations?: {
+                [key: string]: components["schemas"]["catalog.TranslationInput"] | null;
+            };
         };
         /** @description CreateProductInput is the argument of product.create. */
         "catalog.CreateProductInput": {
@@ -2578,6 +2590,10 @@ export interface components {
             taxCode?: string | null;
             /** @description Title is the product's name. */
             title: string;
+            /** @description Translations are the product's title, description and slug in the store's other locales (--locales), by locale; null for a locale removes its translation. */
+            translations?: {
+                [key: string]: components["schemas"]["catalog.TranslationInput"] | null;
+            };
             /** @description Variants are the ids of a Base product's Variants, each an existing Variant whose base is this product. */
             variants?: string[] | null;
             /** @description Variations are a Variant's values of its Base's modifiers. */
@@ -2593,6 +2609,8 @@ export interface components {
             id?: components["schemas"]["commerce.StringListInput"];
             /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
             limit?: number | null;
+            /** @description Locale is the language to answer in (one of --locales; else the Accept-Language header's, else the default). */
+            locale?: string | null;
             /** @description Parent matches the direct children of any of these categories. */
             parent?: components["schemas"]["commerce.StringListInput"];
             /** @description Path matches the categories whose path (ROOT.<id>.<id>...) starts with a match of the pattern (anchored at the start of the path). A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
@@ -2622,6 +2640,8 @@ export interface components {
             isNetPrice?: boolean | null;
             /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
             limit?: number | null;
+            /** @description Locale is the language to answer in (one of --locales; else the Accept-Language header's, else the default). */
+            locale?: string | null;
             /** @description MediaChannel is SPEC.md's spelling of prices.channel (CONTRACT.md section 6): the same filter. */
             "medias.channel"?: components["schemas"]["commerce.StringListInput"];
             /** @description MediaCustomerType is SPEC.md's spelling of prices.customerType (CONTRACT.md section 6): the same filter. */
@@ -2747,11 +2767,15 @@ export interface components {
             modifiers?: string[];
             prices: components["schemas"]["catalog.Price"][] | null;
             sku: string;
+            slug?: string;
             /** @enum {string} */
             status: "ONLINE" | "DRAFT";
             stockStatus: number;
             taxCode: string;
             title: string;
+            translations?: {
+                [key: string]: components["schemas"]["catalog.Translation"];
+            };
             /** @description The ids of the variants of a Base product (Base products only). */
             variants?: string[];
             variations?: components["schemas"]["catalog.Variation"][];
@@ -2762,6 +2786,8 @@ export interface components {
             fields?: components["schemas"]["commerce.StringListInput"];
             /** @description ID is the product's id. */
             id: string;
+            /** @description Locale is the language to answer in (one of --locales; else the Accept-Language header's, else the default). */
+            locale?: string | null;
         };
         /**
          * @description Product is a product: the record the service checks and the store keeps. Its JSON form (MarshalJSON) is the interface's: prices hold minor units and marshal to major units. The store keeps its own, versioned form, so that either can change without the other.
@@ -2780,11 +2806,15 @@ export interface components {
             modifiers?: string[];
             prices?: components["schemas"]["catalog.PricePartial"][] | null;
             sku?: string;
+            slug?: string;
             /** @enum {string} */
             status?: "ONLINE" | "DRAFT";
             stockStatus?: number;
             taxCode?: string;
             title?: string;
+            translations?: {
+                [key: string]: components["schemas"]["catalog.TranslationPartial"];
+            };
             /** @description The ids of the variants of a Base product (Base products only). */
             variants?: string[];
             variations?: components["schemas"]["catalog.VariationPartial"][];
@@ -2793,6 +2823,33 @@ export interface components {
         "catalog.RemoveInput": {
             /** @description ID is the id of the record to remove. */
             id: string;
+        };
+        /** @description Translation is a record's text in one locale other than the default (CONTRACT.md section 27): any subset of the fields; an empty field falls back to the default's on reads. */
+        "catalog.Translation": {
+            /** @description Description is the record's text in the locale. */
+            description?: string;
+            /** @description Slug is the record's name in the locale's URLs, unique among the records of its kind in that locale (duplicate_key). */
+            slug?: string;
+            /** @description Title is the record's name in the locale. */
+            title?: string;
+        };
+        /** @description TranslationInput is a translation as product.create, product.update, category.create and category.update take it. */
+        "catalog.TranslationInput": {
+            /** @description Description is the record's text in the locale ("" removes it). */
+            description?: string | null;
+            /** @description Slug is the record's name in the locale's URLs, unique per locale ("" removes it). */
+            slug?: string | null;
+            /** @description Title is the record's name in the locale ("" removes it). */
+            title?: string | null;
+        };
+        /** @description Translation is a record's text in one locale other than the default (CONTRACT.md section 27): any subset of the fields; an empty field falls back to the default's on reads. */
+        "catalog.TranslationPartial": {
+            /** @description Description is the record's text in the locale. */
+            description?: string;
+            /** @description Slug is the record's name in the locale's URLs, unique among the records of its kind in that locale (duplicate_key). */
+            slug?: string;
+            /** @description Title is the record's name in the locale. */
+            title?: string;
         };
         /** @description UpdateCategoryInput is the argument of category.update: the category's id and the fields to change. */
         "catalog.UpdateCategoryInput": {
@@ -2808,6 +2865,10 @@ export interface components {
             slug?: string | null;
             /** @description Title is the category's name. */
             title?: string | null;
+            /** @description Translations are the category's title, description and slug in the store's other locales (--locales), by locale; null for a locale removes its translation. */
+            translations?: {
+                [key: string]: components["schemas"]["catalog.TranslationInput"] | null;
+            };
         };
         /** @description UpdateProductInput is the argument of product.update: the product's id and the fields to change. */
         "catalog.UpdateProductInput": {
@@ -2844,6 +2905,10 @@ export interface components {
             taxCode?: string | null;
             /** @description Title is the product's name. */
             title?: string | null;
+            /** @description Translations are the product's title, description and slug in the store's other locales (--locales), by locale; null for a locale removes its translation. */
+            translations?: {
+                [key: string]: components["schemas"]["catalog.TranslationInput"] | null;
+            };
             /** @description Variants are the ids of a Base product's Variants, each an existing Variant whose base is this product. */
             variants?: string[] | null;
             /** @description Variations are a Variant's values of its Base's modifiers. */
@@ -4460,7 +4525,12 @@ export interface components {
         };
         "rpc.categoryListPartial": {
             data?: components["schemas"]["catalog.CategoryPartial"][] | null;
+            locale?: string;
             page?: components["schemas"]["commerce.PagePartial"];
+        };
+        "rpc.categoryRead": {
+            category: components["schemas"]["catalog.Category"];
+            locale: string;
         };
         "rpc.categoryResult": {
             category: components["schemas"]["catalog.Category"];
@@ -4534,13 +4604,15 @@ export interface components {
         };
         "rpc.productListPartial": {
             data?: components["schemas"]["catalog.ProductPartial"][] | null;
+            locale?: string;
             page?: components["schemas"]["commerce.PagePartial"];
+        };
+        "rpc.productReadPartial": {
+            locale?: string;
+            product?: components["schemas"]["catalog.ProductPartial"];
         };
         "rpc.productResult": {
             product: components["schemas"]["catalog.Product"];
-        };
-        "rpc.productResultPartial": {
-            product?: components["schemas"]["catalog.ProductPartial"];
         };
         "rpc.promotionIDArgs": {
             /** @description ID is the promotion's id. */
@@ -4568,6 +4640,7 @@ export interface components {
         "rpc.searchResultPartial": {
             data?: components["schemas"]["catalog.ProductPartial"][] | null;
             facets?: components["schemas"]["rpc.searchFacetsPartial"];
+            locale?: string;
             page?: components["schemas"]["commerce.PagePartial"];
             total?: number;
         };
@@ -4630,6 +4703,8 @@ export interface components {
             fields?: components["schemas"]["commerce.StringListInput"];
             /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
             limit?: number | null;
+            /** @description Locale is the language to search and answer in (one of --locales; else the Accept-Language header's, else the default): q's words are found in that locale's text or the default's. */
+            locale?: string | null;
             /** @description PriceFrom matches the products whose lowest price in the currency is at least this, in major units. */
             priceFrom?: components["schemas"]["money.NumberInput"] | null;
             /** @description PriceTo matches the products whose lowest price in the currency is at most this, in major units. */
@@ -8054,6 +8129,8 @@ export interface operations {
                 parent?: string;
                 /** @description Classifications define the attributes the category's products (and those of its descendants) may or must have. */
                 classifications?: string;
+                /** @description Translations are the category's title, description and slug in the store's other locales (--locales), by locale; null for a locale removes its translation. */
+                translations?: string;
             };
             header?: {
                 /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
@@ -8183,6 +8260,8 @@ export interface operations {
     "catalog.v1.category.info.get": {
         parameters: {
             query: {
+                /** @description Locale is the language to answer in (one of --locales; else the Accept-Language header's, else the default). */
+                locale?: string;
                 /** @description ID is the category's id. */
                 id: string;
                 /** @description WithChildren adds the direct children, as children. */
@@ -8205,7 +8284,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         ok: true;
-                    } & components["schemas"]["rpc.categoryResult"];
+                    } & components["schemas"]["rpc.categoryRead"];
                 };
             };
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
@@ -8276,6 +8355,8 @@ export interface operations {
     "catalog.v1.category.info": {
         parameters: {
             query?: {
+                /** @description Locale is the language to answer in (one of --locales; else the Accept-Language header's, else the default). */
+                locale?: string;
                 /** @description ID is the category's id. */
                 id?: string;
                 /** @description WithChildren adds the direct children, as children. */
@@ -8308,7 +8389,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         ok: true;
-                    } & components["schemas"]["rpc.categoryResult"];
+                    } & components["schemas"]["rpc.categoryRead"];
                 };
             };
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
@@ -8411,6 +8492,8 @@ export interface operations {
     "catalog.v1.category.list.get": {
         parameters: {
             query?: {
+                /** @description Locale is the language to answer in (one of --locales; else the Accept-Language header's, else the default). */
+                locale?: string;
                 /** @description ID matches the categories with any of these ids. */
                 id?: string[];
                 /** @description Title matches the categories whose title matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
@@ -8507,6 +8590,8 @@ export interface operations {
     "catalog.v1.category.list": {
         parameters: {
             query?: {
+                /** @description Locale is the language to answer in (one of --locales; else the Accept-Language header's, else the default). */
+                locale?: string;
                 /** @description ID matches the categories with any of these ids. */
                 id?: string[];
                 /** @description Title matches the categories whose title matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
@@ -8786,6 +8871,8 @@ export interface operations {
                 parent?: string;
                 /** @description Classifications define the attributes the category's products (and those of its descendants) may or must have. */
                 classifications?: string;
+                /** @description Translations are the category's title, description and slug in the store's other locales (--locales), by locale; null for a locale removes its translation. */
+                translations?: string;
             };
             header?: {
                 /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
@@ -8947,6 +9034,8 @@ export interface operations {
                 variants?: string[];
                 /** @description TaxCode names the taxes that apply to the product: every tax whose code it is (CONTRACT.md section 8). */
                 taxCode?: string;
+                /** @description Translations are the product's title, description and slug in the store's other locales (--locales), by locale; null for a locale removes its translation. */
+                translations?: string;
             };
             header?: {
                 /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
@@ -9076,6 +9165,8 @@ export interface operations {
     "catalog.v1.product.info.get": {
         parameters: {
             query: {
+                /** @description Locale is the language to answer in (one of --locales; else the Accept-Language header's, else the default). */
+                locale?: string;
                 /** @description ID is the product's id. */
                 id: string;
                 /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
@@ -9096,7 +9187,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         ok: true;
-                    } & components["schemas"]["rpc.productResultPartial"];
+                    } & components["schemas"]["rpc.productReadPartial"];
                 };
             };
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
@@ -9167,6 +9258,8 @@ export interface operations {
     "catalog.v1.product.info": {
         parameters: {
             query?: {
+                /** @description Locale is the language to answer in (one of --locales; else the Accept-Language header's, else the default). */
+                locale?: string;
                 /** @description ID is the product's id. */
                 id?: string;
                 /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
@@ -9197,7 +9290,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         ok: true;
-                    } & components["schemas"]["rpc.productResultPartial"];
+                    } & components["schemas"]["rpc.productReadPartial"];
                 };
             };
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
@@ -9300,6 +9393,8 @@ export interface operations {
     "catalog.v1.product.list.get": {
         parameters: {
             query?: {
+                /** @description Locale is the language to answer in (one of --locales; else the Accept-Language header's, else the default). */
+                locale?: string;
                 /** @description ID matches the products with any of these ids. */
                 id?: string[];
                 /** @description SKU matches the products with any of these skus, exactly (compared in Unicode NFC). */
@@ -9422,6 +9517,8 @@ export interface operations {
     "catalog.v1.product.list": {
         parameters: {
             query?: {
+                /** @description Locale is the language to answer in (one of --locales; else the Accept-Language header's, else the default). */
+                locale?: string;
                 /** @description ID matches the products with any of these ids. */
                 id?: string[];
                 /** @description SKU matches the products with any of these skus, exactly (compared in Unicode NFC). */
@@ -9733,6 +9830,8 @@ export interface operations {
                 sort?: string;
                 /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
                 fields?: string[];
+                /** @description Locale is the language to search and answer in (one of --locales; else the Accept-Language header's, else the default): q's words are found in that locale's text or the default's. */
+                locale?: string;
                 /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
                 /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
@@ -9833,6 +9932,8 @@ export interface operations {
                 sort?: string;
                 /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
                 fields?: string[];
+                /** @description Locale is the language to search and answer in (one of --locales; else the Accept-Language header's, else the default): q's words are found in that locale's text or the default's. */
+                locale?: string;
                 /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
                 /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
@@ -9989,6 +10090,8 @@ export interface operations {
                 variants?: string[];
                 /** @description TaxCode names the taxes that apply to the product: every tax whose code it is (CONTRACT.md section 8). */
                 taxCode?: string;
+                /** @description Translations are the product's title, description and slug in the store's other locales (--locales), by locale; null for a locale removes its translation. */
+                translations?: string;
             };
             header?: {
                 /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
