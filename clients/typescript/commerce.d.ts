@@ -153,13 +153,13 @@ export interface paths {
         };
         /**
          * cart.calculateCart
-         * @description The cart with its promotions, taxes, shipping and totals computed. Any valid token (api or admin scope). Required arguments: `cartId`.
+         * @description The cart with its promotions, taxes, shipping and totals computed, its items' titles in the locale asked for. Any valid token (api or admin scope). Required arguments: `cartId`.
          */
         get: operations["cart.v1.cart.calculateCart.get"];
         put?: never;
         /**
          * cart.calculateCart
-         * @description The cart with its promotions, taxes, shipping and totals computed. Any valid token (api or admin scope). Required arguments: `cartId`.
+         * @description The cart with its promotions, taxes, shipping and totals computed, its items' titles in the locale asked for. Any valid token (api or admin scope). Required arguments: `cartId`.
          */
         post: operations["cart.v1.cart.calculateCart"];
         delete?: never;
@@ -217,13 +217,13 @@ export interface paths {
         };
         /**
          * cart.info
-         * @description The cart (cartId or id), priced. Any valid token (api or admin scope). Required arguments: one of `cartId`, `id`.
+         * @description The cart (cartId or id), priced, its items' titles in the locale asked for. Any valid token (api or admin scope). Required arguments: one of `cartId`, `id`.
          */
         get: operations["cart.v1.cart.info.get"];
         put?: never;
         /**
          * cart.info
-         * @description The cart (cartId or id), priced. Any valid token (api or admin scope). Required arguments: one of `cartId`, `id`.
+         * @description The cart (cartId or id), priced, its items' titles in the locale asked for. Any valid token (api or admin scope). Required arguments: one of `cartId`, `id`.
          */
         post: operations["cart.v1.cart.info"];
         delete?: never;
@@ -2144,6 +2144,8 @@ export interface components {
         "cart.CartInput": {
             /** @description CartID is the cart's id. */
             cartId: string;
+            /** @description Locale is the language of the answer's item titles (one of --locales; else the Accept-Language header's, else the default). */
+            locale?: string | null;
         };
         /** @description CheckoutInput is the argument of cart.checkout. ShippingAddress, ShippingMethod and BillingAddress are optional and applied first, as the operations that set them would; PaymentID names the payment provider and PaymentData (a JSON object, opaque to the cart) is passed to it. */
         "cart.CheckoutInput": {
@@ -2186,6 +2188,8 @@ export interface components {
             country?: string | null;
             /** @description Currency is an ISO 4217 code (default USD); another value is validation_error. */
             currency?: string | null;
+            /** @description Locale is the cart's language, one of --locales (else the Accept-Language header's, else the default): its items' titles and its order's emails are in it. */
+            locale?: string | null;
         };
         /** @description DiscountView is a discount of an entry: quantity units discounted by a promotion, price the unit price and discount the per-unit discount. */
         "cart.DiscountViewAddForm": {
@@ -2253,11 +2257,15 @@ export interface components {
             cartId: string;
             /** @description ID is the cart's id (or give it as cartId). */
             id?: string;
+            /** @description Locale is the language of the answer's item titles (one of --locales; else the Accept-Language header's, else the default). */
+            locale?: string | null;
         } | {
             /** @description CartID is the cart's id (or give it as id). */
             cartId?: string;
             /** @description ID is the cart's id (or give it as cartId). */
             id: string;
+            /** @description Locale is the language of the answer's item titles (one of --locales; else the Accept-Language header's, else the default). */
+            locale?: string | null;
         };
         /** @description A shipping method id, or a method object with its id. */
         "cart.MethodRefInput": string | {
@@ -2391,6 +2399,7 @@ export interface components {
             expirationTime: string;
             id: string;
             items: unknown[] | null;
+            locale?: string;
             orderId?: string;
             promotions: components["schemas"]["cart.PromotionsView"];
             shippingAddress?: components["schemas"]["cart.Address"] | null;
@@ -2416,6 +2425,7 @@ export interface components {
             id: string;
             /** @description The cart's entries. */
             items: components["schemas"]["cart.AddEntry"][];
+            locale?: string;
             orderId?: string;
             promotions: components["schemas"]["cart.PromotionsViewAddForm"];
             shippingAddress?: components["schemas"]["cart.Address"] | null;
@@ -2440,6 +2450,7 @@ export interface components {
             id: string;
             /** @description The cart's entries. */
             items: components["schemas"]["cart.CalculateEntry"][];
+            locale?: string;
             orderId?: string;
             promotions: components["schemas"]["cart.PromotionsViewCalculateForm"];
             shippingAddress?: components["schemas"]["cart.Address"] | null;
@@ -3061,6 +3072,8 @@ export interface components {
             firstName: string;
             id: string;
             lastName: string;
+            /** @description Locale is the customer's language, one of the store's (CONTRACT.md section 27): her emails are written in it. "" for an account made before the store had languages (emails in the default). */
+            locale?: string;
             phone: string;
         };
         /** @description Expiring is a stored reset request in an export: when it expires. */
@@ -3125,6 +3138,8 @@ export interface components {
             firstName: string;
             /** @description LastName is the customer's last name. */
             lastName?: string | null;
+            /** @description Locale is the customer's language, one of --locales (the default when absent); her emails are written in it. */
+            locale?: string | null;
             /** @description Password is 10 to 128 characters, not the email, not a common password. */
             password: string;
             /** @description Phone is a phone number, a string or a number, kept as a string. */
@@ -3176,6 +3191,8 @@ export interface components {
             id?: string;
             /** @description LastName is the new last name. */
             lastName?: string | null;
+            /** @description Locale is the customer's new language, one of --locales. */
+            locale?: string | null;
             /** @description Password is the new password (the rules of registration); it needs currentPassword. */
             password?: string | null;
             /** @description Phone is the new phone number, a string or a number. */
@@ -4128,6 +4145,8 @@ export interface components {
             fulfillments: (components["schemas"]["order.Fulfillment"] | null)[] | null;
             id: string;
             items: (components["schemas"]["order.Item"] | null)[] | null;
+            /** @description Locale is the language of the cart the order was placed from (CONTRACT.md section 27): its emails are written in it. */
+            locale?: string;
             number: string;
             /** @enum {string} */
             paymentStatus: "AUTHORIZED" | "PAID" | "PARTIALLY_REFUNDED" | "REFUNDED" | "VOIDED";
@@ -4515,6 +4534,10 @@ export interface components {
         "rpc.cartOrderResult": {
             cart: components["schemas"]["cart.ViewCalculateForm"];
             order?: components["schemas"]["order.Order"] | null;
+        };
+        "rpc.cartReadResult": {
+            cart: components["schemas"]["cart.ViewCalculateForm"];
+            locale: string;
         };
         "rpc.cartResult": {
             cart: components["schemas"]["cart.ViewCalculateForm"];
@@ -6021,6 +6044,8 @@ export interface operations {
             query: {
                 /** @description CartID is the cart's id. */
                 cartId: string;
+                /** @description Locale is the language of the answer's item titles (one of --locales; else the Accept-Language header's, else the default). */
+                locale?: string;
             };
             header?: never;
             path?: never;
@@ -6037,7 +6062,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         ok: true;
-                    } & components["schemas"]["rpc.cartResult"];
+                    } & components["schemas"]["rpc.cartReadResult"];
                 };
             };
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
@@ -6110,6 +6135,8 @@ export interface operations {
             query?: {
                 /** @description CartID is the cart's id. */
                 cartId?: string;
+                /** @description Locale is the language of the answer's item titles (one of --locales; else the Accept-Language header's, else the default). */
+                locale?: string;
             };
             header?: {
                 /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
@@ -6136,7 +6163,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         ok: true;
-                    } & components["schemas"]["rpc.cartResult"];
+                    } & components["schemas"]["rpc.cartReadResult"];
                 };
             };
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
@@ -6399,6 +6426,8 @@ export interface operations {
                 country?: string;
                 /** @description Channel is WEB, MOBILE or a physical store id (default WEB); it must not be blank. */
                 channel?: string;
+                /** @description Locale is the cart's language, one of --locales (else the Accept-Language header's, else the default): its items' titles and its order's emails are in it. */
+                locale?: string;
             };
             header?: {
                 /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
@@ -6521,6 +6550,8 @@ export interface operations {
                 cartId?: string;
                 /** @description ID is the cart's id (or give it as cartId). */
                 id?: string;
+                /** @description Locale is the language of the answer's item titles (one of --locales; else the Accept-Language header's, else the default). */
+                locale?: string;
             };
             header?: never;
             path?: never;
@@ -6537,7 +6568,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         ok: true;
-                    } & components["schemas"]["rpc.cartResult"];
+                    } & components["schemas"]["rpc.cartReadResult"];
                 };
             };
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
@@ -6612,6 +6643,8 @@ export interface operations {
                 cartId?: string;
                 /** @description ID is the cart's id (or give it as cartId). */
                 id?: string;
+                /** @description Locale is the language of the answer's item titles (one of --locales; else the Accept-Language header's, else the default). */
+                locale?: string;
             };
             header?: {
                 /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
@@ -6638,7 +6671,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         ok: true;
-                    } & components["schemas"]["rpc.cartResult"];
+                    } & components["schemas"]["rpc.cartReadResult"];
                 };
             };
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
@@ -11612,6 +11645,8 @@ export interface operations {
                 lastName?: string;
                 /** @description Phone is a phone number, a string or a number, kept as a string. */
                 phone?: string;
+                /** @description Locale is the customer's language, one of --locales (the default when absent); her emails are written in it. */
+                locale?: string;
             };
             header?: {
                 /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
@@ -12008,6 +12043,8 @@ export interface operations {
                 password?: string;
                 /** @description CurrentPassword is the password now, required to change it; a wrong one counts as a failed login. */
                 currentPassword?: string;
+                /** @description Locale is the customer's new language, one of --locales. */
+                locale?: string;
             };
             header?: {
                 /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
