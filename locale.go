@@ -32,7 +32,7 @@ func ParseLocales(s string) (Locales, error) {
 		if !localeTag.MatchString(tag) {
 			return nil, fmt.Errorf("locale %q: want a language tag such as en, es or pt-BR", tag)
 		}
-		if _, dup := out.Canonical(tag); dup {
+		if slices.ContainsFunc(out, func(x string) bool { return strings.EqualFold(x, tag) }) {
 			return nil, fmt.Errorf("locale %q given twice", tag)
 		}
 		out = append(out, tag)
