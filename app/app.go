@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/auth"
 	"github.com/commercekit/commerce/cart"
 	"github.com/commercekit/commerce/catalog"
@@ -117,6 +118,10 @@ type Options struct {
 	// (1 minute when 0); MailPoll how often the queue is looked at when
 	// nothing announced work (250ms when 0).
 	MailLease, MailPoll time.Duration
+
+	// Locales are the store's languages, the default first (--locales;
+	// en alone when nil).
+	Locales commerce.Locales
 }
 
 // App is the assembled service.

@@ -22,6 +22,7 @@ var areas = []func(a *App) error{
 	func(a *App) error { rpc.RegisterEvents(a.srv, a.db); return nil },
 	func(a *App) error {
 		a.Catalog = catalog.NewService(sqldb.NewCatalogStore(a.db), a.viewed, a.now)
+		a.Catalog.Locales = a.opts.Locales
 		rpc.RegisterCatalog(a.srv, a.Catalog)
 		return nil
 	},
@@ -72,7 +73,7 @@ var areas = []func(a *App) error{
 	},
 	func(a *App) error {
 		a.Customer = customer.NewService(sqldb.NewCustomerStore(a.db), a.opts.Keys, a.now,
-			customer.Options{AccessTTL: a.opts.AccessTTL, RefreshTTL: a.opts.RefreshTTL, Mail: a.Mail})
+			customer.Options{AccessTTL: a.opts.AccessTTL, RefreshTTL: a.opts.RefreshTTL, Mail: a.Mail, Locales: a.opts.Locales})
 		a.Customer.SetExporter(customer.ExportReturns, returnsExport{a.Order})
 		if a.Mail != nil {
 			a.Customer.SetExporter(customer.ExportEmails, mailExport{a.Mail})
@@ -87,13 +88,16 @@ var areas = []func(a *App) error{
 			Payments: a.Payments, Orders: a.Order, Customers: a.Customer, PriceLists: a.PriceLists,
 		}, a.now, a.opts.CartTTL)
 		a.Cart.Logger = a.logger
+		a.Cart.Locales = a.opts.Locales
 		a.Order.Exchanges = a.Cart // a return's exchange is a cart (CONTRACT.md section 24)
 		rpc.RegisterCart(a.srv, a.Cart)
 		rpc.RegisterReturns(a.srv, a.Order, a.Cart)
 		return nil
 	},
 	func(a *App) error {
-		rpc.RegisterSearch(a.srv, search.NewService(sqldb.NewSearchStore(a.db), a.Catalog.Products))
+		srch := search.NewService(sqldb.NewSearchStore(a.db), a.Catalog.Products)
+		srch.Locales = a.opts.Locales
+		rpc.RegisterSearch(a.srv, srch)
 		return nil
 	},
 	webhooks,

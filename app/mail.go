@@ -54,7 +54,7 @@ func (r recipients) Recipient(ctx context.Context, id string) (mail.Recipient, e
 	if err != nil {
 		return mail.Recipient{}, err
 	}
-	return mail.Recipient{ID: c.ID, Email: c.Email, FirstName: c.FirstName}, nil
+	return mail.Recipient{ID: c.ID, Email: c.Email, FirstName: c.FirstName, Locale: c.Locale}, nil
 }
 
 // runMail queues and sends email until ctx ends.

@@ -104,6 +104,10 @@ type Cart struct {
 	Currency   string `json:"currency"`
 	Country    string `json:"country"`
 	Channel    string `json:"channel"`
+	// Locale is the cart's language (CONTRACT.md section 27): its items'
+	// titles are written in it and its order keeps it. "" for a cart made
+	// before the store had languages (the default).
+	Locale string `json:"locale,omitempty"`
 	// ExpirationTime is when the cart expires unless it changes before
 	// (UTC, to the millisecond).
 	ExpirationTime time.Time `json:"expirationTime"`

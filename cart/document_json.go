@@ -24,6 +24,10 @@ func (c *Cart) Document() ([]byte, error) {
 	b = appendString(b, c.Country)
 	b = append(b, `,"channel":`...)
 	b = appendString(b, c.Channel)
+	if c.Locale != "" {
+		b = append(b, `,"locale":`...)
+		b = appendString(b, c.Locale)
+	}
 	b = append(b, `,"expirationTime":`...)
 	if b, err = appendTime(b, c.ExpirationTime); err != nil {
 		return nil, err

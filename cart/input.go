@@ -19,6 +19,10 @@ type CreateInput struct {
 	// Channel is WEB, MOBILE or a physical store id (default WEB); it must
 	// not be blank.
 	Channel *string `json:"channel,omitempty"`
+	// Locale is the cart's language, one of --locales (else the
+	// Accept-Language header's, else the default): its items' titles and
+	// its order's emails are in it.
+	Locale *string `json:"locale,omitempty"`
 }
 
 // InfoInput is the argument of cart.info: the cart's id as cartId (or as
@@ -28,6 +32,9 @@ type InfoInput struct {
 	CartID string `json:"cartId"`
 	// ID is the cart's id (or give it as cartId).
 	ID string `json:"id"`
+	// Locale is the language of the answer's item titles (one of
+	// --locales; else the Accept-Language header's, else the default).
+	Locale *string `json:"locale"`
 }
 
 // AddInput is the argument of cart.addToCart.
@@ -68,6 +75,9 @@ type RemoveInput struct {
 type CartInput struct {
 	// CartID is the cart's id.
 	CartID string `json:"cartId"`
+	// Locale is the language of the answer's item titles (one of
+	// --locales; else the Accept-Language header's, else the default).
+	Locale *string `json:"locale"`
 }
 
 // ShippingAddressInput is the argument of cart.setShippingAddress.

@@ -22,7 +22,7 @@ func snapshot(c *Cart, number string, email *string, products map[string]*catalo
 	}
 	m := func(v int64) money.Money { return money.Money{Amount: v, Currency: c.Currency, Precision: prec} }
 	o := &order.Order{ID: commerce.NewID(), Number: number, CartID: c.ID, CustomerID: c.CustomerID,
-		Currency: c.Currency, Country: c.Country, Channel: c.Channel, Coupons: append([]string{}, c.Coupons...)}
+		Currency: c.Currency, Country: c.Country, Channel: c.Channel, Locale: c.Locale, Coupons: append([]string{}, c.Coupons...)}
 	if email != nil {
 		o.Email = *email
 	}

@@ -160,6 +160,9 @@ type Service struct {
 	// Logger receives what fails without failing the operation (a payment
 	// authorisation that could not be voided); slog.Default() when nil.
 	Logger *slog.Logger
+	// Locales are the store's languages, the default first (--locales;
+	// the zero value is en alone).
+	Locales commerce.Locales
 }
 
 // NewService returns the cart service over store, calling the other areas
@@ -204,6 +207,10 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*Cart, error) {
 		country = *in.Country
 	}
 	var p commerce.Problems
+	locale, lerr := s.Locales.Resolve(ctx, in.Locale)
+	if lerr != nil {
+		p.Add("locale", "must be one of %s", strings.Join(s.Locales.All(), ", "))
+	}
 	if !money.ValidCurrency(currency) {
 		p.Add("currency", "%q is not an ISO 4217 currency code", currency)
 	}
@@ -226,7 +233,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*Cart, error) {
 		now := s.clock()
 		c = &Cart{
 			ID: commerce.NewID(), CustomerID: customer, Status: StatusActive,
-			Currency: currency, Country: country, Channel: channel,
+			Currency: currency, Country: country, Channel: channel, Locale: locale,
 			ExpirationTime: now.Add(s.ttl), CreatedAt: now, UpdatedAt: now,
 			Items: []*Entry{}, AlmostFulfilled: []engine.AlmostFulfilled{},
 		}
@@ -278,4 +285,43 @@ func canUse(cl commerce.Claims, c *Cart) bool {
 		return cl.IsAdmin() // staff's: never shown to the customer
 	}
 	return c.CustomerID == Anonymous || cl.IsAdmin() || (cl.CustomerID != "" && cl.CustomerID == c.CustomerID)
+}
+
+// ReadLocale returns the locale of a read of a cart (cart.info,
+// cart.calculateCart): arg when given (validation_error when it is not one
+// of the store's), else the request's Accept-Language, else the default.
+func (s *Service) ReadLocale(ctx context.Context, arg *string) (string, error) {
+	return s.Locales.Resolve(ctx, arg)
+}
+
+// InLocale returns the cart as read in locale: its entries' titles made
+// from their products' text in that locale (field by field falling back to
+// the default's); c itself when locale is the cart's own (its titles were
+// written in it). An entry whose product is gone keeps its title.
+func (s *Service) InLocale(ctx context.Context, c *Cart, locale string) (*Cart, error) {
+	own := c.Locale
+	if own == "" {
+		own = s.Locales.Default()
+	}
+	if locale == own || len(c.Items) == 0 {
+		return c, nil
+	}
+	ids := make([]string, len(c.Items))
+	for i, e := range c.Items {
+		ids[i] = e.ProductID
+	}
+	ps, err := s.deps.Catalog.Products(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := *c
+	out.Items = make([]*Entry, len(c.Items))
+	for i, e := range c.Items {
+		ec := *e
+		if p := ps[e.ProductID]; p != nil {
+			ec.Title = Title(p.Localized(locale))
+		}
+		out.Items[i] = &ec
+	}
+	return &out, nil
 }

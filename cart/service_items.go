@@ -153,7 +153,7 @@ func add(c *Cart, items []AddItem, products map[string]*catalog.Product, lists m
 			byProduct[it.ProductID] = e
 		}
 		e.Quantity = int(total)
-		e.Title = Title(p)
+		e.Title = Title(p.Localized(c.Locale))
 		e.setPrice(sel)
 		e.TaxCode = cmp.Or(p.TaxCode, catalog.DefaultTaxCode)
 		e.IsNetPrice = p.IsNetPrice

@@ -37,6 +37,7 @@ type View struct {
 	Currency       string          `json:"currency"`
 	Country        string          `json:"country"`
 	Channel        string          `json:"channel"`
+	Locale         string          `json:"locale,omitempty"`
 	ExpirationTime time.Time       `json:"expirationTime"`
 	Tax            *Amount         `json:"tax,omitempty"`
 	BeforeTax      *Amount         `json:"beforeTax,omitempty"`
@@ -166,7 +167,7 @@ func Render(c *Cart, f Form) View {
 	}
 	v := View{
 		ID: c.ID, Status: c.Status, CustomerID: c.CustomerID, Currency: c.Currency, Country: c.Country,
-		Channel: c.Channel, ExpirationTime: c.ExpirationTime, OrderID: c.OrderID,
+		Channel: c.Channel, Locale: c.Locale, ExpirationTime: c.ExpirationTime, OrderID: c.OrderID,
 		Items:        make([]any, 0, len(c.Items)),
 		Promotions:   PromotionsView{AlmostFulfilledPromos: c.AlmostFulfilled, FulfilledPromos: []FulfilledPromo{}, OK: true},
 		Taxes:        TaxesView{OK: true, BeforeTax: amt(c.BeforeTax), Tax: amt(c.Tax)},

@@ -45,6 +45,10 @@ func (v View) appendJSON(b []byte) ([]byte, error) {
 	b = appendString(b, v.Country)
 	b = append(b, `,"channel":`...)
 	b = appendString(b, v.Channel)
+	if v.Locale != "" {
+		b = append(b, `,"locale":`...)
+		b = appendString(b, v.Locale)
+	}
 	b = append(b, `,"expirationTime":`...)
 	if b, err = appendTime(b, v.ExpirationTime); err != nil {
 		return nil, err

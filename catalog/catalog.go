@@ -99,6 +99,12 @@ type Product struct {
 	// not read back from JSON.
 	Variants []string `json:"-"`
 	TaxCode  string   `json:"taxCode"`
+	// Slug is the product's slug in the locale read (CONTRACT.md section
+	// 27): a product's slugs are its translations'; "" (left out) when
+	// the locale has none. Never stored.
+	Slug string `json:"slug,omitempty"`
+	// Translations are the product's text in the store's other locales.
+	Translations Translations `json:"translations,omitempty"`
 }
 
 // productJSON is Product's JSON form: variants listed (even when empty) for
@@ -213,6 +219,8 @@ type Category struct {
 	Classifications []ClassificationDef `json:"classifications"`
 	Level           int                 `json:"level"`
 	Path            string              `json:"path"`
+	// Translations are the category's text in the store's other locales.
+	Translations Translations `json:"translations,omitempty"`
 	// Children is nil unless children were asked for (category.info with
 	// withChildren); it is then listed, possibly empty.
 	Children []*Category `json:"-"`

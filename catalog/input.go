@@ -56,6 +56,10 @@ type ProductFields struct {
 	// TaxCode names the taxes that apply to the product: every tax whose
 	// code it is (CONTRACT.md section 8).
 	TaxCode *string `json:"taxCode,omitempty"`
+	// Translations are the product's title, description and slug in the
+	// store's other locales (--locales), by locale; null for a locale
+	// removes its translation.
+	Translations TranslationsInput `json:"translations,omitempty"`
 }
 
 // CreateProductInput is the argument of product.create.
@@ -117,6 +121,10 @@ type CategoryFields struct {
 	// Classifications define the attributes the category's products (and
 	// those of its descendants) may or must have.
 	Classifications *[]ClassificationDefInput `json:"classifications,omitempty"`
+	// Translations are the category's title, description and slug in the
+	// store's other locales (--locales), by locale; null for a locale
+	// removes its translation.
+	Translations TranslationsInput `json:"translations,omitempty"`
 }
 
 // CreateCategoryInput is the argument of category.create.
@@ -154,6 +162,9 @@ type RemoveInput struct {
 
 // ProductInfoInput is the argument of product.info.
 type ProductInfoInput struct {
+	// Locale is the language to answer in (one of --locales; else the
+	// Accept-Language header's, else the default).
+	Locale *string `json:"locale"`
 	// ID is the product's id.
 	ID string `json:"id"`
 	// Currency asks for the product's price in this currency (ISO 4217),
@@ -170,6 +181,9 @@ type ProductInfoInput struct {
 // CategoryInfoInput is the argument of category.info; recursive implies
 // withChildren.
 type CategoryInfoInput struct {
+	// Locale is the language to answer in (one of --locales; else the
+	// Accept-Language header's, else the default).
+	Locale *string `json:"locale"`
 	// ID is the category's id.
 	ID string `json:"id"`
 	// WithChildren adds the direct children, as children.
@@ -182,6 +196,9 @@ type CategoryInfoInput struct {
 // ListProductsInput is the argument of product.list: the filters of
 // ProductFilter as the query names them, the fields to return and the page.
 type ListProductsInput struct {
+	// Locale is the language to answer in (one of --locales; else the
+	// Accept-Language header's, else the default).
+	Locale *string `json:"locale"`
 	// ID matches the products with any of these ids.
 	ID commerce.StringList `json:"id"`
 	// SKU matches the products with any of these skus, exactly (compared
@@ -275,6 +292,9 @@ func (in ListProductsInput) Filter() (ProductFilter, commerce.Page, error) {
 
 // ListCategoriesInput is the argument of category.list.
 type ListCategoriesInput struct {
+	// Locale is the language to answer in (one of --locales; else the
+	// Accept-Language header's, else the default).
+	Locale *string `json:"locale"`
 	// ID matches the categories with any of these ids.
 	ID commerce.StringList `json:"id"`
 	// Title matches the categories whose title matches the pattern.

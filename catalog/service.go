@@ -26,6 +26,9 @@ type Service struct {
 	// UpdateAttempts is how often product.update re-reads and re-merges a
 	// product that changed under it before answering product_not_saved.
 	UpdateAttempts int
+	// Locales are the store's languages, the default first (--locales;
+	// the zero value is en alone).
+	Locales commerce.Locales
 	// Logger receives what fails without failing the operation (a VIEWED
 	// event that cannot be built); slog.Default() when nil.
 	Logger *slog.Logger

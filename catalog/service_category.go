@@ -14,7 +14,7 @@ import (
 // duplicate_key (data: {index: "parent_slug", parent, slug}).
 func (s *Service) CreateCategory(ctx context.Context, in CreateCategoryInput) (*Category, error) {
 	c := &Category{ID: commerce.NewID(), Parent: RootID}
-	if err := applyCategory(c, in.CategoryFields, true); err != nil {
+	if err := applyCategory(c, in.CategoryFields, s.Locales, true); err != nil {
 		return nil, err
 	}
 	err := s.store.Update(ctx, func(tx Tx) error {
@@ -58,7 +58,7 @@ func parentNotFound(id string) *commerce.Error {
 // applyCategory sets the fields in gives on c and checks the result;
 // create requires title and slug. The slug is stored as commerce.Key
 // normalises it, so that slugs that look the same are the same.
-func applyCategory(c *Category, in CategoryFields, create bool) error {
+func applyCategory(c *Category, in CategoryFields, locales commerce.Locales, create bool) error {
 	var ps commerce.Problems
 	if in.Title != nil {
 		c.Title = *in.Title
@@ -79,6 +79,9 @@ func applyCategory(c *Category, in CategoryFields, create bool) error {
 	}
 	if in.Classifications != nil {
 		c.Classifications = classificationDefs(*in.Classifications, &ps)
+	}
+	if in.Translations != nil {
+		c.Translations = applyTranslations(c.Translations, in.Translations, locales, &ps)
 	}
 	if err := ps.Err(); err != nil {
 		return err
@@ -112,7 +115,7 @@ func (s *Service) UpdateCategory(ctx context.Context, in UpdateCategoryInput) (*
 		if id == RootID && (in.Parent != nil && *in.Parent != "" || in.Slug != nil && commerce.Key(*in.Slug) != old.Slug) {
 			return commerce.Invalid("id: the slug and parent of the root category cannot change")
 		}
-		if err := applyCategory(c, in.CategoryFields, false); err != nil {
+		if err := applyCategory(c, in.CategoryFields, s.Locales, false); err != nil {
 			return err
 		}
 		if c.Parent != old.Parent {

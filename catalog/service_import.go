@@ -36,7 +36,7 @@ func (s *Service) Changed() { s.store.invalidate(-1) }
 // ApplyCategoryImport sets the fields in gives (title, description, slug,
 // classifications; not parent) on c and checks the result as
 // category.update does (validation_error), for the import's category lines.
-func ApplyCategoryImport(c *Category, in CategoryFields) error {
+func (s *Service) ApplyCategoryImport(c *Category, in CategoryFields) error {
 	in.Parent = nil
-	return applyCategory(c, in, false)
+	return applyCategory(c, in, s.Locales, false)
 }

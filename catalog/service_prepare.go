@@ -14,6 +14,13 @@ import (
 // set for a Base).
 func (s *Service) prepare(ctx context.Context, tx Tx, p *Product, in ProductFields, create bool) error {
 	merge(p, in)
+	if in.Translations != nil {
+		var ps commerce.Problems
+		p.Translations = applyTranslations(p.Translations, in.Translations, s.Locales, &ps)
+		if err := ps.Err(); err != nil {
+			return err
+		}
+	}
 	if err := checkProduct(p); err != nil {
 		return err
 	}

@@ -32,10 +32,14 @@ type Customer struct {
 	CustomerType string `json:"customerType"`
 	// Groups are the codes of the customer's groups (CONTRACT.md section
 	// 26), carried in its tokens as the claim groups.
-	Groups       []string  `json:"groups"`
-	Addresses    []Address `json:"addresses"`
-	CreatedAt    time.Time `json:"createdAt"`
-	PasswordHash string    `json:"-"`
+	Groups    []string  `json:"groups"`
+	Addresses []Address `json:"addresses"`
+	CreatedAt time.Time `json:"createdAt"`
+	// Locale is the customer's language, one of the store's (CONTRACT.md
+	// section 27): her emails are written in it. "" for an account made
+	// before the store had languages (emails in the default).
+	Locale       string `json:"locale,omitempty"`
+	PasswordHash string `json:"-"`
 }
 
 // Address is an entry of a customer's address book: a cart address

@@ -19,6 +19,9 @@ type RegisterInput struct {
 	LastName *string `json:"lastName,omitempty"`
 	// Phone is a phone number, a string or a number, kept as a string.
 	Phone *cart.Text `json:"phone,omitempty"`
+	// Locale is the customer's language, one of --locales (the default
+	// when absent); her emails are written in it.
+	Locale *string `json:"locale,omitempty"`
 }
 
 // InfoInput names a customer (customer.info, customer.remove): absent, the
@@ -59,6 +62,8 @@ type UpdateInput struct {
 	// CurrentPassword is the password now, required to change it; a wrong
 	// one counts as a failed login.
 	CurrentPassword *string `json:"currentPassword,omitempty"`
+	// Locale is the customer's new language, one of --locales.
+	Locale *string `json:"locale,omitempty"`
 }
 
 // AddAddressInput is the argument of customer.addAddress.

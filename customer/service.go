@@ -38,6 +38,9 @@ type Options struct {
 	// Mail is the email area: with mail on, a password reset is an
 	// email (CONTRACT.md section 22); nil is mail off.
 	Mail *commercemail.Service
+	// Locales are the store's languages, the default first (--locales;
+	// the zero value is en alone): a customer's locale is one of them.
+	Locales commerce.Locales
 }
 
 // Service is the customer area's use cases.
@@ -122,6 +125,14 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (*Customer, er
 		phone = string(*in.Phone)
 	}
 	checkText(&p, "phone", phone, false)
+	locale := s.opts.Locales.Default()
+	if in.Locale != nil {
+		if l, err := s.opts.Locales.Check("locale", *in.Locale); err != nil {
+			p.Add("locale", "must be one of %s", strings.Join(s.opts.Locales.All(), ", "))
+		} else {
+			locale = l
+		}
+	}
 	if err := p.Err(); err != nil {
 		return nil, err
 	}
@@ -132,7 +143,7 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (*Customer, er
 	now := s.clock()
 	c := &Customer{ID: commerce.NewID(), Email: email, FirstName: strings.TrimSpace(*in.FirstName),
 		LastName: strings.TrimSpace(deref(in.LastName)), Phone: phone, CustomerType: DefaultType,
-		Addresses: []Address{}, Groups: []string{}, CreatedAt: now, PasswordHash: hash}
+		Addresses: []Address{}, Groups: []string{}, CreatedAt: now, PasswordHash: hash, Locale: locale}
 	err = s.store.Update(ctx, func(tx Tx) error {
 		if err := tx.Insert(ctx, c); err != nil {
 			return err
@@ -282,6 +293,14 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*Customer, error)
 	if in.CurrentPassword != nil && in.Password == nil {
 		p.Add("currentPassword", "only with password")
 	}
+	locale := ""
+	if in.Locale != nil {
+		if l, err := s.opts.Locales.Check("locale", *in.Locale); err != nil {
+			p.Add("locale", "must be one of %s", strings.Join(s.opts.Locales.All(), ", "))
+		} else {
+			locale = l
+		}
+	}
 	if err := p.Err(); err != nil {
 		return nil, err
 	}
@@ -344,6 +363,9 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*Customer, error)
 				return err
 			}
 			c.Groups = groups
+		}
+		if locale != "" {
+			c.Locale = locale
 		}
 		if newHash != "" {
 			if c.PasswordHash != checkedHash {

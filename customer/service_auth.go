@@ -337,7 +337,7 @@ func (s *Service) RequestPasswordReset(ctx context.Context, in RequestResetInput
 				return err
 			}
 			queued, err := m.QueueReset(ctx, tx.Mail(), commercemail.Reset{EventID: e.ID, Token: tok, ExpiresAt: rec.ExpiresAt,
-				Customer: commercemail.Recipient{ID: c.ID, Email: c.Email, FirstName: c.FirstName}})
+				Customer: commercemail.Recipient{ID: c.ID, Email: c.Email, FirstName: c.FirstName, Locale: c.Locale}})
 			if err != nil || !queued {
 				return err
 			}

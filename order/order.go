@@ -120,26 +120,29 @@ const FirstNumber = 1001
 // Pending and the items' Allocations are kept by the store beside the
 // document, never shown.
 type Order struct {
-	ID                string          `json:"id"`
-	Number            string          `json:"number"`
-	CartID            string          `json:"cartId"`
-	CustomerID        string          `json:"customerId"`
-	Email             string          `json:"email,omitempty"`
-	Status            string          `json:"status"`
-	PaymentStatus     string          `json:"paymentStatus"`
-	FulfillmentStatus string          `json:"fulfillmentStatus"`
-	Currency          string          `json:"currency"`
-	Country           string          `json:"country"`
-	Channel           string          `json:"channel"`
-	Items             []*Item         `json:"items"`
-	ShippingAddress   json.RawMessage `json:"shippingAddress,omitempty"`
-	BillingAddress    json.RawMessage `json:"billingAddress,omitempty"`
-	ShippingMethod    *ShippingMethod `json:"shippingMethod,omitempty"`
-	Coupons           []string        `json:"coupons"`
-	Totals            Totals          `json:"totals"`
-	Payments          []*Payment      `json:"payments"`
-	Fulfillments      []*Fulfillment  `json:"fulfillments"`
-	Refunds           []*Refund       `json:"refunds"`
+	ID                string `json:"id"`
+	Number            string `json:"number"`
+	CartID            string `json:"cartId"`
+	CustomerID        string `json:"customerId"`
+	Email             string `json:"email,omitempty"`
+	Status            string `json:"status"`
+	PaymentStatus     string `json:"paymentStatus"`
+	FulfillmentStatus string `json:"fulfillmentStatus"`
+	Currency          string `json:"currency"`
+	Country           string `json:"country"`
+	Channel           string `json:"channel"`
+	// Locale is the language of the cart the order was placed from
+	// (CONTRACT.md section 27): its emails are written in it.
+	Locale          string          `json:"locale,omitempty"`
+	Items           []*Item         `json:"items"`
+	ShippingAddress json.RawMessage `json:"shippingAddress,omitempty"`
+	BillingAddress  json.RawMessage `json:"billingAddress,omitempty"`
+	ShippingMethod  *ShippingMethod `json:"shippingMethod,omitempty"`
+	Coupons         []string        `json:"coupons"`
+	Totals          Totals          `json:"totals"`
+	Payments        []*Payment      `json:"payments"`
+	Fulfillments    []*Fulfillment  `json:"fulfillments"`
+	Refunds         []*Refund       `json:"refunds"`
 	// Returns are the ids of the order's returns (CONTRACT.md section
 	// 24), in creation order.
 	Returns []string `json:"returns"`

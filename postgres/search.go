@@ -50,7 +50,17 @@ func (Dialect) SearchMatch(q search.Query) sqldb.SearchMatch {
 	// ranked and checked (a one-word search matching 2,844 products took
 	// 13 ms of the server's CPU, 8.5 ms with the tsquery computed once:
 	// BENCHMARKS.md, Search).
-	m.Cond, m.Args = "s.doc @@ (SELECT product_search_query(?, ''))", []any{text}
+	// In a locale other than the default, each word is found as it is or
+	// marked with the locale (product_search_query_locale; the marker is
+	// letters and digits only, search.LocaleMarker, written in the
+	// statement as a literal).
+	query := func(weights string) string {
+		if q.Marker == "" {
+			return "s.doc @@ (SELECT product_search_query(?, '" + weights + "'))"
+		}
+		return "s.doc @@ (SELECT product_search_query_locale(?, '" + weights + "', '" + q.Marker + "'))"
+	}
+	m.Cond, m.Args = query(""), []any{text}
 	// Each word alone, with the weight of a column: the last one as the
 	// prefix product_search_query makes of a query's last word; another
 	// as a whole word, written twice ("w w": 'w':A & 'w':*A, true when
@@ -62,7 +72,7 @@ func (Dialect) SearchMatch(q search.Query) sqldb.SearchMatch {
 			word = w + " " + w
 		}
 		ranks[i] = sqldb.WordMatch{
-			Title: "s.doc @@ (SELECT product_search_query(?, 'A'))", TitleArg: word,
+			Title: query("A"), TitleArg: word,
 			BrandSKU: "s.doc @@ (SELECT product_search_query(?, 'B'))", BrandSKUArg: word,
 		}
 	}
@@ -83,7 +93,7 @@ func (Dialect) SearchRebuild() []string {
 		`LOCK TABLE products IN SHARE MODE`,
 		`DELETE FROM product_search`,
 		`INSERT INTO product_search (product_seq, doc, online, brand, categories, prices)
-		SELECT p.seq, product_search_doc(p.title, p.brand, p.sku, p.description), p.status = 'ONLINE', p.brand,
+		SELECT p.seq, product_search_doc(p.title, p.brand, p.sku, p.description, p.i18n_title, p.i18n_text), p.status = 'ONLINE', p.brand,
 			coalesce(c.ids, '{}'), coalesce(x.prices, '{}')
 		FROM products p
 		LEFT JOIN (SELECT product_seq, array_agg(category_id ORDER BY category_id) AS ids FROM product_categories GROUP BY product_seq) c

@@ -15,6 +15,13 @@ type cartResult struct {
 	Cart cart.View `json:"cart"`
 }
 
+// cartReadResult is the answer {cart, locale} of cart.info and
+// cart.calculateCart.
+type cartReadResult struct {
+	Cart   cart.View `json:"cart"`
+	Locale string    `json:"locale"`
+}
+
 // cartAddResult is the answer {cart} of cart.addToCart and
 // cart.removeFromCart: the cart in the addToCart form (the document's
 // schema differs from cartResult's, openapi_cart.go).
@@ -49,8 +56,9 @@ func RegisterCart(s *Server, svc *cart.Service) {
 	Handle(s, Op{Service: "cart", Name: "cart.create", Result: cartResult{},
 		Doc:    "Creates an empty cart in a currency (and country, channel), owned by the token's customer when it names one.",
 		Errors: []string{commerce.EInvalidCountry}}, cartOp(svc.Create, cart.CalculateForm))
-	Handle(s, Op{Service: "cart", Name: "cart.info", Read: true, Result: cartResult{},
-		Doc: "The cart (cartId or id), priced.", Errors: []string{commerce.ECartNotFound}}, cartOp(svc.Info, cart.CalculateForm))
+	Handle(s, Op{Service: "cart", Name: "cart.info", Read: true, Result: cartReadResult{},
+		Doc: "The cart (cartId or id), priced, its items' titles in the locale asked for.", Errors: []string{commerce.ECartNotFound}},
+		cartRead(svc, svc.Info, func(a cart.InfoInput) *string { return a.Locale }))
 	Handle(s, Op{Service: "cart", Name: "cart.addToCart", Result: cartAddResult{},
 		Doc: "Adds items (productId, quantity, warehouseId) to the cart, reserving their stock.",
 		Errors: []string{commerce.ECartNotFound, commerce.ECartNotActive, commerce.EProductNotFound, commerce.EProductDiscontinued, commerce.ENoSuitablePrice,
@@ -58,9 +66,9 @@ func RegisterCart(s *Server, svc *cart.Service) {
 	Handle(s, Op{Service: "cart", Name: "cart.removeFromCart", Result: cartAddResult{},
 		Doc:    "Removes an entry of the cart, or some of its quantity, releasing the stock.",
 		Errors: []string{commerce.ECartNotFound, commerce.ECartNotActive, commerce.EItemNotFound, commerce.EConcurrentMod}}, cartOp(svc.RemoveFromCart, cart.AddForm))
-	Handle(s, Op{Service: "cart", Name: "cart.calculateCart", Read: true, Result: cartResult{},
-		Doc:    "The cart with its promotions, taxes, shipping and totals computed.",
-		Errors: []string{commerce.ECartNotFound}}, cartOp(svc.CalculateCart, cart.CalculateForm))
+	Handle(s, Op{Service: "cart", Name: "cart.calculateCart", Read: true, Result: cartReadResult{},
+		Doc:    "The cart with its promotions, taxes, shipping and totals computed, its items' titles in the locale asked for.",
+		Errors: []string{commerce.ECartNotFound}}, cartRead(svc, svc.CalculateCart, func(a cart.CartInput) *string { return a.Locale }))
 	Handle(s, Op{Service: "cart", Name: "cart.setShippingAddress", Result: cartShippingResult{},
 		Doc:    "Sets the shipping address and lists the shipping methods available for it.",
 		Errors: []string{commerce.ECartNotFound, commerce.ECartNotActive, commerce.EInvalidCountry, commerce.EInvalidState, commerce.EConcurrentMod}},
@@ -95,6 +103,31 @@ func RegisterCart(s *Server, svc *cart.Service) {
 	Handle(s, Op{Service: "cart", Name: "cart.removeCoupon", Result: cartResult{},
 		Doc:    "Removes a coupon code the cart holds (compared case-insensitively).",
 		Errors: []string{commerce.ECartNotFound, commerce.ECartNotActive, commerce.ECouponNotFound, commerce.EConcurrentMod}}, cartOp(svc.RemoveCoupon, cart.CalculateForm))
+}
+
+// cartRead adapts a read of a cart (cart.info, cart.calculateCart) to an
+// operation answering {ok, cart, locale}: the cart in the calculateCart
+// form, its items' titles in the locale of the read (CONTRACT.md section
+// 27).
+func cartRead[A any](svc *cart.Service, fn func(context.Context, A) (*cart.Cart, error), locale func(A) *string) func(context.Context, *A) (any, error) {
+	return func(ctx context.Context, a *A) (any, error) {
+		l, err := svc.ReadLocale(ctx, locale(*a))
+		if err != nil {
+			return nil, err
+		}
+		c, err := fn(ctx, *a)
+		if err != nil {
+			return nil, err
+		}
+		if c, err = svc.InLocale(ctx, c, l); err != nil {
+			return nil, err
+		}
+		b, err := cart.Render(c, cart.CalculateForm).MarshalJSON()
+		if err != nil {
+			return nil, commerce.Errorf(commerce.EInternal, "cart %s: %w", c.ID, err)
+		}
+		return RawField{Name: "cart", JSON: b, Locale: l}, nil
+	}
 }
 
 // cartOp adapts a use case returning a cart to an operation answering

@@ -41,9 +41,13 @@ func RegisterCatalog(s *Server, svc *catalog.Service) {
 		func(ctx context.Context, a *catalog.RemoveInput) (any, error) {
 			return nil, svc.RemoveProduct(ctx, a.ID)
 		})
-	Handle(s, Op{Service: service, Name: "product.info", Read: true, Result: Partial(productResult{}),
-		Doc: "A product, with the fields asked for (all by default).", Errors: []string{commerce.EProductNotFound}},
+	Handle(s, Op{Service: service, Name: "product.info", Read: true, Result: Partial(productRead{}),
+		Doc: "A product, with the fields asked for (all by default), in the locale asked for (CONTRACT.md section 27).", Errors: []string{commerce.EProductNotFound}},
 		func(ctx context.Context, a *catalog.ProductInfoInput) (any, error) {
+			locale, err := svc.ReadLocale(ctx, a.Locale)
+			if err != nil {
+				return nil, err
+			}
 			q, err := catalog.CheckPriceQuery(a.Currency, a.Quantity)
 			if err != nil {
 				return nil, err
@@ -53,32 +57,40 @@ func RegisterCatalog(s *Server, svc *catalog.Service) {
 				if err != nil {
 					return nil, err
 				}
-				out, err := withPrices(ctx, svc, []*catalog.Product{p}, a.Fields, q)
+				out, err := withPrices(ctx, svc, []*catalog.Product{p.Localized(locale)}, a.Fields, q)
 				if err != nil {
 					return nil, err
 				}
-				return map[string]any{"product": out[0]}, nil
+				return map[string]any{"product": out[0], "locale": locale}, nil
 			}
-			if len(a.Fields) == 0 {
+			if len(a.Fields) == 0 && locale == svc.Locales.Default() {
 				b, err := svc.ViewProductJSON(ctx, a.ID)
 				if err != nil {
 					return nil, err
 				}
-				return RawField{Name: "product", JSON: b}, nil
+				return RawField{Name: "product", JSON: b, Locale: locale}, nil
 			}
 			p, err := svc.ViewProduct(ctx, a.ID)
 			if err != nil {
 				return nil, err
 			}
+			p = p.Localized(locale)
+			if len(a.Fields) == 0 {
+				return map[string]any{"product": p, "locale": locale}, nil
+			}
 			out, err := commerce.Project(p, a.Fields)
 			if err != nil {
 				return nil, err
 			}
-			return map[string]any{"product": out}, nil
+			return map[string]any{"product": out, "locale": locale}, nil
 		})
 	Handle(s, Op{Service: service, Name: "product.list", Read: true, Result: Partial(productList{}),
-		Doc: "Products matching the filters (lists of values, or regular expressions for title, description and brand), a page at a time."},
+		Doc: "Products matching the filters (lists of values, or regular expressions for title, description and brand), a page at a time, in the locale asked for."},
 		func(ctx context.Context, a *catalog.ListProductsInput) (any, error) {
+			locale, err := svc.ReadLocale(ctx, a.Locale)
+			if err != nil {
+				return nil, err
+			}
 			f, page, err := a.Filter()
 			if err != nil {
 				return nil, err
@@ -92,13 +104,13 @@ func RegisterCatalog(s *Server, svc *catalog.Service) {
 				return nil, err
 			}
 			if q != nil {
-				data, err := withPrices(ctx, svc, ps, a.Fields, q)
+				data, err := withPrices(ctx, svc, catalog.LocalizeProducts(ps, locale), a.Fields, q)
 				if err != nil {
 					return nil, err
 				}
-				return commerce.List{Page: page, Data: data}, nil
+				return localeList{List: commerce.List{Page: page, Data: data}, Locale: locale}, nil
 			}
-			return listAnswer(page, ps, a.Fields)
+			return localeListAnswer(page, catalog.LocalizeProducts(ps, locale), a.Fields, locale)
 		})
 
 	Handle(s, Op{Service: service, Name: "category.create", Admin: true, Result: categoryResult{},
@@ -121,19 +133,27 @@ func RegisterCatalog(s *Server, svc *catalog.Service) {
 		func(ctx context.Context, a *catalog.RemoveInput) (any, error) {
 			return nil, svc.RemoveCategory(ctx, a.ID)
 		})
-	Handle(s, Op{Service: service, Name: "category.info", Read: true, Result: categoryResult{},
-		Doc:    "A category, with its children when asked (recursively with recursive).",
+	Handle(s, Op{Service: service, Name: "category.info", Read: true, Result: categoryRead{},
+		Doc:    "A category, with its children when asked (recursively with recursive), in the locale asked for.",
 		Errors: []string{commerce.ECategoryNotFound}},
 		func(ctx context.Context, a *catalog.CategoryInfoInput) (any, error) {
+			locale, err := svc.ReadLocale(ctx, a.Locale)
+			if err != nil {
+				return nil, err
+			}
 			c, err := svc.Category(ctx, a.ID, a.WithChildren != nil && *a.WithChildren, a.Recursive != nil && *a.Recursive)
 			if err != nil {
 				return nil, err
 			}
-			return map[string]any{"category": c}, nil
+			return map[string]any{"category": c.Localized(locale), "locale": locale}, nil
 		})
 	Handle(s, Op{Service: service, Name: "category.list", Read: true, Result: Partial(categoryList{}),
-		Doc: "Categories matching the filters, a page at a time."},
+		Doc: "Categories matching the filters, a page at a time, in the locale asked for."},
 		func(ctx context.Context, a *catalog.ListCategoriesInput) (any, error) {
+			locale, err := svc.ReadLocale(ctx, a.Locale)
+			if err != nil {
+				return nil, err
+			}
 			f, page, err := a.Filter()
 			if err != nil {
 				return nil, err
@@ -142,7 +162,7 @@ func RegisterCatalog(s *Server, svc *catalog.Service) {
 			if err != nil {
 				return nil, err
 			}
-			return listAnswer(page, cs, a.Fields)
+			return localeListAnswer(page, catalog.LocalizeCategories(cs, locale), a.Fields, locale)
 		})
 }
 
@@ -202,6 +222,22 @@ func listAnswer[T any](page commerce.Page, list []T, fields []string) (any, erro
 	return commerce.List{Page: page, Data: data}, nil
 }
 
+// localeList is the answer of a list read in a locale (CONTRACT.md
+// section 27): the page, the records and the locale.
+type localeList struct {
+	commerce.List
+	Locale string `json:"locale"`
+}
+
+// localeListAnswer is listAnswer naming the locale the records are in.
+func localeListAnswer[T any](page commerce.Page, list []T, fields []string, locale string) (any, error) {
+	data, err := commerce.ProjectAll(list, fields)
+	if err != nil {
+		return nil, err
+	}
+	return localeList{List: commerce.List{Page: page, Data: data}, Locale: locale}, nil
+}
+
 // The results of the catalog's operations, for /openapi.json.
 type (
 	productResult struct {
@@ -210,12 +246,22 @@ type (
 	categoryResult struct {
 		Category catalog.Category `json:"category"`
 	}
+	productRead struct {
+		Product catalog.Product `json:"product"`
+		Locale  string          `json:"locale"`
+	}
+	categoryRead struct {
+		Category catalog.Category `json:"category"`
+		Locale   string           `json:"locale"`
+	}
 	productList struct {
-		Page commerce.Page     `json:"page"`
-		Data []catalog.Product `json:"data"`
+		Page   commerce.Page     `json:"page"`
+		Data   []catalog.Product `json:"data"`
+		Locale string            `json:"locale"`
 	}
 	categoryList struct {
-		Page commerce.Page      `json:"page"`
-		Data []catalog.Category `json:"data"`
+		Page   commerce.Page      `json:"page"`
+		Data   []catalog.Category `json:"data"`
+		Locale string             `json:"locale"`
 	}
 )

@@ -45,6 +45,7 @@ func (f cartForm) suffix() string {
 var resultForms = map[reflect.Type]cartForm{
 	reflect.TypeFor[cartAddResult]():      formAdd,
 	reflect.TypeFor[cartResult]():         formCalculate,
+	reflect.TypeFor[cartReadResult]():     formCalculate,
 	reflect.TypeFor[cartShippingResult](): formCalculate,
 	reflect.TypeFor[cartOrderResult]():    formCalculate,
 }

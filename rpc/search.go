@@ -15,6 +15,7 @@ type searchResult struct {
 	Total  int               `json:"total"`
 	Data   []catalog.Product `json:"data"`
 	Facets searchFacets      `json:"facets"`
+	Locale string            `json:"locale"`
 }
 
 type searchFacets struct {
@@ -28,7 +29,7 @@ type searchFacets struct {
 // total, data, facets}.
 func RegisterSearch(s *Server, svc *search.Service) {
 	Handle(s, Op{Service: "catalog", Name: "product.search", Read: true, Result: Partial(searchResult{}),
-		Doc: "ONLINE products matching the words of q (the last also as a prefix) and the filters, ranked, a page at a time, with the facets asked for counted over the whole match."},
+		Doc: "ONLINE products matching the words of q (the last also as a prefix) and the filters, ranked, a page at a time, with the facets asked for counted over the whole match; the words are found in the text of the locale asked for and the default's (CONTRACT.md section 27)."},
 		func(ctx context.Context, a *search.SearchInput) (any, error) {
 			return svc.Search(ctx, *a)
 		})

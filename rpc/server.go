@@ -332,7 +332,7 @@ func (s *Server) serveOp(w http.ResponseWriter, r *http.Request) {
 		base, cancel = context.WithTimeout(context.WithoutCancel(base), idempotentRunLimit)
 		defer cancel()
 	}
-	ctx := commerce.WithClaims(base, claims)
+	ctx := commerce.WithAcceptLanguage(commerce.WithClaims(base, claims), r.Header.Get("Accept-Language"))
 	res, err := rt.call(ctx, r.URL.Query(), body)
 	if err != nil {
 		// A run under a key is detached from the request: its failure is
@@ -359,12 +359,13 @@ func (s *Server) serveOp(w http.ResponseWriter, r *http.Request) {
 func writeRaw(w http.ResponseWriter, rf RawField) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(`{"ok":true,"":}`)+len(rf.Name)+len(rf.JSON)))
+	tail := rf.tail()
+	h.Set("Content-Length", strconv.Itoa(len(`{"ok":true,"":`)+len(rf.Name)+len(rf.JSON)+len(tail)))
 	w.WriteHeader(http.StatusOK)
 	// A failed write means the client is gone; there is no one to tell.
 	_, _ = io.WriteString(w, `{"ok":true,"`+rf.Name+`":`)
 	_, _ = w.Write(rf.JSON)
-	_, _ = io.WriteString(w, "}")
+	_, _ = io.WriteString(w, tail)
 }
 
 // panicError is the internal error of an operation that panicked with p,
@@ -455,7 +456,7 @@ func envelope(res any) ([]byte, error) {
 		out = append(out, rf.Name...)
 		out = append(out, `":`...)
 		out = append(out, rf.JSON...)
-		return append(out, '}'), nil
+		return append(out, rf.tail()...), nil
 	}
 	b, err := json.Marshal(res)
 	if err != nil {
@@ -480,6 +481,18 @@ func envelope(res any) ([]byte, error) {
 type RawField struct {
 	Name string
 	JSON []byte
+	// Locale, when not "", is written as the answer's "locale" (the
+	// language of a read, CONTRACT.md section 27); it must need no
+	// escaping (commerce.Locales are language tags).
+	Locale string
+}
+
+// tail is what the envelope writes after the field's JSON.
+func (rf RawField) tail() string {
+	if rf.Locale == "" {
+		return "}"
+	}
+	return `,"locale":"` + rf.Locale + `"}`
 }
 
 type errorBody struct {

@@ -37,6 +37,10 @@ type SearchInput struct {
 	// Fields are the top-level fields to return besides id (all when
 	// absent); unknown names are ignored.
 	Fields commerce.StringList `json:"fields"`
+	// Locale is the language to search and answer in (one of --locales;
+	// else the Accept-Language header's, else the default): q's words
+	// are found in that locale's text or the default's.
+	Locale *string `json:"locale"`
 	commerce.PageArgs
 }
 

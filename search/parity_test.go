@@ -109,6 +109,14 @@ func TestSearchParity(t *testing.T) {
 		if r.IntN(10) == 0 {
 			p.Status = catalog.StatusDraft
 		}
+		// Translations (CONTRACT.md section 27): half the products in
+		// Spanish, some in French too, some with a title only.
+		if r.IntN(2) == 0 {
+			p.Translations = catalog.Translations{"es": {Title: phrase(r, 1+r.IntN(4)), Description: phrase(r, r.IntN(6))}}
+			if r.IntN(3) == 0 {
+				p.Translations["fr"] = catalog.Translation{Title: phrase(r, 1+r.IntN(3))}
+			}
+		}
 		products = append(products, p)
 	}
 	for _, db := range dbs {
@@ -129,6 +137,11 @@ func TestSearchParity(t *testing.T) {
 		matched := 0
 		for range queries {
 			q := query(r)
+			// Half the searches in a locale: each word in the default
+			// text or in that locale's.
+			if loc := []string{"", "es", "fr"}[r.IntN(3)]; loc != "" {
+				q.Locale, q.Marker = loc, search.LocaleMarker(loc)
+			}
 			var got [2]*search.Result
 			var ranked [2][]string
 			for i, db := range dbs {
@@ -147,12 +160,12 @@ func TestSearchParity(t *testing.T) {
 			// The same products in the same order (issue 27): the
 			// ranking, not only the set.
 			if slices.Equal(got[0].IDs, got[1].IDs) && !slices.Equal(ranked[0], ranked[1]) {
-				t.Errorf("%s: words %q (categories %v, from %v): SQLite ranked %v, PostgreSQL %v", round, q.Words, q.Categories,
+				t.Errorf("%s: words %q in %q (categories %v, from %v): SQLite ranked %v, PostgreSQL %v", round, q.Words, q.Locale, q.Categories,
 					q.PriceFrom, ranked[0], ranked[1])
 			}
 			if !slices.Equal(got[0].IDs, got[1].IDs) || got[0].Total != got[1].Total || !slices.Equal(got[0].Prices, got[1].Prices) ||
 				!slices.Equal(got[0].Brands, got[1].Brands) || !slices.Equal(got[0].Categories, got[1].Categories) {
-				t.Errorf("%s: words %q (categories %v, from %v): SQLite found %d %v %+v, PostgreSQL %d %v %+v", round, q.Words, q.Categories,
+				t.Errorf("%s: words %q in %q (categories %v, from %v): SQLite found %d %v %+v, PostgreSQL %d %v %+v", round, q.Words, q.Locale, q.Categories,
 					q.PriceFrom, got[0].Total, got[0].IDs, got[0].Brands, got[1].Total, got[1].IDs, got[1].Brands)
 			}
 		}
@@ -165,7 +178,8 @@ func TestSearchParity(t *testing.T) {
 	// Random changes, the same on both stores.
 	for range 60 {
 		p := products[r.IntN(len(products))]
-		change := r.IntN(4)
+		change := r.IntN(5)
+		tr := catalog.Translations{"es": {Title: phrase(r, 1+r.IntN(3))}}
 		title, desc := phrase(r, 1+r.IntN(5)), phrase(r, r.IntN(8))
 		for _, db := range dbs {
 			err := sqldb.NewCatalogStore(db).Update(ctx, func(tx catalog.Tx) error {
@@ -181,6 +195,8 @@ func TestSearchParity(t *testing.T) {
 					return tx.RemoveProduct(ctx, p.ID)
 				case 1:
 					cur.Status = map[string]string{catalog.StatusDraft: catalog.StatusOnline, catalog.StatusOnline: catalog.StatusDraft}[cur.Status]
+				case 4:
+					cur.Translations = tr
 				default:
 					cur.Title, cur.Description = title, desc
 				}

@@ -72,6 +72,10 @@ type Query struct {
 	// (an external engine's analyzers); the database's stores search for
 	// Words.
 	Text string
+	// Locale is the reader's locale; Marker, when not "", its
+	// LocaleMarker: the words are then found in the default text or,
+	// marked, in that locale's (a locale other than the default).
+	Locale, Marker string
 	// Categories keeps the products in one of these categories or one of
 	// their descendants (any of them); none: no category filter.
 	Categories []string

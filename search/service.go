@@ -17,6 +17,9 @@ type Products func(ctx context.Context, ids []string) (map[string]*catalog.Produ
 type Service struct {
 	store    Store
 	products Products
+	// Locales are the store's languages, the default first (--locales;
+	// the zero value is en alone).
+	Locales commerce.Locales
 }
 
 // NewService returns the search service over store; products reads the
@@ -33,14 +36,21 @@ type Answer struct {
 	// Facets holds the facets asked for, by name: brand []BrandCount,
 	// categories []CategoryCount, price []PriceBucket.
 	Facets map[string]any `json:"facets"`
+	// Locale is the language of the search and of the products' text.
+	Locale string `json:"locale"`
 }
 
 // Search runs product.search: validation_error for a bad input (see
 // SearchInput.Query), nothing else of its own.
 func (s *Service) Search(ctx context.Context, in SearchInput) (*Answer, error) {
+	locale, lerr := s.Locales.Resolve(ctx, in.Locale)
 	q, page, err := in.Query()
-	if err != nil {
-		return nil, err
+	if err != nil || lerr != nil {
+		return nil, joinProblems(err, lerr)
+	}
+	q.Locale = locale
+	if locale != s.Locales.Default() {
+		q.Marker = LocaleMarker(locale)
 	}
 	res, err := s.store.Search(ctx, q)
 	if err != nil {
@@ -58,11 +68,11 @@ func (s *Service) Search(ctx context.Context, in SearchInput) (*Answer, error) {
 			}
 		}
 	}
-	data, err := commerce.ProjectAll(ps, in.Fields)
+	data, err := commerce.ProjectAll(catalog.LocalizeProducts(ps, locale), in.Fields)
 	if err != nil {
 		return nil, err
 	}
-	out := &Answer{Page: page, Total: res.Total, Data: data, Facets: map[string]any{}}
+	out := &Answer{Page: page, Total: res.Total, Data: data, Facets: map[string]any{}, Locale: locale}
 	if q.BrandFacet {
 		out.Facets[FacetBrand] = nonNil(res.Brands)
 	}
@@ -95,6 +105,25 @@ func (s *Service) Search(ctx context.Context, in SearchInput) (*Answer, error) {
 // how many products it holds.
 func (s *Service) Reindex(ctx context.Context) (int, error) {
 	return s.store.Reindex(ctx)
+}
+
+// joinProblems returns the problems of a and b in one validation_error
+// (either may be nil).
+func joinProblems(a, b error) error {
+	if a == nil {
+		return b
+	}
+	if b == nil {
+		return a
+	}
+	var p commerce.Problems
+	for _, m := range commerce.ProblemsOf(a) {
+		p = append(p, m)
+	}
+	for _, m := range commerce.ProblemsOf(b) {
+		p = append(p, m)
+	}
+	return p.Err()
 }
 
 func nonNil[T any](v []T) []T {

@@ -56,7 +56,7 @@ func TestServiceOverAnEngine(t *testing.T) {
 	}
 	want := `{"page":{"limit":10,"skip":0},"total":3,` +
 		`"data":[{"id":"b","title":"Frigorífico b"},{"id":"a","title":"Frigorífico a"}],` +
-		`"facets":{"brand":[{"value":"Bosch","count":3}],"price":[{"from":50,"to":100,"count":2}]}}`
+		`"facets":{"brand":[{"value":"Bosch","count":3}],"price":[{"from":50,"to":100,"count":2}]},"locale":"en"}`
 	if string(raw) != want {
 		t.Errorf("got  %s\nwant %s", raw, want)
 	}

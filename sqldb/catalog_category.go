@@ -10,7 +10,7 @@ import (
 	"github.com/commercekit/commerce/catalog"
 )
 
-const catalogCategoryColumns = `id, parent, slug, title, description, level, path, classifications`
+const catalogCategoryColumns = `id, parent, slug, title, description, level, path, classifications, translations`
 
 func catalogScanCategories(rows *sql.Rows) ([]*catalog.Category, error) {
 	defer rows.Close()
@@ -18,10 +18,15 @@ func catalogScanCategories(rows *sql.Rows) ([]*catalog.Category, error) {
 	for rows.Next() {
 		c := new(catalog.Category)
 		var parent, description sql.NullString
-		var classifications string
-		if err := rows.Scan(&c.ID, &parent, &c.Slug, &c.Title, &description, &c.Level, &c.Path, &classifications); err != nil {
+		var classifications, translations string
+		if err := rows.Scan(&c.ID, &parent, &c.Slug, &c.Title, &description, &c.Level, &c.Path, &classifications, &translations); err != nil {
 			return nil, err
 		}
+		tr, err := decodeTranslations(translations)
+		if err != nil {
+			return nil, fmt.Errorf("category %s: %w", c.ID, err)
+		}
+		c.Translations = tr
 		c.Parent = parent.String
 		if description.Valid {
 			c.Description = &description.String
@@ -157,15 +162,19 @@ func (t catalogTx) CreateCategory(ctx context.Context, c *catalog.Category) erro
 	if err != nil {
 		return err
 	}
-	_, err = t.tx.Exec(ctx, `INSERT INTO categories (`+catalogCategoryColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		c.ID, catalogNull(c.Parent), c.Slug, c.Title, catalogDescription(c.Description), c.Level, c.Path, string(defs))
+	tr, err := encodeTranslations(c.Translations)
+	if err != nil {
+		return err
+	}
+	_, err = t.tx.Exec(ctx, `INSERT INTO categories (`+catalogCategoryColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.ID, catalogNull(c.Parent), c.Slug, c.Title, catalogDescription(c.Description), c.Level, c.Path, string(defs), tr)
 	if IsForeignKey(err) {
 		return commerce.NewError(commerce.EParentCategoryNotFound, c.Parent)
 	}
 	if err != nil {
 		return fmt.Errorf("create category: %w", catalogSlugDuplicate(err, c))
 	}
-	return nil
+	return t.writeSlugs(ctx, slugKindCategory, []slugOwner{{c.ID, c.Translations}})
 }
 
 func catalogDefs(d []catalog.ClassificationDef) []catalog.ClassificationDef {
@@ -181,13 +190,20 @@ func (t catalogTx) UpdateCategory(ctx context.Context, old, c *catalog.Category)
 	if err != nil {
 		return err
 	}
-	_, err = t.tx.Exec(ctx, `UPDATE categories SET parent = ?, slug = ?, title = ?, description = ?, level = ?, path = ?, classifications = ? WHERE id = ?`,
-		catalogNull(c.Parent), c.Slug, c.Title, catalogDescription(c.Description), c.Level, c.Path, string(defs), c.ID)
+	tr, err := encodeTranslations(c.Translations)
+	if err != nil {
+		return err
+	}
+	_, err = t.tx.Exec(ctx, `UPDATE categories SET parent = ?, slug = ?, title = ?, description = ?, level = ?, path = ?, classifications = ?, translations = ? WHERE id = ?`,
+		catalogNull(c.Parent), c.Slug, c.Title, catalogDescription(c.Description), c.Level, c.Path, string(defs), tr, c.ID)
 	if IsForeignKey(err) {
 		return commerce.NewError(commerce.EParentCategoryNotFound, c.Parent)
 	}
 	if err != nil {
 		return fmt.Errorf("update category: %w", catalogSlugDuplicate(err, c))
+	}
+	if err := t.writeSlugs(ctx, slugKindCategory, []slugOwner{{c.ID, c.Translations}}); err != nil {
+		return err
 	}
 	if c.Path != old.Path {
 		oldPrefix, newPrefix := old.Path+".", c.Path+"."
@@ -217,5 +233,5 @@ func (t catalogTx) RemoveCategory(ctx context.Context, id string) error {
 	if n == 0 {
 		return catalog.CategoryNotFound(id)
 	}
-	return nil
+	return t.removeSlugs(ctx, slugKindCategory, id)
 }

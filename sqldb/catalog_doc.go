@@ -55,6 +55,9 @@ type productDoc struct {
 	Variations      []variationDoc      `json:"variations,omitempty"`
 	Modifiers       []string            `json:"modifiers,omitempty"`
 	TaxCode         string              `json:"taxCode"`
+	// Translations are the product's text in other locales (CONTRACT.md
+	// section 27); absent when none, as before they existed.
+	Translations catalog.Translations `json:"translations,omitempty"`
 }
 
 // priceDoc is a stored price: Amount in minor units of Currency.
@@ -106,7 +109,7 @@ type priceDocV0 struct {
 func encodeProduct(p *catalog.Product) (string, error) {
 	d := productDoc{V: productDocVersion, ID: p.ID, SKU: p.SKU, Status: p.Status, Title: p.Title,
 		Description: p.Description, Brand: p.Brand, Categories: p.Categories, IsNetPrice: p.IsNetPrice,
-		StockStatus: p.StockStatus, Base: p.Base, Modifiers: p.Modifiers, TaxCode: p.TaxCode}
+		StockStatus: p.StockStatus, Base: p.Base, Modifiers: p.Modifiers, TaxCode: p.TaxCode, Translations: p.Translations}
 	d.Prices = convert(p.Prices, func(pr catalog.Price) priceDoc {
 		return priceDoc{ID: pr.ID, Amount: pr.Amount, Currency: pr.Currency, Country: pr.Country,
 			CustomerType: pr.CustomerType, Channel: pr.Channel, ValidFrom: utc(pr.ValidFrom), ValidUntil: utc(pr.ValidUntil)}
@@ -163,7 +166,7 @@ func decodeProduct(doc string) (*catalog.Product, error) {
 	}
 	p := &catalog.Product{ID: d.ID, SKU: d.SKU, Status: d.Status, Title: d.Title, Description: d.Description,
 		Brand: d.Brand, Categories: d.Categories, IsNetPrice: d.IsNetPrice, StockStatus: d.StockStatus,
-		Base: d.Base, Modifiers: d.Modifiers, TaxCode: d.TaxCode}
+		Base: d.Base, Modifiers: d.Modifiers, TaxCode: d.TaxCode, Translations: d.Translations}
 	p.Prices = convert(d.Prices, func(pr priceDoc) catalog.Price {
 		return catalog.Price{ID: pr.ID, Amount: pr.Amount, Currency: pr.Currency, Country: pr.Country,
 			CustomerType: pr.CustomerType, Channel: pr.Channel, ValidFrom: utc(pr.ValidFrom), ValidUntil: utc(pr.ValidUntil)}

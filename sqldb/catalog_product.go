@@ -218,7 +218,7 @@ func (t catalogTx) HasVariants(ctx context.Context, id string) (bool, error) {
 
 // catalogProductColumns are the columns of products a write sets: the
 // filterable scalars, the version and the stored form (doc).
-const catalogProductColumns = `id, sku, status, title, description, brand, tax_code, stock_status, is_net_price, base, version, doc`
+const catalogProductColumns = `id, sku, status, title, description, brand, tax_code, stock_status, is_net_price, base, version, doc, i18n_title, i18n_text`
 
 // catalogProductRow returns the values of catalogProductColumns for p.
 func catalogProductRow(p *catalog.Product, version int64) ([]any, error) {
@@ -226,8 +226,9 @@ func catalogProductRow(p *catalog.Product, version int64) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	i18nTitle, i18nText := catalogI18n(p)
 	return []any{p.ID, p.SKU, p.Status, p.Title, catalogNull(p.Description), catalogNull(p.Brand), p.TaxCode,
-		p.StockStatus, p.IsNetPrice, catalogNull(p.Base), version, doc}, nil
+		p.StockStatus, p.IsNetPrice, catalogNull(p.Base), version, doc, i18nTitle, i18nText}, nil
 }
 
 func catalogSKUDuplicate(err error, sku string) error {
@@ -274,12 +275,12 @@ func (t catalogTx) createBatch(ctx context.Context, ps []*catalog.Product) error
 	}
 	var b strings.Builder
 	b.WriteString(`INSERT INTO products (` + catalogProductColumns + `) VALUES `)
-	args := make([]any, 0, 12*len(ps))
+	args := make([]any, 0, 14*len(ps))
 	for i, p := range ps {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+		b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 		row, err := catalogProductRow(p, 1)
 		if err != nil {
 			return err
@@ -344,7 +345,13 @@ func (t catalogTx) insertSides(ctx context.Context, ps []*catalog.Product, seqs 
 	if err := t.insertRows(ctx, `INSERT INTO product_medias (product_seq, media_id) VALUES `, 2, medias); err != nil {
 		return fmt.Errorf("product medias: %w", err)
 	}
-	return nil
+	var owners []slugOwner
+	for _, p := range ps {
+		if len(p.Translations) > 0 {
+			owners = append(owners, slugOwner{p.ID, p.Translations})
+		}
+	}
+	return t.writeSlugs(ctx, slugKindProduct, owners)
 }
 
 // UpdateProduct stores a product under its version (catalog.Tx).
@@ -355,7 +362,7 @@ func (t catalogTx) UpdateProduct(ctx context.Context, p *catalog.Product, versio
 	}
 	var seq int64
 	err = t.tx.QueryRow(ctx, `UPDATE products SET sku = ?, status = ?, title = ?, description = ?, brand = ?,
-		tax_code = ?, stock_status = ?, is_net_price = ?, base = ?, version = ?, doc = ?
+		tax_code = ?, stock_status = ?, is_net_price = ?, base = ?, version = ?, doc = ?, i18n_title = ?, i18n_text = ?
 		WHERE id = ? AND version = ? RETURNING seq`, append(row[1:], p.ID, version)...).Scan(&seq)
 	if errors.Is(err, sql.ErrNoRows) {
 		return commerce.Errorf(commerce.EProductNotSaved, "product %s changed since version %d", p.ID, version)
@@ -367,6 +374,9 @@ func (t catalogTx) UpdateProduct(ctx context.Context, p *catalog.Product, versio
 		if _, err := t.tx.Exec(ctx, `DELETE FROM `+table+` WHERE product_seq = ?`, seq); err != nil {
 			return fmt.Errorf("update product: %w", err)
 		}
+	}
+	if err := t.removeSlugs(ctx, slugKindProduct, p.ID); err != nil {
+		return err
 	}
 	return t.insertSides(ctx, []*catalog.Product{p}, map[string]int64{p.ID: seq})
 }
@@ -386,6 +396,9 @@ func (t catalogTx) RemoveProduct(ctx context.Context, id string) error {
 		if _, err := t.tx.Exec(ctx, `DELETE FROM `+table+` WHERE product_seq = ?`, seq); err != nil {
 			return fmt.Errorf("remove product: %w", err)
 		}
+	}
+	if err := t.removeSlugs(ctx, slugKindProduct, id); err != nil {
+		return err
 	}
 	return stockTx(t).removeProduct(ctx, id)
 }

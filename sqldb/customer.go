@@ -262,10 +262,11 @@ type customerDoc struct {
 	Phone     string             `json:"phone"`
 	Addresses []customer.Address `json:"addresses"`
 	Groups    []string           `json:"groups,omitempty"`
+	Locale    string             `json:"locale,omitempty"`
 }
 
 func customerData(c *customer.Customer) (string, error) {
-	b, err := json.Marshal(customerDoc{FirstName: c.FirstName, LastName: c.LastName, Phone: c.Phone, Addresses: c.Addresses, Groups: c.Groups})
+	b, err := json.Marshal(customerDoc{FirstName: c.FirstName, LastName: c.LastName, Phone: c.Phone, Addresses: c.Addresses, Groups: c.Groups, Locale: c.Locale})
 	return string(b), err
 }
 
@@ -477,7 +478,7 @@ func scanCustomer(r rowScanner) (*customer.Customer, error) {
 	if err := json.Unmarshal([]byte(data), &d); err != nil {
 		return nil, fmt.Errorf("customer %s: bad document: %w", c.ID, err)
 	}
-	c.FirstName, c.LastName, c.Phone, c.Addresses = d.FirstName, d.LastName, d.Phone, d.Addresses
+	c.FirstName, c.LastName, c.Phone, c.Addresses, c.Locale = d.FirstName, d.LastName, d.Phone, d.Addresses, d.Locale
 	if c.Addresses == nil {
 		c.Addresses = []customer.Address{}
 	}

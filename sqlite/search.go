@@ -16,7 +16,10 @@ var _ sqldb.TextSearch = (*Dialect)(nil)
 // holds the most of them first, then those whose brand or sku does
 // (sqldb.RelevanceRank: each word looked up in the title column, and in
 // the brand and sku columns, with a column filter), then in creation
-// order. The filters, sorts and facets read products p and its side
+// order. A search in a locale other than the default finds each word in
+// the default text or, marked with the locale (search.LocaleMarker), in
+// the translated text (i18n_title ranking as the title). The filters,
+// sorts and facets read products p and its side
 // tables (sqldb.ProductFacts); without words, products p alone.
 func (*Dialect) SearchMatch(q search.Query) sqldb.SearchMatch {
 	words := q.Words
@@ -28,16 +31,33 @@ func (*Dialect) SearchMatch(q search.Query) sqldb.SearchMatch {
 	// Each condition is an uncorrelated IN: its match runs once per
 	// search.
 	const in = "p.seq IN (SELECT t.rowid FROM product_search t WHERE t.product_search MATCH ?)"
-	for i, w := range words {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
+	quote := func(w string, last bool) string {
 		phrase := `"` + strings.ReplaceAll(w, `"`, `""`) + `"`
-		if i == len(words)-1 {
+		if last {
 			phrase += "*"
 		}
-		b.WriteString(phrase)
-		ranks[i] = sqldb.WordMatch{Title: in, TitleArg: "title : " + phrase, BrandSKU: in, BrandSKUArg: "{brand sku} : " + phrase}
+		return phrase
+	}
+	titles := "title"
+	if q.Marker != "" {
+		titles = "{title i18n_title}"
+	}
+	for i, w := range words {
+		if i > 0 && q.Marker != "" {
+			b.WriteString(" AND ")
+		} else if i > 0 {
+			b.WriteByte(' ')
+		}
+		last := i == len(words)-1
+		phrase := quote(w, last)
+		term := phrase
+		if q.Marker != "" {
+			// The word in the default text, or marked in the locale's
+			// (CONTRACT.md section 27).
+			term = "(" + phrase + " OR " + quote(q.Marker+w, last) + ")"
+		}
+		b.WriteString(term)
+		ranks[i] = sqldb.WordMatch{Title: in, TitleArg: titles + " : " + term, BrandSKU: in, BrandSKUArg: "{brand sku} : " + phrase}
 	}
 	m := sqldb.SearchMatch{
 		From: "product_search JOIN products p ON p.seq = product_search.rowid",

@@ -213,7 +213,7 @@ func (w *batchWriter) category(ctx context.Context, r *Row) (int, error) {
 		if f.Slug == nil {
 			f.Slug = ptr(x.slug(parent.ID, title))
 		}
-		if err := catalog.ApplyCategoryImport(c, f); err != nil {
+		if err := w.s.catalog.ApplyCategoryImport(c, f); err != nil {
 			return undo(err)
 		}
 		if x.slugs[parent.ID][c.Slug] {
@@ -238,7 +238,7 @@ func (w *batchWriter) category(ctx context.Context, r *Row) (int, error) {
 	if old.ID == catalog.RootID {
 		f.Slug = nil // the root's slug does not change
 	}
-	if err := catalog.ApplyCategoryImport(&c, f); err != nil {
+	if err := w.s.catalog.ApplyCategoryImport(&c, f); err != nil {
 		return undo(err)
 	}
 	if c.Slug != old.Slug && x.slugs[old.Parent][c.Slug] {

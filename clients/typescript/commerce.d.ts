@@ -153,13 +153,13 @@ export interface paths {
         };
         /**
          * cart.calculateCart
-         * @description The cart with its promotions, taxes, shipping and totals computed. Any valid token (api or admin scope). Required arguments: `cartId`.
+         * @description The cart with its promotions, taxes, shipping and totals computed, its items' titles in the locale asked for. Any valid token (api or admin scope). Required arguments: `cartId`.
          */
         get: operations["cart.v1.cart.calculateCart.get"];
         put?: never;
         /**
          * cart.calculateCart
-         * @description The cart with its promotions, taxes, shipping and totals computed. Any valid token (api or admin scope). Required arguments: `cartId`.
+         * @description The cart with its promotions, taxes, shipping and totals computed, its items' titles in the locale asked for. Any valid token (api or admin scope). Required arguments: `cartId`.
          */
         post: operations["cart.v1.cart.calculateCart"];
         delete?: never;
@@ -217,13 +217,13 @@ export interface paths {
         };
         /**
          * cart.info
-         * @description The cart (cartId or id), priced. Any valid token (api or admin scope). Required arguments: one of `cartId`, `id`.
+         * @description The cart (cartId or id), priced, its items' titles in the locale asked for. Any valid token (api or admin scope). Required arguments: one of `cartId`, `id`.
          */
         get: operations["cart.v1.cart.info.get"];
         put?: never;
         /**
          * cart.info
-         * @description The cart (cartId or id), priced. Any valid token (api or admin scope). Required arguments: one of `cartId`, `id`.
+         * @description The cart (cartId or id), priced, its items' titles in the locale asked for. Any valid token (api or admin scope). Required arguments: one of `cartId`, `id`.
          */
         post: operations["cart.v1.cart.info"];
         delete?: never;
@@ -449,13 +449,13 @@ export interface paths {
         };
         /**
          * category.info
-         * @description A category, with its children when asked (recursively with recursive). Any valid token (api or admin scope). Required arguments: `id`.
+         * @description A category, with its children when asked (recursively with recursive), in the locale asked for. Any valid token (api or admin scope). Required arguments: `id`.
          */
         get: operations["catalog.v1.category.info.get"];
         put?: never;
         /**
          * category.info
-         * @description A category, with its children when asked (recursively with recursive). Any valid token (api or admin scope). Required arguments: `id`.
+         * @description A category, with its children when asked (recursively with recursive), in the locale asked for. Any valid token (api or admin scope). Required arguments: `id`.
          */
         post: operations["catalog.v1.category.info"];
         delete?: never;
@@ -473,13 +473,13 @@ export interface paths {
         };
         /**
          * category.list
-         * @description Categories matching the filters, a page at a time. Any valid token (api or admin scope).
+         * @description Categories matching the filters, a page at a time, in the locale asked for. Any valid token (api or admin scope).
          */
         get: operations["catalog.v1.category.list.get"];
         put?: never;
         /**
          * category.list
-         * @description Categories matching the filters, a page at a time. Any valid token (api or admin scope).
+         * @description Categories matching the filters, a page at a time, in the locale asked for. Any valid token (api or admin scope).
          */
         post: operations["catalog.v1.category.list"];
         delete?: never;
@@ -733,13 +733,13 @@ export interface paths {
         };
         /**
          * product.info
-         * @description A product, with the fields asked for (all by default). Any valid token (api or admin scope). Required arguments: `id`.
+         * @description A product, with the fields asked for (all by default), in the locale asked for (CONTRACT.md section 27). Any valid token (api or admin scope). Required arguments: `id`.
          */
         get: operations["catalog.v1.product.info.get"];
         put?: never;
         /**
          * product.info
-         * @description A product, with the fields asked for (all by default). Any valid token (api or admin scope). Required arguments: `id`.
+         * @description A product, with the fields asked for (all by default), in the locale asked for (CONTRACT.md section 27). Any valid token (api or admin scope). Required arguments: `id`.
          */
         post: operations["catalog.v1.product.info"];
         delete?: never;
@@ -757,13 +757,13 @@ export interface paths {
         };
         /**
          * product.list
-         * @description Products matching the filters (lists of values, or regular expressions for title, description and brand), a page at a time. Any valid token (api or admin scope).
+         * @description Products matching the filters (lists of values, or regular expressions for title, description and brand), a page at a time, in the locale asked for. Any valid token (api or admin scope).
          */
         get: operations["catalog.v1.product.list.get"];
         put?: never;
         /**
          * product.list
-         * @description Products matching the filters (lists of values, or regular expressions for title, description and brand), a page at a time. Any valid token (api or admin scope).
+         * @description Products matching the filters (lists of values, or regular expressions for title, description and brand), a page at a time, in the locale asked for. Any valid token (api or admin scope).
          */
         post: operations["catalog.v1.product.list"];
         delete?: never;
@@ -801,13 +801,13 @@ export interface paths {
         };
         /**
          * product.search
-         * @description ONLINE products matching the words of q (the last also as a prefix) and the filters, ranked, a page at a time, with the facets asked for counted over the whole match. Any valid token (api or admin scope).
+         * @description ONLINE products matching the words of q (the last also as a prefix) and the filters, ranked, a page at a time, with the facets asked for counted over the whole match; the words are found in the text of the locale asked for and the default's (CONTRACT.md section 27). Any valid token (api or admin scope).
          */
         get: operations["catalog.v1.product.search.get"];
         put?: never;
         /**
          * product.search
-         * @description ONLINE products matching the words of q (the last also as a prefix) and the filters, ranked, a page at a time, with the facets asked for counted over the whole match. Any valid token (api or admin scope).
+         * @description ONLINE products matching the words of q (the last also as a prefix) and the filters, ranked, a page at a time, with the facets asked for counted over the whole match; the words are found in the text of the locale asked for and the default's (CONTRACT.md section 27). Any valid token (api or admin scope).
          */
         post: operations["catalog.v1.product.search"];
         delete?: never;
@@ -2428,6 +2428,8 @@ export interface components {
         "cart.CartInput": {
             /** @description CartID is the cart's id. */
             cartId: string;
+            /** @description Locale is the language of the answer's item titles (one of --locales; else the Accept-Language header's, else the default). */
+            locale?: string | null;
         };
         /** @description CheckoutInput is the argument of cart.checkout. ShippingAddress, ShippingMethod and BillingAddress are optional and applied first, as the operations that set them would; PaymentID names the payment provider and PaymentData (a JSON object, opaque to the cart) is passed to it. */
         "cart.CheckoutInput": {
@@ -2470,6 +2472,8 @@ export interface components {
             country?: string | null;
             /** @description Currency is an ISO 4217 code (default USD); another value is validation_error. */
             currency?: string | null;
+            /** @description Locale is the cart's language, one of --locales (else the Accept-Language header's, else the default): its items' titles and its order's emails are in it. */
+            locale?: string | null;
         };
         /** @description DiscountView is a discount of an entry: quantity units discounted by a promotion, price the unit price and discount the per-unit discount. */
         "cart.DiscountViewAddForm": {
@@ -2537,11 +2541,15 @@ export interface components {
             cartId: string;
             /** @description ID is the cart's id (or give it as cartId). */
             id?: string;
+            /** @description Locale is the language of the answer's item titles (one of --locales; else the Accept-Language header's, else the default). */
+            locale?: string | null;
         } | {
             /** @description CartID is the cart's id (or give it as id). */
             cartId?: string;
             /** @description ID is the cart's id (or give it as cartId). */
             id: string;
+            /** @description Locale is the language of the answer's item titles (one of --locales; else the Accept-Language header's, else the default). */
+            locale?: string | null;
         };
         /** @description A shipping method id, or a method object with its id. */
         "cart.MethodRefInput": string | {
@@ -2677,6 +2685,7 @@ export interface components {
             expirationTime: string;
             id: string;
             items: unknown[] | null;
+            locale?: string;
             orderId?: string;
             promotions: components["schemas"]["cart.PromotionsView"];
             shippingAddress?: components["schemas"]["cart.Address"] | null;
@@ -2702,6 +2711,7 @@ export interface components {
             id: string;
             /** @description The cart's entries. */
             items: components["schemas"]["cart.AddEntry"][];
+            locale?: string;
             orderId?: string;
             promotions: components["schemas"]["cart.PromotionsViewAddForm"];
             shippingAddress?: components["schemas"]["cart.Address"] | null;
@@ -2726,6 +2736,7 @@ export interface components {
             id: string;
             /** @description The cart's entries. */
             items: components["schemas"]["cart.CalculateEntry"][];
+            locale?: string;
             orderId?: string;
             promotions: components["schemas"]["cart.PromotionsViewCalculateForm"];
             shippingAddress?: components["schemas"]["cart.Address"] | null;
@@ -2746,11 +2757,16 @@ export interface components {
             path: string;
             slug: string;
             title: string;
+            translations?: {
+                [key: string]: components["schemas"]["catalog.Translation"];
+            };
         };
         /** @description CategoryInfoInput is the argument of category.info; recursive implies withChildren. */
         "catalog.CategoryInfoInput": {
             /** @description ID is the category's id. */
             id: string;
+            /** @description Locale is the language to answer in (one of --locales; else the Accept-Language header's, else the default). */
+            locale?: string | null;
             /** @description Recursive gives each child its own children, down the whole subtree (implies withChildren). */
             recursive?: boolean | null;
             /** @description WithChildren adds the direct children, as children. */
@@ -2768,6 +2784,9 @@ export interface components {
             path?: string;
             slug?: string;
             title?: string;
+            translations?: {
+                [key: string]: components["schemas"]["catalog.TranslationPartial"];
+            };
         };
         /** @description ClassificationDef is a classification a category defines for its products (and those of its descendants). */
         "catalog.ClassificationDef": {
@@ -2830,6 +2849,10 @@ export interface components {
             slug: string;
             /** @description Title is the category's name. */
             title: string;
+            /** @description Translations are the category's title, description and slug in the store's other locales (--locales), by locale; null for a locale removes its translation. */
+            translations?: {
+                [key: string]: components["schemas"]["catalog.TranslationInput"] | null;
+            };
         };
         /** @description CreateProductInput is the argument of product.create. */
         "catalog.CreateProductInput": {
@@ -2864,6 +2887,10 @@ export interface components {
             taxCode?: string | null;
             /** @description Title is the product's name. */
             title: string;
+            /** @description Translations are the product's title, description and slug in the store's other locales (--locales), by locale; null for a locale removes its translation. */
+            translations?: {
+                [key: string]: components["schemas"]["catalog.TranslationInput"] | null;
+            };
             /** @description Variants are the ids of a Base product's Variants, each an existing Variant whose base is this product. */
             variants?: string[] | null;
             /** @description Variations are a Variant's values of its Base's modifiers. */
@@ -2879,6 +2906,8 @@ export interface components {
             id?: components["schemas"]["commerce.StringListInput"];
             /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
             limit?: number | null;
+            /** @description Locale is the language to answer in (one of --locales; else the Accept-Language header's, else the default). */
+            locale?: string | null;
             /** @description Parent matches the direct children of any of these categories. */
             parent?: components["schemas"]["commerce.StringListInput"];
             /** @description Path matches the categories whose path (ROOT.<id>.<id>...) starts with a match of the pattern (anchored at the start of the path). A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
@@ -2910,6 +2939,8 @@ export interface components {
             isNetPrice?: boolean | null;
             /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
             limit?: number | null;
+            /** @description Locale is the language to answer in (one of --locales; else the Accept-Language header's, else the default). */
+            locale?: string | null;
             /** @description MediaChannel is SPEC.md's spelling of prices.channel (CONTRACT.md section 6): the same filter. */
             "medias.channel"?: components["schemas"]["commerce.StringListInput"];
             /** @description MediaCustomerType is SPEC.md's spelling of prices.customerType (CONTRACT.md section 6): the same filter. */
@@ -3042,11 +3073,15 @@ export interface components {
             price?: components["schemas"]["catalog.ShownPrice"] | null;
             prices: components["schemas"]["catalog.Price"][] | null;
             sku: string;
+            slug?: string;
             /** @enum {string} */
             status: "ONLINE" | "DRAFT";
             stockStatus: number;
             taxCode: string;
             title: string;
+            translations?: {
+                [key: string]: components["schemas"]["catalog.Translation"];
+            };
             /** @description The ids of the variants of a Base product (Base products only). */
             variants?: string[];
             variations?: components["schemas"]["catalog.Variation"][];
@@ -3059,6 +3094,8 @@ export interface components {
             fields?: components["schemas"]["commerce.StringListInput"];
             /** @description ID is the product's id. */
             id: string;
+            /** @description Locale is the language to answer in (one of --locales; else the Accept-Language header's, else the default). */
+            locale?: string | null;
             /**
              * Format: int64
              * @description Quantity is the line quantity the price is for (default 1), with currency.
@@ -3084,11 +3121,15 @@ export interface components {
             price?: components["schemas"]["catalog.ShownPricePartial"] | null;
             prices?: components["schemas"]["catalog.PricePartial"][] | null;
             sku?: string;
+            slug?: string;
             /** @enum {string} */
             status?: "ONLINE" | "DRAFT";
             stockStatus?: number;
             taxCode?: string;
             title?: string;
+            translations?: {
+                [key: string]: components["schemas"]["catalog.TranslationPartial"];
+            };
             /** @description The ids of the variants of a Base product (Base products only). */
             variants?: string[];
             variations?: components["schemas"]["catalog.VariationPartial"][];
@@ -3110,6 +3151,33 @@ export interface components {
             currency?: string;
             priceListId?: string;
         };
+        /** @description Translation is a record's text in one locale other than the default (CONTRACT.md section 27): any subset of the fields; an empty field falls back to the default's on reads. */
+        "catalog.Translation": {
+            /** @description Description is the record's text in the locale. */
+            description?: string;
+            /** @description Slug is the record's name in the locale's URLs, unique among the records of its kind in that locale (duplicate_key). */
+            slug?: string;
+            /** @description Title is the record's name in the locale. */
+            title?: string;
+        };
+        /** @description TranslationInput is a translation as product.create, product.update, category.create and category.update take it. */
+        "catalog.TranslationInput": {
+            /** @description Description is the record's text in the locale ("" removes it). */
+            description?: string | null;
+            /** @description Slug is the record's name in the locale's URLs, unique per locale ("" removes it). */
+            slug?: string | null;
+            /** @description Title is the record's name in the locale ("" removes it). */
+            title?: string | null;
+        };
+        /** @description Translation is a record's text in one locale other than the default (CONTRACT.md section 27): any subset of the fields; an empty field falls back to the default's on reads. */
+        "catalog.TranslationPartial": {
+            /** @description Description is the record's text in the locale. */
+            description?: string;
+            /** @description Slug is the record's name in the locale's URLs, unique among the records of its kind in that locale (duplicate_key). */
+            slug?: string;
+            /** @description Title is the record's name in the locale. */
+            title?: string;
+        };
         /** @description UpdateCategoryInput is the argument of category.update: the category's id and the fields to change. */
         "catalog.UpdateCategoryInput": {
             /** @description Classifications define the attributes the category's products (and those of its descendants) may or must have. */
@@ -3124,6 +3192,10 @@ export interface components {
             slug?: string | null;
             /** @description Title is the category's name. */
             title?: string | null;
+            /** @description Translations are the category's title, description and slug in the store's other locales (--locales), by locale; null for a locale removes its translation. */
+            translations?: {
+                [key: string]: components["schemas"]["catalog.TranslationInput"] | null;
+            };
         };
         /** @description UpdateProductInput is the argument of product.update: the product's id and the fields to change. */
         "catalog.UpdateProductInput": {
@@ -3160,6 +3232,10 @@ export interface components {
             taxCode?: string | null;
             /** @description Title is the product's name. */
             title?: string | null;
+            /** @description Translations are the product's title, description and slug in the store's other locales (--locales), by locale; null for a locale removes its translation. */
+            translations?: {
+                [key: string]: components["schemas"]["catalog.TranslationInput"] | null;
+            };
             /** @description Variants are the ids of a Base product's Variants, each an existing Variant whose base is this product. */
             variants?: string[] | null;
             /** @description Variations are a Variant's values of its Base's modifiers. */
@@ -3314,6 +3390,8 @@ export interface components {
             groups: string[] | null;
             id: string;
             lastName: string;
+            /** @description Locale is the customer's language, one of the store's (CONTRACT.md section 27): her emails are written in it. "" for an account made before the store had languages (emails in the default). */
+            locale?: string;
             phone: string;
         };
         /** @description Expiring is a stored reset request in an export: when it expires. */
@@ -3404,6 +3482,8 @@ export interface components {
             firstName: string;
             /** @description LastName is the customer's last name. */
             lastName?: string | null;
+            /** @description Locale is the customer's language, one of --locales (the default when absent); her emails are written in it. */
+            locale?: string | null;
             /** @description Password is 10 to 128 characters, not the email, not a common password. */
             password: string;
             /** @description Phone is a phone number, a string or a number, kept as a string. */
@@ -3457,6 +3537,8 @@ export interface components {
             id?: string;
             /** @description LastName is the new last name. */
             lastName?: string | null;
+            /** @description Locale is the customer's new language, one of --locales. */
+            locale?: string | null;
             /** @description Password is the new password (the rules of registration); it needs currentPassword. */
             password?: string | null;
             /** @description Phone is the new phone number, a string or a number. */
@@ -4445,6 +4527,8 @@ export interface components {
             fulfillments: (components["schemas"]["order.Fulfillment"] | null)[] | null;
             id: string;
             items: (components["schemas"]["order.Item"] | null)[] | null;
+            /** @description Locale is the language of the cart the order was placed from (CONTRACT.md section 27): its emails are written in it. */
+            locale?: string;
             number: string;
             /** @enum {string} */
             paymentStatus: "AUTHORIZED" | "PAID" | "PARTIALLY_REFUNDED" | "REFUNDED" | "VOIDED";
@@ -4972,6 +5056,10 @@ export interface components {
             cart: components["schemas"]["cart.ViewCalculateForm"];
             order?: components["schemas"]["order.Order"] | null;
         };
+        "rpc.cartReadResult": {
+            cart: components["schemas"]["cart.ViewCalculateForm"];
+            locale: string;
+        };
         "rpc.cartResult": {
             cart: components["schemas"]["cart.ViewCalculateForm"];
         };
@@ -4981,7 +5069,12 @@ export interface components {
         };
         "rpc.categoryListPartial": {
             data?: components["schemas"]["catalog.CategoryPartial"][] | null;
+            locale?: string;
             page?: components["schemas"]["commerce.PagePartial"];
+        };
+        "rpc.categoryRead": {
+            category: components["schemas"]["catalog.Category"];
+            locale: string;
         };
         "rpc.categoryResult": {
             category: components["schemas"]["catalog.Category"];
@@ -5072,13 +5165,15 @@ export interface components {
         };
         "rpc.productListPartial": {
             data?: components["schemas"]["catalog.ProductPartial"][] | null;
+            locale?: string;
             page?: components["schemas"]["commerce.PagePartial"];
+        };
+        "rpc.productReadPartial": {
+            locale?: string;
+            product?: components["schemas"]["catalog.ProductPartial"];
         };
         "rpc.productResult": {
             product: components["schemas"]["catalog.Product"];
-        };
-        "rpc.productResultPartial": {
-            product?: components["schemas"]["catalog.ProductPartial"];
         };
         "rpc.promotionIDArgs": {
             /** @description ID is the promotion's id. */
@@ -5106,6 +5201,7 @@ export interface components {
         "rpc.searchResultPartial": {
             data?: components["schemas"]["catalog.ProductPartial"][] | null;
             facets?: components["schemas"]["rpc.searchFacetsPartial"];
+            locale?: string;
             page?: components["schemas"]["commerce.PagePartial"];
             total?: number;
         };
@@ -5168,6 +5264,8 @@ export interface components {
             fields?: components["schemas"]["commerce.StringListInput"];
             /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
             limit?: number | null;
+            /** @description Locale is the language to search and answer in (one of --locales; else the Accept-Language header's, else the default): q's words are found in that locale's text or the default's. */
+            locale?: string | null;
             /** @description PriceFrom matches the products whose lowest price in the currency is at least this, in major units. */
             priceFrom?: components["schemas"]["money.NumberInput"] | null;
             /** @description PriceTo matches the products whose lowest price in the currency is at most this, in major units. */
@@ -5508,6 +5606,8 @@ export interface components {
             isNetPrice?: boolean | null;
             /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
             limit?: number | null;
+            /** @description Locale is the language to answer in (one of --locales; else the Accept-Language header's, else the default). */
+            locale?: string | null;
             /** @description MediaChannel is SPEC.md's spelling of prices.channel (CONTRACT.md section 6): the same filter. */
             "medias.channel"?: components["schemas"]["commerce.StringListInput"];
             /** @description MediaCustomerType is SPEC.md's spelling of prices.customerType (CONTRACT.md section 6): the same filter. */
@@ -6600,6 +6700,8 @@ export interface operations {
             query: {
                 /** @description CartID is the cart's id. */
                 cartId: string;
+                /** @description Locale is the language of the answer's item titles (one of --locales; else the Accept-Language header's, else the default). */
+                locale?: string;
             };
             header?: never;
             path?: never;
@@ -6616,7 +6718,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         ok: true;
-                    } & components["schemas"]["rpc.cartResult"];
+                    } & components["schemas"]["rpc.cartReadResult"];
                 };
             };
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
@@ -6689,6 +6791,8 @@ export interface operations {
             query?: {
                 /** @description CartID is the cart's id. */
                 cartId?: string;
+                /** @description Locale is the language of the answer's item titles (one of --locales; else the Accept-Language header's, else the default). */
+                locale?: string;
             };
             header?: {
                 /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
@@ -6715,7 +6819,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         ok: true;
-                    } & components["schemas"]["rpc.cartResult"];
+                    } & components["schemas"]["rpc.cartReadResult"];
                 };
             };
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
@@ -6978,6 +7082,8 @@ export interface operations {
                 country?: string;
                 /** @description Channel is WEB, MOBILE or a physical store id (default WEB); it must not be blank. */
                 channel?: string;
+                /** @description Locale is the cart's language, one of --locales (else the Accept-Language header's, else the default): its items' titles and its order's emails are in it. */
+                locale?: string;
             };
             header?: {
                 /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
@@ -7100,6 +7206,8 @@ export interface operations {
                 cartId?: string;
                 /** @description ID is the cart's id (or give it as cartId). */
                 id?: string;
+                /** @description Locale is the language of the answer's item titles (one of --locales; else the Accept-Language header's, else the default). */
+                locale?: string;
             };
             header?: never;
             path?: never;
@@ -7116,7 +7224,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         ok: true;
-                    } & components["schemas"]["rpc.cartResult"];
+                    } & components["schemas"]["rpc.cartReadResult"];
                 };
             };
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
@@ -7191,6 +7299,8 @@ export interface operations {
                 cartId?: string;
                 /** @description ID is the cart's id (or give it as cartId). */
                 id?: string;
+                /** @description Locale is the language of the answer's item titles (one of --locales; else the Accept-Language header's, else the default). */
+                locale?: string;
             };
             header?: {
                 /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
@@ -7217,7 +7327,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         ok: true;
-                    } & components["schemas"]["rpc.cartResult"];
+                    } & components["schemas"]["rpc.cartReadResult"];
                 };
             };
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
@@ -8708,6 +8818,8 @@ export interface operations {
                 parent?: string;
                 /** @description Classifications define the attributes the category's products (and those of its descendants) may or must have. */
                 classifications?: string;
+                /** @description Translations are the category's title, description and slug in the store's other locales (--locales), by locale; null for a locale removes its translation. */
+                translations?: string;
             };
             header?: {
                 /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
@@ -8837,6 +8949,8 @@ export interface operations {
     "catalog.v1.category.info.get": {
         parameters: {
             query: {
+                /** @description Locale is the language to answer in (one of --locales; else the Accept-Language header's, else the default). */
+                locale?: string;
                 /** @description ID is the category's id. */
                 id: string;
                 /** @description WithChildren adds the direct children, as children. */
@@ -8859,7 +8973,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         ok: true;
-                    } & components["schemas"]["rpc.categoryResult"];
+                    } & components["schemas"]["rpc.categoryRead"];
                 };
             };
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
@@ -8930,6 +9044,8 @@ export interface operations {
     "catalog.v1.category.info": {
         parameters: {
             query?: {
+                /** @description Locale is the language to answer in (one of --locales; else the Accept-Language header's, else the default). */
+                locale?: string;
                 /** @description ID is the category's id. */
                 id?: string;
                 /** @description WithChildren adds the direct children, as children. */
@@ -8962,7 +9078,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         ok: true;
-                    } & components["schemas"]["rpc.categoryResult"];
+                    } & components["schemas"]["rpc.categoryRead"];
                 };
             };
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
@@ -9065,6 +9181,8 @@ export interface operations {
     "catalog.v1.category.list.get": {
         parameters: {
             query?: {
+                /** @description Locale is the language to answer in (one of --locales; else the Accept-Language header's, else the default). */
+                locale?: string;
                 /** @description ID matches the categories with any of these ids. */
                 id?: string[];
                 /** @description Title matches the categories whose title matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
@@ -9161,6 +9279,8 @@ export interface operations {
     "catalog.v1.category.list": {
         parameters: {
             query?: {
+                /** @description Locale is the language to answer in (one of --locales; else the Accept-Language header's, else the default). */
+                locale?: string;
                 /** @description ID matches the categories with any of these ids. */
                 id?: string[];
                 /** @description Title matches the categories whose title matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
@@ -9440,6 +9560,8 @@ export interface operations {
                 parent?: string;
                 /** @description Classifications define the attributes the category's products (and those of its descendants) may or must have. */
                 classifications?: string;
+                /** @description Translations are the category's title, description and slug in the store's other locales (--locales), by locale; null for a locale removes its translation. */
+                translations?: string;
             };
             header?: {
                 /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
@@ -10700,6 +10822,8 @@ export interface operations {
                 variants?: string[];
                 /** @description TaxCode names the taxes that apply to the product: every tax whose code it is (CONTRACT.md section 8). */
                 taxCode?: string;
+                /** @description Translations are the product's title, description and slug in the store's other locales (--locales), by locale; null for a locale removes its translation. */
+                translations?: string;
             };
             header?: {
                 /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
@@ -10831,6 +10955,8 @@ export interface operations {
             query?: {
                 /** @description Format is csv (the default) or jsonl. */
                 format?: string;
+                /** @description Locale is the language to answer in (one of --locales; else the Accept-Language header's, else the default). */
+                locale?: string;
                 /** @description ID matches the products with any of these ids. */
                 id?: string[];
                 /** @description SKU matches the products with any of these skus, exactly (compared in Unicode NFC). */
@@ -10958,6 +11084,8 @@ export interface operations {
             query?: {
                 /** @description Format is csv (the default) or jsonl. */
                 format?: string;
+                /** @description Locale is the language to answer in (one of --locales; else the Accept-Language header's, else the default). */
+                locale?: string;
                 /** @description ID matches the products with any of these ids. */
                 id?: string[];
                 /** @description SKU matches the products with any of these skus, exactly (compared in Unicode NFC). */
@@ -11256,6 +11384,8 @@ export interface operations {
     "catalog.v1.product.info.get": {
         parameters: {
             query: {
+                /** @description Locale is the language to answer in (one of --locales; else the Accept-Language header's, else the default). */
+                locale?: string;
                 /** @description ID is the product's id. */
                 id: string;
                 /** @description Currency asks for the product's price in this currency (ISO 4217), as a new cart would get it for the token (CONTRACT.md section 26). */
@@ -11280,7 +11410,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         ok: true;
-                    } & components["schemas"]["rpc.productResultPartial"];
+                    } & components["schemas"]["rpc.productReadPartial"];
                 };
             };
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
@@ -11351,6 +11481,8 @@ export interface operations {
     "catalog.v1.product.info": {
         parameters: {
             query?: {
+                /** @description Locale is the language to answer in (one of --locales; else the Accept-Language header's, else the default). */
+                locale?: string;
                 /** @description ID is the product's id. */
                 id?: string;
                 /** @description Currency asks for the product's price in this currency (ISO 4217), as a new cart would get it for the token (CONTRACT.md section 26). */
@@ -11385,7 +11517,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         ok: true;
-                    } & components["schemas"]["rpc.productResultPartial"];
+                    } & components["schemas"]["rpc.productReadPartial"];
                 };
             };
             /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
@@ -11488,6 +11620,8 @@ export interface operations {
     "catalog.v1.product.list.get": {
         parameters: {
             query?: {
+                /** @description Locale is the language to answer in (one of --locales; else the Accept-Language header's, else the default). */
+                locale?: string;
                 /** @description ID matches the products with any of these ids. */
                 id?: string[];
                 /** @description SKU matches the products with any of these skus, exactly (compared in Unicode NFC). */
@@ -11614,6 +11748,8 @@ export interface operations {
     "catalog.v1.product.list": {
         parameters: {
             query?: {
+                /** @description Locale is the language to answer in (one of --locales; else the Accept-Language header's, else the default). */
+                locale?: string;
                 /** @description ID matches the products with any of these ids. */
                 id?: string[];
                 /** @description SKU matches the products with any of these skus, exactly (compared in Unicode NFC). */
@@ -11929,6 +12065,8 @@ export interface operations {
                 sort?: string;
                 /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
                 fields?: string[];
+                /** @description Locale is the language to search and answer in (one of --locales; else the Accept-Language header's, else the default): q's words are found in that locale's text or the default's. */
+                locale?: string;
                 /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
                 /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
@@ -12029,6 +12167,8 @@ export interface operations {
                 sort?: string;
                 /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
                 fields?: string[];
+                /** @description Locale is the language to search and answer in (one of --locales; else the Accept-Language header's, else the default): q's words are found in that locale's text or the default's. */
+                locale?: string;
                 /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
                 limit?: number;
                 /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
@@ -12185,6 +12325,8 @@ export interface operations {
                 variants?: string[];
                 /** @description TaxCode names the taxes that apply to the product: every tax whose code it is (CONTRACT.md section 8). */
                 taxCode?: string;
+                /** @description Translations are the product's title, description and slug in the store's other locales (--locales), by locale; null for a locale removes its translation. */
+                translations?: string;
             };
             header?: {
                 /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
@@ -13705,6 +13847,8 @@ export interface operations {
                 lastName?: string;
                 /** @description Phone is a phone number, a string or a number, kept as a string. */
                 phone?: string;
+                /** @description Locale is the customer's language, one of --locales (the default when absent); her emails are written in it. */
+                locale?: string;
             };
             header?: {
                 /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
@@ -14103,6 +14247,8 @@ export interface operations {
                 password?: string;
                 /** @description CurrentPassword is the password now, required to change it; a wrong one counts as a failed login. */
                 currentPassword?: string;
+                /** @description Locale is the customer's new language, one of --locales. */
+                locale?: string;
             };
             header?: {
                 /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */

@@ -77,6 +77,7 @@ var flagEnv = map[string]string{
 	"mail-templates": "COMMERCE_MAIL_TEMPLATES",
 	"mail-retry":     "COMMERCE_MAIL_RETRY",
 	"mail-lease":     "COMMERCE_MAIL_LEASE",
+	"locales":        "COMMERCE_LOCALES",
 }
 
 // storageFlags adds the flags every command that opens the store uses.

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/app"
 	"github.com/commercekit/commerce/auth"
 	"github.com/commercekit/commerce/mail"
@@ -46,8 +47,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	mailTemplates := fs.String("mail-templates", "", "a folder of email templates (LOCALE/NAME.txt, LOCALE/NAME.html) overriding the built-in ones file by file (env COMMERCE_MAIL_TEMPLATES)")
 	mailRetry := fs.String("mail-retry", "", "email retry schedule: comma-separated Go durations, one per retry (env COMMERCE_MAIL_RETRY; default 5s,5m,30m,2h,5h,10h,10h)")
 	mailLease := fs.Duration("mail-lease", time.Minute, "how long a message being sent is held by its process before another may take it over (after a crash); an attempt may take 2s less (env COMMERCE_MAIL_LEASE)")
+	localesFlag := fs.String("locales", commerce.DefaultLocale, "the store's languages, comma-separated, the default first, e.g. en,es (env COMMERCE_LOCALES)")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
+	}
+	locales, err := commerce.ParseLocales(*localesFlag)
+	if err != nil {
+		return fmt.Errorf("--locales (or COMMERCE_LOCALES): %w", err)
 	}
 	schedule, err := backups.schedule(&c)
 	if err != nil {
@@ -96,7 +102,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		StripeKey: *stripeKey, StripeURL: *stripeURL, StripeWebhookSecret: *stripeWebhookSecret,
 		ReturnWindow: *returnWindow,
 		MailSender:   mailSender, MailFrom: *mailFrom, ShopName: *shopName, StorefrontURL: *storefrontURL,
-		MailTemplates: *mailTemplates, MailRetry: mailRetries, MailLease: *mailLease})
+		MailTemplates: *mailTemplates, MailRetry: mailRetries, MailLease: *mailLease, Locales: locales})
 	if err != nil {
 		return fmt.Errorf("assemble the service: %w", err)
 	}

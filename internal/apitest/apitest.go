@@ -101,6 +101,12 @@ type Response struct {
 // checks them; see BadInput).
 func (s *Server) Do(t testing.TB, method, path, token string, body any) Response {
 	t.Helper()
+	return s.DoHeader(t, method, path, token, nil, body)
+}
+
+// DoHeader is Do with more request headers (Accept-Language, ...).
+func (s *Server) DoHeader(t testing.TB, method, path, token string, header http.Header, body any) Response {
+	t.Helper()
 	var payload []byte
 	switch b := body.(type) {
 	case nil:
@@ -122,6 +128,9 @@ func (s *Server) Do(t testing.TB, method, path, token string, body any) Response
 	req, err := http.NewRequest(method, s.URL+path, rd)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header[k] = v
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if token != "" {
