@@ -25,6 +25,7 @@ func TestChannelsAreTheEmittedOnes(t *testing.T) {
 		// (and the welcome email sent to them); a webhook.
 		productID := e.storeFixture(t, "CH-1")
 		e.Post(t, "/tax/v1/tax.create", e.Admin, map[string]any{"code": "STD", "class": "default", "title": "Standard", "rate": 20, "isPercentage": true}).Must(t)
+		e.Post(t, "/catalog/v1/priceList.create", e.Admin, map[string]any{"code": "ch", "currency": "USD"}).Must(t)
 		e.Post(t, "/promotion/v1/promotion.create", e.Admin, map[string]any{"title": "P", "class": "default", "active": true, "priority": 0,
 			"if":   map[string]any{"product": map[string]any{"id": productID, "quantity": 1}},
 			"then": map[string]any{"product": map[string]any{"id": productID, "quantity": 1, "discount": map[string]any{"rate": 10, "isPercentage": true}}}}).Must(t)

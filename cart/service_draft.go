@@ -146,7 +146,7 @@ func (s *Service) CreateDraft(ctx context.Context, in DraftInput) (*Cart, error)
 	}
 	var rs []stock.Reservation
 	if len(in.Items) > 0 {
-		lists, err := s.listPrices(ctx, ids)
+		lists, err := s.listPrices(ctx, ids, sh.Groups)
 		if err != nil {
 			return nil, err
 		}

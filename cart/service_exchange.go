@@ -97,7 +97,7 @@ func (s *Service) QuoteExchange(ctx context.Context, o *order.Order, items []ord
 			sh.Tags = []string{typ}
 		}
 	}
-	lists, err := s.listPrices(ctx, productIDs(adds))
+	lists, err := s.listPrices(ctx, productIDs(adds), sh.Groups)
 	if err != nil {
 		return nil, err
 	}

@@ -69,15 +69,16 @@ func (s *Service) AddToCart(ctx context.Context, in AddInput) (*Cart, error) {
 	if err != nil {
 		return nil, fmt.Errorf("add to cart: products: %w", err)
 	}
-	lists, err := s.listPrices(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
 	cl, _ := commerce.ClaimsFrom(ctx)
 	var holds []hold
 	return s.change(ctx, in.CartID, change{op: "cart.addToCart", data: in, noData: true, reserved: true,
 		prepare: func(c *Cart, now time.Time) (err error) {
-			if holds, err = add(c, in.Items, products, lists, shopperOf(cl, c), now); err != nil {
+			sh := shopperOf(cl, c)
+			lists, err := s.listPrices(ctx, ids, sh.Groups)
+			if err != nil {
+				return err
+			}
+			if holds, err = add(c, in.Items, products, lists, sh, now); err != nil {
 				return err
 			}
 			// The reservations are made up now and shown on their

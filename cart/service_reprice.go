@@ -17,11 +17,11 @@ func (e *Entry) setPrice(sel catalog.Selected) {
 
 // listPrices returns the active price lists' prices of the products (none
 // without Deps.PriceLists).
-func (s *Service) listPrices(ctx context.Context, ids []string) (map[string][]catalog.ListPrice, error) {
+func (s *Service) listPrices(ctx context.Context, ids, groups []string) (map[string][]catalog.ListPrice, error) {
 	if s.deps.PriceLists == nil || len(ids) == 0 {
 		return nil, nil
 	}
-	lists, err := s.deps.PriceLists.ListPrices(ctx, ids)
+	lists, err := s.deps.PriceLists.ListPrices(ctx, ids, groups)
 	if err != nil {
 		return nil, fmt.Errorf("price lists: %w", err)
 	}
@@ -44,7 +44,7 @@ func (s *Service) reprice(ctx context.Context, c *Cart, sh Shopper, now time.Tim
 	for i, e := range c.Items {
 		ids[i] = e.ProductID
 	}
-	lists, err := s.listPrices(ctx, ids)
+	lists, err := s.listPrices(ctx, ids, sh.Groups)
 	if err != nil {
 		return nil, err
 	}

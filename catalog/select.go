@@ -77,9 +77,10 @@ func SortListPrices(ps []ListPrice) {
 // PriceLists gives the list prices of products (the price lists area).
 type PriceLists interface {
 	// ListPrices returns, for each product of ids that has any, the
-	// prices of the ACTIVE price lists, in SortListPrices order. The
-	// slices are shared and must not be changed.
-	ListPrices(ctx context.Context, ids []string) (map[string][]ListPrice, error)
+	// prices of the ACTIVE price lists open to everyone or to one of
+	// groups (the others cannot match a shopper of those groups), in
+	// SortListPrices order. The slices must not be changed.
+	ListPrices(ctx context.Context, ids, groups []string) (map[string][]ListPrice, error)
 }
 
 // Selected is a selected unit price: Amount in minor units of Currency,
@@ -248,7 +249,7 @@ func (s *Service) PricesOf(ctx context.Context, products []*Product, q PriceQuer
 			ids[i] = p.ID
 		}
 		var err error
-		if lists, err = s.PriceLists.ListPrices(ctx, ids); err != nil {
+		if lists, err = s.PriceLists.ListPrices(ctx, ids, sh.Groups); err != nil {
 			return nil, err
 		}
 	}

@@ -17,7 +17,9 @@ func TestSelectPriceLists(t *testing.T) {
 		}
 		return r
 	}
-	lp := func(r *ListRule, minQ, amount int64) ListPrice { return ListPrice{ListRule: r, MinQuantity: minQ, Amount: amount} }
+	lp := func(r *ListRule, minQ, amount int64) ListPrice {
+		return ListPrice{ListRule: r, MinQuantity: minQ, Amount: amount}
+	}
 	everyone := rule("everyone", 0, 1, nil)
 	trade := rule("trade", 5, 2, func(r *ListRule) { r.Groups = []string{"B2B", "TRADE"} })
 	members := rule("members", 9, 3, func(r *ListRule) { r.Groups = []string{"MEMBERS"} })

@@ -26,8 +26,14 @@ type Service struct {
 }
 
 // index is the ACTIVE lists' prices by product, each product's in
-// catalog.SortListPrices order.
-type index map[string][]catalog.ListPrice
+// catalog.SortListPrices order: those of lists open to everyone, and
+// those of each group's lists (a list of several groups is under each).
+type index map[string]*productPrices
+
+type productPrices struct {
+	open    []catalog.ListPrice
+	byGroup map[string][]catalog.ListPrice
+}
 
 // NewService returns the area over store; products tells which products
 // exist.
@@ -53,11 +59,29 @@ func buildIndex(lists []PriceList) index {
 		rule := &catalog.ListRule{ListID: l.ID, Priority: l.Priority, Seq: l.Seq, Groups: l.Groups, Channel: l.Channel,
 			Country: l.Country, Currency: l.Currency, ValidFrom: l.ValidFrom, ValidUntil: l.ValidUntil}
 		for _, p := range l.Prices {
-			idx[p.ProductID] = append(idx[p.ProductID], catalog.ListPrice{ListRule: rule, MinQuantity: p.MinQuantity, Amount: p.Amount})
+			pp := idx[p.ProductID]
+			if pp == nil {
+				pp = &productPrices{}
+				idx[p.ProductID] = pp
+			}
+			lp := catalog.ListPrice{ListRule: rule, MinQuantity: p.MinQuantity, Amount: p.Amount}
+			if len(l.Groups) == 0 {
+				pp.open = append(pp.open, lp)
+				continue
+			}
+			if pp.byGroup == nil {
+				pp.byGroup = map[string][]catalog.ListPrice{}
+			}
+			for _, g := range l.Groups {
+				pp.byGroup[g] = append(pp.byGroup[g], lp)
+			}
 		}
 	}
-	for _, ps := range idx {
-		catalog.SortListPrices(ps)
+	for _, pp := range idx {
+		catalog.SortListPrices(pp.open)
+		for _, ps := range pp.byGroup {
+			catalog.SortListPrices(ps)
+		}
 	}
 	return idx
 }
@@ -65,7 +89,10 @@ func buildIndex(lists []PriceList) index {
 // ListPrices implements catalog.PriceLists from the in-memory index,
 // checked against the lists' version at least every snapcache.Interval
 // (a change through this process is seen at once).
-func (s *Service) ListPrices(ctx context.Context, ids []string) (map[string][]catalog.ListPrice, error) {
+// A product's prices for several sources (everyone's lists and the
+// groups') are merged into a new slice; for one source the index's own is
+// returned.
+func (s *Service) ListPrices(ctx context.Context, ids, groups []string) (map[string][]catalog.ListPrice, error) {
 	idx, err := s.cache.Get(ctx)
 	if err != nil {
 		return nil, err
@@ -75,7 +102,29 @@ func (s *Service) ListPrices(ctx context.Context, ids []string) (map[string][]ca
 	}
 	out := make(map[string][]catalog.ListPrice, len(ids))
 	for _, id := range ids {
-		if ps := idx[id]; len(ps) > 0 {
+		pp := idx[id]
+		if pp == nil {
+			continue
+		}
+		ps, shared := pp.open, true
+		for _, g := range groups {
+			gs := pp.byGroup[g]
+			if len(gs) == 0 {
+				continue
+			}
+			if len(ps) == 0 {
+				ps = gs
+				continue
+			}
+			if shared {
+				ps, shared = append(make([]catalog.ListPrice, 0, len(ps)+len(gs)), ps...), false
+			}
+			ps = append(ps, gs...)
+		}
+		if !shared {
+			catalog.SortListPrices(ps)
+		}
+		if len(ps) > 0 {
 			out[id] = ps
 		}
 	}

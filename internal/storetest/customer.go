@@ -146,7 +146,7 @@ var customerT0 = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 
 func fixtureCustomer(email, typ string) *customer.Customer {
 	return &customer.Customer{ID: commerce.NewID(), Email: email, FirstName: "Ada", LastName: "L", Phone: "1",
-		CustomerType: typ, CreatedAt: customerT0, PasswordHash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA",
+		CustomerType: typ, Groups: []string{}, CreatedAt: customerT0, PasswordHash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA",
 		Addresses: []customer.Address{{ID: "a1", Default: true, Address: cart.Address{FirstName: "Ada", Address1: "x",
 			PostCode: "1", City: "c", State: "HI", Country: "US"}}}}
 }

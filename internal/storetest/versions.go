@@ -7,6 +7,7 @@ import (
 
 	"github.com/commercekit/commerce/catalog"
 	"github.com/commercekit/commerce/money"
+	"github.com/commercekit/commerce/pricelist"
 	"github.com/commercekit/commerce/sqldb"
 )
 
@@ -22,10 +23,12 @@ func versionsApart(t *testing.T, db *sqldb.DB) {
 	ctx := context.Background()
 	cat, promos := sqldb.NewCatalogStore(db), sqldb.NewPromotionStore(db)
 	taxes, methods := sqldb.NewTaxStore(db), sqldb.NewShippingStore(db)
+	lists := sqldb.NewPriceListStore(db)
 	read := func() map[string]int64 {
 		return map[string]int64{
 			"catalog": versionOf(t, cat.Version), "promotions": versionOf(t, promos.Version),
 			"taxes": versionOf(t, taxes.Version), "shipping": versionOf(t, methods.Version),
+			"pricelists": versionOf(t, lists.Version),
 		}
 	}
 	changes := []struct {
@@ -36,6 +39,13 @@ func versionsApart(t *testing.T, db *sqldb.DB) {
 		{"promotions", func() { createPromotions(t, promos, fixturePromotion(t, "v", true, 0, "p")) }},
 		{"taxes", func() { createTaxes(t, taxes, fixtureTax("v", "V", "", money.Decimal{Units: 1}, true)) }},
 		{"shipping", func() { createMethods(t, methods, fixtureMethod("V", true, "default", 1, "GB")) }},
+		{"pricelists", func() {
+			if err := lists.Update(context.Background(), func(tx pricelist.Tx) error {
+				return tx.Insert(context.Background(), fixturePriceList("v", pricelist.StatusActive))
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}},
 	}
 	for _, c := range changes {
 		before := read()
