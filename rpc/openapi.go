@@ -277,7 +277,7 @@ func (g *schemaGen) operation(rt *route, service, version, method string, idem b
 		form := schema{"type": "object", "required": []string{"file"}, "properties": schema{
 			"file": schema{"type": "string", "format": "binary", "description": "The file."}}}
 		for _, f := range jsonFields(arg) {
-			form["properties"].(schema)[f.name] = schema{"type": "string"}
+			form["properties"].(schema)[f.name] = describe(schema{"type": "string"}, argDoc(f))
 		}
 		out["requestBody"] = schema{"required": true, "description": "multipart/form-data: the file part `file` and the arguments as fields.",
 			"content": schema{"multipart/form-data": schema{"schema": form}}}
@@ -414,7 +414,7 @@ func (g *schemaGen) responses(rt *route, idem bool) schema {
 			if strings.Contains(ct, "json") {
 				// JSON Lines: many JSON values, which no schema describes
 				// (a schema would have the body decoded as one).
-				content[ct] = schema{"description": "One JSON object a line."}
+				content[ct] = schema{}
 			}
 		}
 		ok = schema{"description": "The records, streamed.", "content": content}
@@ -499,6 +499,18 @@ func (g *schemaGen) errorComponents() map[string]schema {
 		s := schema{"type": "object", "required": []string{"ok", "error"}, "properties": props,
 			"description": fmt.Sprintf("The error %s (HTTP %d).", code, Status(code))}
 		out[errorComponent(code)] = s
+	}
+	return out
+}
+
+// Streams lists the operations whose success answer is not the JSON
+// envelope (HandleRaw with Produces: an export), by path.
+func (s *Server) Streams() map[string]bool {
+	out := map[string]bool{}
+	for k, rt := range s.routes {
+		if len(rt.op.Produces) > 0 {
+			out["/"+k] = true
+		}
 	}
 	return out
 }

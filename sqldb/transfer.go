@@ -239,3 +239,78 @@ func (s *TransferStore) Currencies(ctx context.Context) ([]string, error) {
 func (s *TransferStore) Orders(ctx context.Context, f order.Filter) ([]*order.Order, error) {
 	return s.orders.Orders(ctx, f)
 }
+
+// LockProducts implements transfer.Tx: one query for a batch's products.
+func (t transferTx) LockProducts(ctx context.Context, ids []string) (map[string]transfer.Locked, error) {
+	out := make(map[string]transfer.Locked, len(ids))
+	var ps []*catalog.Product
+	for _, chunk := range catalogChunks(ids) {
+		rows, err := t.tx.Query(ctx, `SELECT version, doc FROM products WHERE id IN (`+Placeholders(len(chunk))+`)`+t.tx.ForUpdate(), catalogArgs(chunk)...)
+		if err != nil {
+			return nil, fmt.Errorf("lock products: %w", err)
+		}
+		for rows.Next() {
+			var version int64
+			var doc string
+			if err := rows.Scan(&version, &doc); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("lock products: %w", t.tx.Translate(err))
+			}
+			p, err := decodeProduct(doc)
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			ps = append(ps, p)
+			out[p.ID] = transfer.Locked{Product: p, Version: version}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("lock products: %w", t.tx.Translate(err))
+		}
+	}
+	if err := catalogFillVariants(ctx, t.tx, ps); err != nil {
+		return nil, fmt.Errorf("lock products: variants: %w", err)
+	}
+	return out, nil
+}
+
+// LockStocks implements transfer.Tx.
+func (t transferTx) LockStocks(ctx context.Context, ids []string) (map[string]map[string]stock.Stock, error) {
+	out := map[string]map[string]stock.Stock{}
+	for _, chunk := range catalogChunks(ids) {
+		rows, err := t.tx.Query(ctx, `SELECT product_id, warehouse_id, quantity, reserved FROM stock WHERE product_id IN (`+
+			Placeholders(len(chunk))+`)`+t.tx.ForUpdate(), catalogArgs(chunk)...)
+		if err != nil {
+			return nil, fmt.Errorf("lock stock: %w", err)
+		}
+		for rows.Next() {
+			var st stock.Stock
+			if err := rows.Scan(&st.ProductID, &st.WarehouseID, &st.Quantity, &st.Reserved); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("lock stock: %w", t.tx.Translate(err))
+			}
+			if out[st.ProductID] == nil {
+				out[st.ProductID] = map[string]stock.Stock{}
+			}
+			out[st.ProductID][st.WarehouseID] = st
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("lock stock: %w", t.tx.Translate(err))
+		}
+	}
+	return out, nil
+}
+
+// CreateStocks implements transfer.Tx: multi-row inserts.
+func (t transferTx) CreateStocks(ctx context.Context, sts []stock.Stock) error {
+	rows := make([][]any, len(sts))
+	for i, st := range sts {
+		rows[i] = []any{st.ProductID, st.WarehouseID, st.Quantity}
+	}
+	if err := (catalogTx(t)).insertRows(ctx, `INSERT INTO stock (product_id, warehouse_id, quantity) VALUES `, 3, rows); err != nil {
+		return fmt.Errorf("create stock: %w", err)
+	}
+	return nil
+}

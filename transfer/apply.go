@@ -74,6 +74,20 @@ func (s *Service) applyBatch(ctx context.Context, b batch, idx *categoryIndex) (
 			return err
 		}
 		w.ids = ids
+		var existing []string
+		for _, r := range b.rows {
+			if id, ok := ids[r.SKU]; ok && r.Category == nil {
+				existing = append(existing, id)
+			}
+		}
+		if len(existing) > 0 {
+			if w.olds, err = tx.LockProducts(ctx, existing); err != nil {
+				return err
+			}
+			if w.stocks, err = tx.LockStocks(ctx, existing); err != nil {
+				return err
+			}
+		}
 		for i, r := range b.rows {
 			if first, dup := b.dups[r.Line]; dup {
 				outs[i] = outcome{outRejected, rowError(r.Line, r.SKU, commerce.Invalid(fmt.Sprintf("sku: %s is already on line %d of this file", r.SKU, first)))}
@@ -134,6 +148,10 @@ type batchWriter struct {
 	tx  Tx
 	idx *categoryIndex
 	ids map[string]string // sku -> product id, products created in the batch included
+	// olds and stocks are the batch's existing products and their stock,
+	// read (and locked) in one query each.
+	olds   map[string]Locked
+	stocks map[string]map[string]stock.Stock
 
 	cached *cachedCategories
 
@@ -148,8 +166,8 @@ func (w *batchWriter) flush(ctx context.Context) error {
 			return &writeError{err}
 		}
 	}
-	for _, st := range w.pendingStock {
-		if err := w.tx.Stock().Create(ctx, st); err != nil {
+	if len(w.pendingStock) > 0 {
+		if err := w.tx.CreateStocks(ctx, w.pendingStock); err != nil {
 			return &writeError{err}
 		}
 	}
@@ -165,9 +183,13 @@ func (w *batchWriter) row(ctx context.Context, r *Row) (int, error) {
 	var old *catalog.Product
 	var version int64
 	if id, ok := w.ids[r.SKU]; ok {
-		var err error
-		if old, version, err = w.tx.Catalog().Product(ctx, id, true); err != nil {
-			return 0, err
+		if l, ok := w.olds[id]; ok {
+			old, version = l.Product, l.Version
+		} else {
+			var err error
+			if old, version, err = w.tx.Catalog().Product(ctx, id, true); err != nil {
+				return 0, err
+			}
 		}
 	}
 	in := r.Fields
@@ -247,13 +269,21 @@ func (w *batchWriter) row(ctx context.Context, r *Row) (int, error) {
 			changes = append(changes, change{wh, nil, q})
 			continue
 		}
-		cur, err := w.tx.Stock().Lock(ctx, k)
-		if commerce.ErrorCode(err) == commerce.EStockNotFound {
-			changes = append(changes, change{wh, nil, q})
+		cur, ok := w.stocks[p.ID][wh]
+		if _, loaded := w.olds[p.ID]; loaded && !ok {
+			changes = append(changes, change{wh, nil, q}) // LockStocks read them all
 			continue
 		}
-		if err != nil {
-			return undo(err)
+		if !ok {
+			var err error
+			cur, err = w.tx.Stock().Lock(ctx, k)
+			if commerce.ErrorCode(err) == commerce.EStockNotFound {
+				changes = append(changes, change{wh, nil, q})
+				continue
+			}
+			if err != nil {
+				return undo(err)
+			}
 		}
 		if cur.Quantity == q {
 			continue

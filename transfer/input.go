@@ -45,7 +45,7 @@ func (in ImportInput) check() error {
 // JobInfoInput is the argument of job.info.
 type JobInfoInput struct {
 	// ID is the job's id (product.import answers it).
-	ID string `json:"id"`
+	ID string `json:"id" openapi:"required"`
 }
 
 // ExportInput is the argument of product.export: the format and the

@@ -54,7 +54,23 @@ type Tx interface {
 	// SaveJob writes a job's progress in this transaction (with the rows
 	// it counts).
 	SaveJob(ctx context.Context, j *Job) error
+	// LockProducts returns the products with the given ids that exist,
+	// with their versions and Variants filled in, holding their rows
+	// until the transaction ends.
+	LockProducts(ctx context.Context, ids []string) (map[string]Locked, error)
+	// LockStocks returns the stock records of the given products, by
+	// product id then warehouse id, holding their rows.
+	LockStocks(ctx context.Context, productIDs []string) (map[string]map[string]stock.Stock, error)
+	// CreateStocks inserts new stock records, nothing reserved.
+	// duplicate_key when one exists.
+	CreateStocks(ctx context.Context, sts []stock.Stock) error
 	// ProductIDs returns the ids of the products with the given skus
 	// (normalised as commerce.Key does), by sku; unknown skus are left out.
 	ProductIDs(ctx context.Context, skus []string) (map[string]string, error)
+}
+
+// Locked is a product read under lock, with its version.
+type Locked struct {
+	Product *catalog.Product
+	Version int64
 }

@@ -537,13 +537,13 @@ export interface paths {
         };
         /**
          * job.info
-         * @description An import job: its status, counters and the first 1,000 row errors. Needs a token with the admin scope.
+         * @description An import job: its status, counters and the first 1,000 row errors. Needs a token with the admin scope. Required arguments: `id`.
          */
         get: operations["catalog.v1.job.info.get"];
         put?: never;
         /**
          * job.info
-         * @description An import job: its status, counters and the first 1,000 row errors. Needs a token with the admin scope.
+         * @description An import job: its status, counters and the first 1,000 row errors. Needs a token with the admin scope. Required arguments: `id`.
          */
         post: operations["catalog.v1.job.info"];
         delete?: never;
@@ -5680,7 +5680,7 @@ export interface components {
         /** @description JobInfoInput is the argument of job.info. */
         "transfer.JobInfoInput": {
             /** @description ID is the job's id (product.import answers it). */
-            id?: string;
+            id: string;
         };
         /** @description OrderExportInput is the argument of order.export. */
         "transfer.OrderExportInput": {
@@ -9690,9 +9690,9 @@ export interface operations {
     };
     "catalog.v1.job.info.get": {
         parameters: {
-            query?: {
+            query: {
                 /** @description ID is the job's id (product.import answers it). */
-                id?: string;
+                id: string;
             };
             header?: never;
             path?: never;
@@ -11018,7 +11018,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @description One JSON object a line. */
                     "application/x-ndjson": unknown;
                     "text/csv": string;
                 };
@@ -11157,7 +11156,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @description One JSON object a line. */
                     "application/x-ndjson": unknown;
                     "text/csv": string;
                 };
@@ -11269,13 +11267,16 @@ export interface operations {
         requestBody: {
             content: {
                 "multipart/form-data": {
+                    /** @description Currency is the currency of Shopify's prices (default USD). */
                     currency?: string;
+                    /** @description DryRun checks every row as an import would and writes nothing. */
                     dryRun?: string;
                     /**
                      * Format: binary
                      * @description The file.
                      */
                     file: string;
+                    /** @description Format is the file's format: commerce (the default; CSV or JSON Lines, told apart by content) or shopify (Shopify's product CSV). */
                     format?: string;
                 };
             };

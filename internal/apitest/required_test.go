@@ -98,8 +98,11 @@ func TestRequiredArgumentsDocumented(t *testing.T) {
 	raw, _ := s.Document(t)
 	d := readOpenAPI(t, raw)
 	var paths []string
+	streams := s.App.RPC().Streams() // their answers are files, not the envelope
 	for p := range s.App.RPC().Operations() {
-		paths = append(paths, p)
+		if !streams[p] {
+			paths = append(paths, p)
+		}
 	}
 	sort.Strings(paths)
 	reported := 0
