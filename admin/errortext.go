@@ -167,6 +167,18 @@ var errorSentences = map[string]func(d errData) string{
 	// Email.
 	commerce.EMailNotFound: func(errData) string { return "The message no longer exists." },
 
+	// Product images.
+	commerce.EInvalidMedia: func(d errData) string {
+		if r := d.text("reason"); r != "" {
+			return "This file cannot be used as an image: " + r + "."
+		}
+		return "This file cannot be used as an image."
+	},
+	commerce.EMediaNotFound: func(errData) string { return "The image no longer exists." },
+	commerce.EMediaInUse: func(errData) string {
+		return "The image is still shown on a product: take it off the product first."
+	},
+
 	// Returns and exchanges.
 	commerce.EReturnNotFound: func(errData) string { return "The return no longer exists." },
 	commerce.EInvalidReturnState: func(d errData) string {

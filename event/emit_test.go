@@ -36,12 +36,12 @@ func TestChannels(t *testing.T) {
 		}
 		seen[c] = true
 	}
-	for _, c := range []string{Products, Categories, Promotions, Carts, Taxes, Stock, Shipping, Orders, Customers, Webhooks, Mails} {
+	for _, c := range []string{Products, Categories, Promotions, Carts, Taxes, Stock, Shipping, Orders, Customers, Webhooks, Returns, Mails, Medias} {
 		if !seen[c] {
 			t.Errorf("channel %q missing from Channels", c)
 		}
 	}
-	if len(Channels) != len(seen) || len(seen) != 11 {
-		t.Errorf("got %d channels, want the 11 constants", len(Channels))
+	if len(Channels) != len(seen) || len(seen) != 13 {
+		t.Errorf("got %d channels, want the 13 constants", len(Channels))
 	}
 }

@@ -26,11 +26,12 @@ const (
 	Webhooks   = "WEBHOOKS"
 	Returns    = "RETURNS"
 	Mails      = "MAILS"
+	Medias     = "MEDIAS"
 )
 
 // Channels lists every channel, in the order above (for pickers and
 // filters).
-var Channels = []string{Products, Categories, Promotions, Carts, Taxes, Stock, Shipping, Orders, Customers, Webhooks, Returns, Mails}
+var Channels = []string{Products, Categories, Promotions, Carts, Taxes, Stock, Shipping, Orders, Customers, Webhooks, Returns, Mails, Medias}
 
 // Types.
 const (
