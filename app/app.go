@@ -20,6 +20,7 @@ import (
 	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/internal/password"
 	"github.com/commercekit/commerce/mail"
+	"github.com/commercekit/commerce/media"
 	"github.com/commercekit/commerce/natsrelay"
 	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/payment"
@@ -115,6 +116,17 @@ type Options struct {
 	// (1 minute when 0); MailPoll how often the queue is looked at when
 	// nothing announced work (250ms when 0).
 	MailLease, MailPoll time.Duration
+
+	// MediaBlobs keeps the product images (--media-store: media/fs,
+	// media/s3); nil keeps them in memory.
+	MediaBlobs media.Blobs
+	// MediaMaxBytes is --media-max-bytes (media.DefaultMaxBytes when 0).
+	MediaMaxBytes int64
+	// MediaWidths is --media-widths (media.DefaultWidths when nil).
+	MediaWidths []int
+	// MediaBaseURL is --media-base-url: put before /media/<id>.<ext> in
+	// an image's url ("" for the path alone).
+	MediaBaseURL string
 }
 
 // App is the assembled service.
@@ -160,6 +172,8 @@ type App struct {
 	Webhook *webhook.Service
 	// Mail is the email area.
 	Mail *mail.Service
+	// Media is the product images area.
+	Media *media.Service
 	idem *sqldb.IdempotencyStore
 	// Notifications applies the payment providers' webhook events (the
 	// order area sets it); POST /webhooks/stripe answers 503 while it is

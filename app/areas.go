@@ -23,6 +23,7 @@ var areas = []func(a *App) error{
 		rpc.RegisterCatalog(a.srv, a.Catalog)
 		return nil
 	},
+	mediaArea,
 	func(a *App) error {
 		a.Stock = stock.NewService(sqldb.NewStockStore(a.db), a.now, a.opts.ReservationTTL)
 		rpc.RegisterStock(a.srv, a.Stock)

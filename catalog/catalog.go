@@ -177,6 +177,12 @@ type Media struct {
 	ID string `json:"id"`
 	// URL is where the media is.
 	URL string `json:"url"`
+	// Alt is the image's alternative text (CONTRACT.md section 23).
+	Alt string `json:"alt,omitempty"`
+	// Width and Height are the image's size in pixels, when known (an
+	// uploaded image's).
+	Width  int `json:"width,omitempty"`
+	Height int `json:"height,omitempty"`
 }
 
 // Variation is the value a Variant product gives for one modifier of its
