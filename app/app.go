@@ -174,7 +174,7 @@ type App struct {
 	Mail *mail.Service
 	// Media is the product images area.
 	Media *media.Service
-	idem *sqldb.IdempotencyStore
+	idem  *sqldb.IdempotencyStore
 	// Notifications applies the payment providers' webhook events (the
 	// order area sets it); POST /webhooks/stripe answers 503 while it is
 	// nil.

@@ -83,7 +83,7 @@ func mediaPaths(g *schemaGen, widths []int) map[string]schema {
 		"responses": getResponses,
 	}}
 	return map[string]schema{
-		"/catalog/v1/media.upload":          upload,
-		"/media/{file}":                     get,
+		"/catalog/v1/media.upload": upload,
+		"/media/{file}":            get,
 	}
 }

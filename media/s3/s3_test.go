@@ -11,10 +11,10 @@ import (
 	"github.com/commercekit/commerce/media/s3"
 )
 
-// TestStore runs the media store suite on a real S3-compatible server:
+// TestS3Store runs the media store suite on a real S3-compatible server:
 // COMMERCE_TEST_S3 is its s3:// URL (.ci/run starts gofakes3 and sets it,
 // with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY).
-func TestStore(t *testing.T) {
+func TestS3Store(t *testing.T) {
 	raw := os.Getenv("COMMERCE_TEST_S3")
 	if raw == "" {
 		t.Skip("COMMERCE_TEST_S3 is not set: no S3-compatible server to test against")
