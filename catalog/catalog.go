@@ -179,9 +179,10 @@ type Media struct {
 	URL string `json:"url"`
 	// Alt is the image's alternative text (CONTRACT.md section 23).
 	Alt string `json:"alt,omitempty"`
-	// Width and Height are the image's size in pixels, when known (an
-	// uploaded image's).
-	Width  int `json:"width,omitempty"`
+	// Width is the image's width in pixels, when known (an uploaded
+	// image's).
+	Width int `json:"width,omitempty"`
+	// Height is the image's height in pixels, when known.
 	Height int `json:"height,omitempty"`
 }
 

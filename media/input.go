@@ -23,5 +23,5 @@ type ListInput struct {
 // RemoveInput is media.remove's argument.
 type RemoveInput struct {
 	// ID is the image to remove.
-	ID string `json:"id"`
+	ID string `json:"id" openapi:"required"`
 }
