@@ -195,6 +195,12 @@ func Resize(ext string, b []byte, w int) ([]byte, error) {
 	}
 	sb := img.Bounds()
 	h := max(1, int((int64(sb.Dy())*int64(w)+int64(sb.Dx())/2)/int64(sb.Dx())))
+	if k := (sb.Dx() + 2*w - 1) / (2 * w); k >= 2 && sb.Dy()/k >= h {
+		// A large reduction: a box filter first, to at most twice the
+		// width (see shrink).
+		img = shrink(img, k)
+		sb = img.Bounds()
+	}
 	dst := image.NewRGBA(image.Rect(0, 0, w, h))
 	draw.CatmullRom.Scale(dst, dst.Bounds(), img, sb, draw.Src, nil)
 	return encode(resizedExt(ext), dst, resizedQuality)

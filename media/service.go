@@ -53,7 +53,8 @@ type Config struct {
 	// Limits bound the images' dimensions.
 	Limits Limits
 	// Workers is how many images are decoded at once, uploads and resizes
-	// together (4 when 0): the bound on the memory images take.
+	// together (2 when 0): the bound on the memory images take (a
+	// 12-megapixel JPEG takes about 45 MB while it is resized).
 	Workers int
 }
 
@@ -79,7 +80,7 @@ func NewService(store Store, blobs Blobs, products Products, now func() time.Tim
 		cfg.Widths = DefaultWidths
 	}
 	if cfg.Workers <= 0 {
-		cfg.Workers = 4
+		cfg.Workers = 2
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	return &Service{store: store, blobs: blobs, products: products, now: now, cfg: cfg, sem: make(chan struct{}, cfg.Workers)}
