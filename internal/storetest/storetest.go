@@ -46,6 +46,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("staff", func(t *testing.T) { Staff(t, open) })
 	t.Run("admin", func(t *testing.T) { Admin(t, open) })
 	t.Run("mail", func(t *testing.T) { Mail(t, open) })
+	t.Run("media", func(t *testing.T) { Media(t, open) })
 }
 
 // exec runs statements in one write transaction, failing the test on an
