@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/color"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/commercekit/commerce/media"
 	mediafs "github.com/commercekit/commerce/media/fs"
+	"github.com/commercekit/commerce/rpc"
 )
 
 // photo12MP is a 4000 x 3000 JPEG with gradients (a photo's size).
@@ -141,19 +143,12 @@ func BenchmarkServeStored(b *testing.B) {
 	ctx := context.Background()
 	store.Put(ctx, "x/800.jpg", data, "image/jpeg")
 	b.Run("media", func(b *testing.B) {
-		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			o, err := store.Open(r.Context(), "x/800.jpg")
-			if err != nil {
-				http.NotFound(w, r)
-				return
-			}
-			defer o.Close()
-			w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
-			w.Header().Set("ETag", `"x-w800"`)
-			w.Header().Set("Content-Type", "image/jpeg")
-			http.ServeContent(w, r, "", time.Time{}, o)
-		})
-		serveBench(b, h, "/media/x.jpg?w=800")
+		// The real path: the rpc server's /media/ handler, the service's
+		// record cache and the file store.
+		records := recordStore{"x": {ID: "x", Ext: "jpg", Width: 4000, Height: 3000, SHA256: strings.Repeat("0", 64)}}
+		srv := rpc.NewServer(nil, slog.New(slog.DiscardHandler), func(context.Context) error { return nil })
+		rpc.RegisterMedia(srv, media.NewService(records, store, nil, time.Now, media.Config{}))
+		serveBench(b, srv, "/media/x.jpg?w=800")
 	})
 	b.Run("FileServer", func(b *testing.B) {
 		serveBench(b, http.FileServer(http.Dir(filepath.Join(dir, "x"))), "/800.jpg")

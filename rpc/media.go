@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -215,7 +216,11 @@ func (h *mediaFiles) Serve(w http.ResponseWriter, r *http.Request) int {
 	hd.Set("ETag", img.ETag)
 	hd.Set("Content-Type", img.ContentType)
 	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-	http.ServeContent(sw, r, "", time.Time{}, img.Object)
+	var content io.ReadSeeker = img.Object
+	if f, ok := img.Object.(interface{ OSFile() *os.File }); ok {
+		content = f.OSFile() // sent with sendfile, as http.FileServer does
+	}
+	http.ServeContent(sw, r, "", time.Time{}, content)
 	return sw.status
 }
 
@@ -228,4 +233,13 @@ type statusWriter struct {
 func (w *statusWriter) WriteHeader(code int) {
 	w.status = code
 	w.ResponseWriter.WriteHeader(code)
+}
+
+// ReadFrom lets the connection send a file with sendfile (net/http's
+// response is an io.ReaderFrom).
+func (w *statusWriter) ReadFrom(r io.Reader) (int64, error) {
+	if rf, ok := w.ResponseWriter.(io.ReaderFrom); ok {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(struct{ io.Writer }{w.ResponseWriter}, r)
 }

@@ -96,6 +96,9 @@ type object struct {
 
 func (o object) Size() int64 { return o.size }
 
+// OSFile is the open file, so that a server can send it with sendfile.
+func (o object) OSFile() *os.File { return o.File }
+
 // Delete implements media.Blobs.
 func (s *Store) Delete(_ context.Context, prefix string) error {
 	if strings.HasSuffix(prefix, "/") {
