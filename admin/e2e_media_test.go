@@ -6,6 +6,8 @@ import (
 	"image"
 	"image/color"
 	"image/jpeg"
+	"mime/multipart"
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
@@ -127,4 +129,31 @@ func TestAdminProductImages(t *testing.T) {
 	}
 	u.run(chromedp.Navigate(e.URL+m[0].URL+"?w=200"), chromedp.WaitVisible(css("img")))
 	u.run(chromedp.Poll[chromedp.Void](`document.images.length === 1 && document.images[0].complete && document.images[0].naturalWidth === 200`))
+}
+
+// uploadImage uploads a small JPEG for the product through the API
+// (media.upload), as a test fixture.
+func (e *env) uploadImage(t *testing.T, productID string) {
+	t.Helper()
+	data, err := os.ReadFile(jpegFile(t, "fixture.jpg", 40, 20, color.RGBA{10, 120, 10, 255}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	mw.WriteField("productId", productID)
+	fw, _ := mw.CreateFormFile("file", "fixture.jpg")
+	fw.Write(data)
+	mw.Close()
+	req, _ := http.NewRequest(http.MethodPost, e.URL+"/catalog/v1/media.upload", &body)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Authorization", "Bearer "+e.Admin)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("media.upload: %d", res.StatusCode)
+	}
 }
