@@ -105,6 +105,8 @@ const (
 	EInvalidMedia  = "invalid_media"
 	EMediaNotFound = "media_not_found"
 	EMediaInUse    = "media_in_use"
+	// Catalog import (CONTRACT.md section 25).
+	EJobNotFound = "job_not_found"
 )
 
 // Error is the service's one error type. Code is one of the E* constants,

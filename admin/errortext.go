@@ -178,6 +178,8 @@ var errorSentences = map[string]func(d errData) string{
 	commerce.EMediaInUse: func(errData) string {
 		return "The image is still shown on a product: take it off the product first."
 	},
+	// Catalog import.
+	commerce.EJobNotFound: func(errData) string { return "The import job no longer exists." },
 
 	// Returns and exchanges.
 	commerce.EReturnNotFound: func(errData) string { return "The return no longer exists." },
