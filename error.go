@@ -100,6 +100,11 @@ const (
 	EOutOfStock            = "out_of_stock"
 	// Email (CONTRACT.md section 22).
 	EMailNotFound = "mail_not_found"
+	// Product images (CONTRACT.md section 23): invalid_media 400,
+	// media_not_found 404, media_in_use 409.
+	EInvalidMedia  = "invalid_media"
+	EMediaNotFound = "media_not_found"
+	EMediaInUse    = "media_in_use"
 	// Catalog import (CONTRACT.md section 25).
 	EJobNotFound = "job_not_found"
 

@@ -15,10 +15,12 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"io/fs"
 	"log/slog"
+	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -27,6 +29,7 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/media"
 	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/rpc"
 	"github.com/commercekit/commerce/sqldb"
@@ -58,6 +61,9 @@ type Options struct {
 	// orders area's order.Service.RefundQuote), shown before staff
 	// confirm a return's refund; without it the page shows no amount.
 	RefundQuote func(ctx context.Context, returnID string, shipping bool) (order.RefundPlan, error)
+	// Media is the product images area: the product page shows, uploads,
+	// orders and removes a product's images (none without it).
+	Media *media.Service
 }
 
 // Handler is the admin app.
@@ -401,8 +407,24 @@ func rawJSON(s string) any {
 	return s
 }
 
-// parseForm reads a posted form of at most rpc.MaxBody bytes.
+// MaxUpload bounds a multipart form (an image upload): the media area
+// refuses a file over its own limit (--media-max-bytes) with 413.
+const MaxUpload = 64 << 20
+
+// parseForm reads a posted form of at most rpc.MaxBody bytes, or a
+// multipart one (an image upload) of at most MaxUpload bytes, its files
+// kept in memory up to 8 MB and in temporary files beyond.
 func parseForm(r *http.Request) error {
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
+		r.Body = http.MaxBytesReader(nil, r.Body, MaxUpload)
+		if err := r.ParseMultipartForm(8 << 20); err != nil {
+			if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+				return commerce.NewError(commerce.ERequestTooLarge, nil)
+			}
+			return commerce.Invalid("form: could not be read")
+		}
+		return nil
+	}
 	r.Body = http.MaxBytesReader(nil, r.Body, rpc.MaxBody)
 	if err := r.ParseForm(); err != nil {
 		return commerce.Invalid("form: could not be read")

@@ -282,6 +282,7 @@ func (h *Handler) productEdit(w http.ResponseWriter, r *http.Request) {
 	}
 	pr, _ := res["product"].(map[string]any)
 	p := h.productPage(r, productForm(pr), id)
+	h.addMedias(&p, pr)
 	if r.URL.Query().Get("saved") != "" {
 		p.Notice = "Saved."
 	}

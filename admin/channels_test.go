@@ -24,6 +24,7 @@ func TestChannelsAreTheEmittedOnes(t *testing.T) {
 		// a promotion; a cart and its order, shipped, and a return; a customer
 		// (and the welcome email sent to them); a webhook.
 		productID := e.storeFixture(t, "CH-1")
+		e.uploadImage(t, productID) // MEDIAS
 		e.Post(t, "/tax/v1/tax.create", e.Admin, map[string]any{"code": "STD", "class": "default", "title": "Standard", "rate": 20, "isPercentage": true}).Must(t)
 		e.Post(t, "/catalog/v1/priceList.create", e.Admin, map[string]any{"code": "ch", "currency": "USD"}).Must(t)
 		e.Post(t, "/promotion/v1/promotion.create", e.Admin, map[string]any{"title": "P", "class": "default", "active": true, "priority": 0,

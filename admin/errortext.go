@@ -167,6 +167,17 @@ var errorSentences = map[string]func(d errData) string{
 	// Email.
 	commerce.EMailNotFound: func(errData) string { return "The message no longer exists." },
 
+	// Product images.
+	commerce.EInvalidMedia: func(d errData) string {
+		if r := d.text("reason"); r != "" {
+			return "This file cannot be used as an image: " + r + "."
+		}
+		return "This file cannot be used as an image."
+	},
+	commerce.EMediaNotFound: func(errData) string { return "The image no longer exists." },
+	commerce.EMediaInUse: func(errData) string {
+		return "The image is still shown on a product: take it off the product first."
+	},
 	// Catalog import.
 	commerce.EJobNotFound: func(errData) string { return "The import job no longer exists." },
 	// Customer groups and price lists.

@@ -22,6 +22,9 @@ func (h *Handler) routes() {
 	m.HandleFunc("GET /admin/products/{id}", a(h.productEdit))
 	m.HandleFunc("POST /admin/products/{id}", a(h.productUpdate))
 	m.HandleFunc("POST /admin/products/{id}/stock", a(h.productStock))
+	m.HandleFunc("POST /admin/products/{id}/media", a(h.productMediaUpload))
+	m.HandleFunc("POST /admin/products/{id}/medias", a(h.productMedias))
+	m.HandleFunc("POST /admin/products/{id}/medias/remove", a(h.productMediaRemove))
 
 	m.HandleFunc("GET /admin/categories", a(h.categories))
 	m.HandleFunc("POST /admin/categories", a(h.categoryCreate))

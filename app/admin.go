@@ -14,6 +14,7 @@ func assembleAdmin(a *App) error {
 		a.Staff.Params = *a.opts.StaffParams
 	}
 	opts := admin.Options{RPC: a.srv, Staff: a.Staff, DB: a.db, Logger: a.logger, Now: a.now}
+	opts.Media = a.Media
 	if a.Order != nil {
 		opts.RefundQuote = a.Order.RefundQuote
 	}

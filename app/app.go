@@ -22,6 +22,7 @@ import (
 	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/internal/password"
 	"github.com/commercekit/commerce/mail"
+	"github.com/commercekit/commerce/media"
 	"github.com/commercekit/commerce/natsrelay"
 	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/payment"
@@ -122,6 +123,16 @@ type Options struct {
 	// Locales are the store's languages, the default first (--locales;
 	// en alone when nil).
 	Locales commerce.Locales
+	// MediaBlobs keeps the product images (--media-store: media/fs,
+	// media/s3); nil keeps them in memory.
+	MediaBlobs media.Blobs
+	// MediaMaxBytes is --media-max-bytes (media.DefaultMaxBytes when 0).
+	MediaMaxBytes int64
+	// MediaWidths is --media-widths (media.DefaultWidths when nil).
+	MediaWidths []int
+	// MediaBaseURL is --media-base-url: put before /media/<id>.<ext> in
+	// an image's url ("" for the path alone).
+	MediaBaseURL string
 }
 
 // App is the assembled service.
@@ -172,7 +183,9 @@ type App struct {
 	Webhook *webhook.Service
 	// Mail is the email area.
 	Mail *mail.Service
-	idem *sqldb.IdempotencyStore
+	// Media is the product images area.
+	Media *media.Service
+	idem  *sqldb.IdempotencyStore
 	// Notifications applies the payment providers' webhook events (the
 	// order area sets it); POST /webhooks/stripe answers 503 while it is
 	// nil.

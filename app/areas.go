@@ -26,6 +26,7 @@ var areas = []func(a *App) error{
 		rpc.RegisterCatalog(a.srv, a.Catalog)
 		return nil
 	},
+	mediaArea,
 	func(a *App) error {
 		a.PriceLists = pricelist.NewService(sqldb.NewPriceListStore(a.db), a.Catalog.Products, a.now)
 		a.Catalog.PriceLists = a.PriceLists

@@ -183,6 +183,13 @@ type Media struct {
 	ID string `json:"id"`
 	// URL is where the media is.
 	URL string `json:"url"`
+	// Alt is the image's alternative text (CONTRACT.md section 23).
+	Alt string `json:"alt,omitempty"`
+	// Width is the image's width in pixels, when known (an uploaded
+	// image's).
+	Width int `json:"width,omitempty"`
+	// Height is the image's height in pixels, when known.
+	Height int `json:"height,omitempty"`
 }
 
 // Variation is the value a Variant product gives for one modifier of its

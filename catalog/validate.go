@@ -42,6 +42,9 @@ func checkProduct(p *Product) error {
 		if blank(m.URL) {
 			ps.Add(commerce.Index("medias", i)+".url", "required")
 		}
+		if m.Width < 0 || m.Height < 0 {
+			ps.Add(commerce.Index("medias", i), "width and height must not be negative")
+		}
 	}
 	uniqueIDs(&ps, "classifications", "classification", p.Classifications, func(c ClassificationValue) string { return c.ID })
 	uniqueStrings(&ps, "modifiers", p.Modifiers)

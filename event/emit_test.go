@@ -36,7 +36,7 @@ func TestChannels(t *testing.T) {
 		}
 		seen[c] = true
 	}
-	constants := []string{Products, Categories, Promotions, Carts, Taxes, Stock, Shipping, Orders, Customers, Webhooks, Returns, Mails, PriceLists}
+	constants := []string{Products, Categories, Promotions, Carts, Taxes, Stock, Shipping, Orders, Customers, Webhooks, Returns, Mails, PriceLists, Medias}
 	for _, c := range constants {
 		if !seen[c] {
 			t.Errorf("channel %q missing from Channels", c)

@@ -27,11 +27,12 @@ const (
 	Returns    = "RETURNS"
 	Mails      = "MAILS"
 	PriceLists = "PRICELISTS"
+	Medias     = "MEDIAS"
 )
 
 // Channels lists every channel, in the order above (for pickers and
 // filters).
-var Channels = []string{Products, Categories, Promotions, Carts, Taxes, Stock, Shipping, Orders, Customers, Webhooks, Returns, Mails, PriceLists}
+var Channels = []string{Products, Categories, Promotions, Carts, Taxes, Stock, Shipping, Orders, Customers, Webhooks, Returns, Mails, PriceLists, Medias}
 
 // Types.
 const (

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -69,6 +70,12 @@ func (g *schemaGen) errorData(code string) (schema, bool) {
 		return str("The country as given."), true
 	case commerce.EInvalidState:
 		return str("The state as given."), true
+	case commerce.EInvalidMedia:
+		return obj(schema{"reason": str("Why the file is refused.")}, "reason"), true
+	case commerce.EMediaNotFound:
+		return str("The image's id."), true
+	case commerce.EMediaInUse:
+		return schema{"type": "array", "items": schema{"type": "string"}, "description": "The ids of the products that list the image."}, true
 	case commerce.EPriceValidDates:
 		return obj(schema{"validFrom": schema{}, "validUntil": schema{}}), true
 	case commerce.EDuplicateKey:
@@ -160,7 +167,11 @@ func (s *Server) buildDocument() schema {
 		paths["/"+k] = item
 	}
 	g.errCodes[commerce.EUnavailable] = true // /readyz
-	for p, item := range plainPaths(g) {
+	paths2 := plainPaths(g)
+	if s.mediaWidths != nil {
+		maps.Copy(paths2, mediaPaths(g, s.mediaWidths))
+	}
+	for p, item := range paths2 {
 		item["servers"] = []any{schema{"url": "/"}}
 		paths[p] = item
 	}

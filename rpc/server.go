@@ -110,6 +110,10 @@ type Server struct {
 	docOnce sync.Once
 	doc     []byte // the OpenAPI document, built by Document
 
+	// mediaWidths are the widths of GET /media/ (RegisterMedia), nil
+	// when the images are not served: the document describes them then.
+	mediaWidths []int
+
 	doc30Once sync.Once
 	doc30     []byte // its OpenAPI 3.0.3 rendering, built by Document30
 
@@ -207,11 +211,26 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		serveDocs(w, r)
 		return
 	}
-	if p := s.paths[r.URL.Path]; p != nil {
+	if p := s.pathRoute(r.URL.Path); p != nil {
 		s.servePath(w, r, p)
 		return
 	}
 	s.serveOp(w, r)
+}
+
+// pathRoute finds the PathHandler of a path: the one of the path itself,
+// else the one of its first segment registered with a trailing slash
+// ("/media/" serves "/media/abc.jpg").
+func (s *Server) pathRoute(path string) *pathRoute {
+	if p := s.paths[path]; p != nil {
+		return p
+	}
+	if len(path) > 1 {
+		if i := strings.IndexByte(path[1:], '/'); i >= 0 {
+			return s.paths[path[:i+2]]
+		}
+	}
+	return nil
 }
 
 // PathHandler serves a path outside the operations' envelope (HandlePath).
@@ -234,7 +253,8 @@ type pathRoute struct {
 // token check (POST /oauth/token, which has its own of both), with what
 // every operation gets: a panic recovered and answered with h.Fail, the
 // request metrics (labelled service, version "" as the path names none,
-// operation and status) and the request's log line.
+// operation and status) and the request's log line. A path of one segment
+// ending in "/" ("/media/") serves every path under it.
 func (s *Server) HandlePath(p, service, operation string, h PathHandler) {
 	if s.paths == nil {
 		s.paths = map[string]*pathRoute{}

@@ -17,7 +17,8 @@ func Status(code string) int {
 		return 403
 	case commerce.EMethodNotAllowed:
 		return 405
-	case commerce.EDuplicateKey, commerce.EProductNotSaved, commerce.EConcurrentMod, commerce.EIdempotencyKeyInUse:
+	case commerce.EDuplicateKey, commerce.EProductNotSaved, commerce.EConcurrentMod, commerce.EIdempotencyKeyInUse,
+		commerce.EMediaInUse:
 		return 409
 	case commerce.ERequestTooLarge:
 		return 413

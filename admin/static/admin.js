@@ -59,4 +59,25 @@
     ev.preventDefault();
     if (button) t.form.requestSubmit(button);
   });
+  // A form with data-drop takes a file dropped on it: into its file
+  // input, and sent (the product page's image upload).
+  document.addEventListener('dragover', function (ev) {
+    var f = ev.target instanceof Element && ev.target.closest('form[data-drop]');
+    if (!f) return;
+    ev.preventDefault();
+    f.classList.add('dropping');
+  });
+  document.addEventListener('dragleave', function (ev) {
+    var f = ev.target instanceof Element && ev.target.closest('form[data-drop]');
+    if (f) f.classList.remove('dropping');
+  });
+  document.addEventListener('drop', function (ev) {
+    var f = ev.target instanceof Element && ev.target.closest('form[data-drop]');
+    if (!f || !ev.dataTransfer || !ev.dataTransfer.files.length) return;
+    ev.preventDefault();
+    f.classList.remove('dropping');
+    var input = f.querySelector('input[type=file]');
+    input.files = ev.dataTransfer.files;
+    f.requestSubmit();
+  });
 })();

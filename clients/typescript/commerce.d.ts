@@ -552,6 +552,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/catalog/v1/media.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * media.list
+         * @description Uploaded images, newest first, of one product's medias when productId is given, a page at a time, with the total. Needs a token with the admin scope.
+         */
+        get: operations["catalog.v1.media.list.get"];
+        put?: never;
+        /**
+         * media.list
+         * @description Uploaded images, newest first, of one product's medias when productId is given, a page at a time, with the total. Needs a token with the admin scope.
+         */
+        post: operations["catalog.v1.media.list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/catalog/v1/media.remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * media.remove
+         * @description Removes an image that no product lists (media_in_use, data the product ids, while one does) and deletes its files. Needs a token with the admin scope. Required arguments: `id`.
+         */
+        post: operations["catalog.v1.media.remove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/catalog/v1/media.upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a product image (admin)
+         * @description multipart/form-data with a `file` part and optional `productId` (the image is appended to that product's medias) and `alt`. The content decides the type (JPEG, PNG, GIF, WebP); the image is stored turned upright by its EXIF orientation, without its metadata. A file over --media-max-bytes is 413; anything else that is not such an image, a corrupt one, or one of more than 50 megapixels or a side over 16384 pixels is `invalid_media`.
+         */
+        post: operations["media.upload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/catalog/v1/priceList.create": {
         parameters: {
             query?: never;
@@ -1474,6 +1538,26 @@ export interface paths {
          * @description Queues a new message to the same address with the same content. Needs a token with the admin scope. Required arguments: `id`.
          */
         post: operations["mail.v1.mail.resend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/media/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An image, at a width
+         * @description No token needed. `?w=N` answers the image resized to width N keeping its proportions (never enlarged: a narrower image is answered as it is), each size made once and kept.
+         */
+        get: operations["media.get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2983,24 +3067,42 @@ export interface components {
         "catalog.LiteralPartial": unknown;
         /** @description Media is a media entry of a product. */
         "catalog.Media": {
+            /** @description Alt is the image's alternative text (CONTRACT.md section 23). */
+            alt?: string;
+            /** @description Height is the image's height in pixels, when known. */
+            height?: number;
             /** @description ID identifies the media within the product. */
             id: string;
             /** @description URL is where the media is. */
             url: string;
+            /** @description Width is the image's width in pixels, when known (an uploaded image's). */
+            width?: number;
         };
         /** @description Media is a media entry of a product. */
         "catalog.MediaInput": {
+            /** @description Alt is the image's alternative text (CONTRACT.md section 23). */
+            alt?: string;
+            /** @description Height is the image's height in pixels, when known. */
+            height?: number;
             /** @description ID identifies the media within the product. */
             id?: string;
             /** @description URL is where the media is. */
             url?: string;
+            /** @description Width is the image's width in pixels, when known (an uploaded image's). */
+            width?: number;
         };
         /** @description Media is a media entry of a product. */
         "catalog.MediaPartial": {
+            /** @description Alt is the image's alternative text (CONTRACT.md section 23). */
+            alt?: string;
+            /** @description Height is the image's height in pixels, when known. */
+            height?: number;
             /** @description ID identifies the media within the product. */
             id?: string;
             /** @description URL is where the media is. */
             url?: string;
+            /** @description Width is the image's width in pixels, when known (an uploaded image's). */
+            width?: number;
         };
         /** @description Price is one price of a product. Amount is in minor units of Currency; Country, CustomerType and Channel are empty when the price is not restricted by them; ValidFrom and ValidUntil are both set or both nil. */
         "catalog.Price": {
@@ -3824,6 +3926,17 @@ export interface components {
             /** @constant */
             ok: false;
         };
+        /** @description The error invalid_media (HTTP 400). */
+        "error.invalid_media": {
+            data?: {
+                /** @description Why the file is refused. */
+                reason: string;
+            };
+            /** @constant */
+            error: "invalid_media";
+            /** @constant */
+            ok: false;
+        };
         /** @description The error invalid_order_state (HTTP 400). */
         "error.invalid_order_state": {
             data?: components["schemas"]["order.StateData"];
@@ -3932,6 +4045,33 @@ export interface components {
             };
             /** @constant */
             error: "max_quantity_per_product_exceeded";
+            /** @constant */
+            ok: false;
+        };
+        /** @description The error media_in_use (HTTP 409). */
+        "error.media_in_use": {
+            /** @description The ids of the products that list the image. */
+            data?: string[];
+            /** @constant */
+            error: "media_in_use";
+            /** @constant */
+            ok: false;
+        };
+        /** @description The error media_not_found (HTTP 404). */
+        "error.media_not_found": {
+            /** @description The image's id. */
+            data?: string;
+            /** @constant */
+            error: "media_not_found";
+            /** @constant */
+            ok: false;
+        };
+        /** @description The error method_not_allowed (HTTP 405). */
+        "error.method_not_allowed": {
+            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            data?: unknown;
+            /** @constant */
+            error: "method_not_allowed";
             /** @constant */
             ok: false;
         };
@@ -4349,6 +4489,32 @@ export interface components {
              * @enum {string}
              */
             template: "order_confirmation" | "order_shipped" | "order_refunded" | "order_cancelled" | "return_update" | "password_reset" | "welcome" | "staff_invite";
+        };
+        /** @description ListInput is media.list's arguments. */
+        "media.ListInput": {
+            /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
+            limit?: number | null;
+            /** @description ProductID lists the images that product lists in its medias. */
+            productId?: string;
+            /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
+            skip?: number | null;
+        };
+        /** @description Media is an uploaded image: {id, url, contentType, width, height, bytes, sha256, alt}. Bytes and SHA256 are those of the stored image (after orientation and metadata removal), which GET /media/<id>.<ext> serves. */
+        "media.Media": {
+            alt: string;
+            /** Format: int64 */
+            bytes: number;
+            contentType: string;
+            height: number;
+            id: string;
+            sha256: string;
+            url: string;
+            width: number;
+        };
+        /** @description RemoveInput is media.remove's argument. */
+        "media.RemoveInput": {
+            /** @description ID is the image to remove. */
+            id: string;
         };
         /** @description An amount: a plain number in major units (311.47) or a money object. */
         "money.Amount": number | components["schemas"]["money.Money"];
@@ -5143,6 +5309,11 @@ export interface components {
         };
         "rpc.mailResult": {
             mail: components["schemas"]["mail.Mail"];
+        };
+        "rpc.mediaList": {
+            data: components["schemas"]["media.Media"][] | null;
+            page: components["schemas"]["commerce.Page"];
+            total: number;
         };
         "rpc.orderList": {
             data: components["schemas"]["order.Order"][] | null;
@@ -9898,6 +10069,455 @@ export interface operations {
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "catalog.v1.media.list.get": {
+        parameters: {
+            query?: {
+                /** @description ProductID lists the images that product lists in its medias. */
+                productId?: string;
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
+                limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
+                skip?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & components["schemas"]["rpc.mediaList"];
+                };
+            };
+            /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "catalog.v1.media.list": {
+        parameters: {
+            query?: {
+                /** @description ProductID lists the images that product lists in its medias. */
+                productId?: string;
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
+                limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
+                skip?: number;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["media.ListInput"];
+            };
+        };
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & components["schemas"]["rpc.mediaList"];
+                };
+            };
+            /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "catalog.v1.media.remove": {
+        parameters: {
+            query?: {
+                /** @description ID is the image to remove. */
+                id?: string;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["media.RemoveInput"];
+            };
+        };
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & Record<string, never>;
+                };
+            };
+            /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Not Found. Error codes: `media_not_found`. */
+            404: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.media_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running; `media_in_use`. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"] | components["schemas"]["error.media_in_use"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "media.upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** @description The image's alternative text. */
+                    alt?: string;
+                    /**
+                     * Format: binary
+                     * @description The image.
+                     */
+                    file: string;
+                    /** @description The product whose medias the image is appended to. */
+                    productId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The stored image. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        media: components["schemas"]["media.Media"];
+                        /** @constant */
+                        ok: true;
+                    };
+                };
+            };
+            /** @description Bad Request. Error codes: `validation_error`, `invalid_media`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"] | components["schemas"]["error.invalid_media"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Not Found. Error codes: `product_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.product_not_found"];
+                };
+            };
+            /** @description Method Not Allowed. Error codes: `method_not_allowed`. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.method_not_allowed"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -17117,6 +17737,91 @@ export interface operations {
                 };
             };
             /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "media.get": {
+        parameters: {
+            query?: {
+                /** @description The width: one of --media-widths. */
+                w?: 100 | 200 | 400 | 800 | 1600;
+            };
+            header?: never;
+            path: {
+                /** @description <id>.<ext>, as the image's url ends. */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image (or its resized copy), cacheable for a year. */
+            200: {
+                headers: {
+                    /** @description public, max-age=31536000, immutable */
+                    "Cache-Control"?: string;
+                    /** @description The image's (and size's) tag, for If-None-Match. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/gif": string;
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/webp": string;
+                };
+            };
+            /** @description Not modified: If-None-Match names the image's ETag. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request. Error codes: `validation_error`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Not Found. Error codes: `media_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.media_not_found"];
+                };
+            };
+            /** @description Method Not Allowed. Error codes: `method_not_allowed`. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.method_not_allowed"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`. */
             503: {
                 headers: {
                     [name: string]: unknown;

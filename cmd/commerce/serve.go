@@ -48,12 +48,18 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	mailRetry := fs.String("mail-retry", "", "email retry schedule: comma-separated Go durations, one per retry (env COMMERCE_MAIL_RETRY; default 5s,5m,30m,2h,5h,10h,10h)")
 	mailLease := fs.Duration("mail-lease", time.Minute, "how long a message being sent is held by its process before another may take it over (after a crash); an attempt may take 2s less (env COMMERCE_MAIL_LEASE)")
 	localesFlag := fs.String("locales", commerce.DefaultLocale, "the store's languages, comma-separated, the default first, e.g. en,es (env COMMERCE_LOCALES)")
+	var mf mediaFlags
+	mf.register(fs)
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
 	}
 	locales, err := commerce.ParseLocales(*localesFlag)
 	if err != nil {
 		return fmt.Errorf("--locales (or COMMERCE_LOCALES): %w", err)
+	}
+	mediaBlobs, mediaWidths, mediaWhere, err := mf.build()
+	if err != nil {
+		return err
 	}
 	schedule, err := backups.schedule(&c)
 	if err != nil {
@@ -102,7 +108,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		StripeKey: *stripeKey, StripeURL: *stripeURL, StripeWebhookSecret: *stripeWebhookSecret,
 		ReturnWindow: *returnWindow,
 		MailSender:   mailSender, MailFrom: *mailFrom, ShopName: *shopName, StorefrontURL: *storefrontURL,
-		MailTemplates: *mailTemplates, MailRetry: mailRetries, MailLease: *mailLease, Locales: locales})
+		MailTemplates: *mailTemplates, MailRetry: mailRetries, MailLease: *mailLease, Locales: locales,
+		MediaBlobs: mediaBlobs, MediaMaxBytes: mf.maxBytes, MediaWidths: mediaWidths, MediaBaseURL: mf.baseURL})
 	if err != nil {
 		return fmt.Errorf("assemble the service: %w", err)
 	}
@@ -128,7 +135,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// The pid lets a script tell its own server's ready line from another
 	// one's (README's walk-through waits for it).
 	logger.Info("commerce ready", "addr", ln.Addr().String(), "pid", os.Getpid(), "db", redact(c.db), "nats", c.nats != "",
-		"stripe", *stripeKey != "", "stripeWebhook", *stripeWebhookSecret != "", "mail", mailWhere)
+		"stripe", *stripeKey != "", "stripeWebhook", *stripeWebhookSecret != "", "mail", mailWhere, "media", mediaWhere)
 
 	select {
 	case err = <-serveErr:

@@ -1,0 +1,17 @@
+-- Product images (CONTRACT.md section 23). One row per uploaded image;
+-- the bytes are in the media store (--media-store), under "<id>/".
+-- ext names the stored format (jpg, png, gif, webp); bytes and sha256 are
+-- those of the stored image. A product lists an image in its medias
+-- (product_medias.media_id), which media.remove checks.
+CREATE TABLE medias (
+	seq        BIGSERIAL PRIMARY KEY,
+	id         TEXT    NOT NULL,
+	ext        TEXT    NOT NULL,
+	width      INTEGER NOT NULL,
+	height     INTEGER NOT NULL,
+	bytes      BIGINT  NOT NULL,
+	sha256     TEXT    NOT NULL,
+	alt        TEXT    NOT NULL,
+	created_at BIGINT  NOT NULL,
+	CONSTRAINT medias_id UNIQUE (id)
+);
