@@ -18,6 +18,9 @@ type Claims struct {
 	CustomerID   string   // "customerId", optional
 	CustomerType string   // "customerType", optional (VIP, B2B, B2C, ...)
 	Country      string   // "country", optional
+	// Role is the role of an admin ("role": owner, admin, catalog,
+	// orders or support, staff.Roles); "" is admin.
+	Role string
 }
 
 // HasScope reports whether the claims carry the scope.

@@ -167,6 +167,13 @@ var errorSentences = map[string]func(d errData) string{
 	// Email.
 	commerce.EMailNotFound: func(errData) string { return "The message no longer exists." },
 
+	// Staff.
+	commerce.EStaffNotFound: func(errData) string { return "The staff member no longer exists." },
+	commerce.ELastOwner: func(errData) string {
+		return "The shop needs at least one active owner: make someone else an owner first."
+	},
+	commerce.EInvalidInvite: func(errData) string { return "The invitation link is not valid or has expired: ask for a new one." },
+
 	// Returns and exchanges.
 	commerce.EReturnNotFound: func(errData) string { return "The return no longer exists." },
 	commerce.EInvalidReturnState: func(d errData) string {

@@ -21,6 +21,7 @@ type tokenClaims struct {
 	CustomerID   string `json:"customerId,omitempty"`
 	CustomerType string `json:"customerType,omitempty"`
 	Country      string `json:"country,omitempty"`
+	Role         string `json:"role,omitempty"`
 	jwt.RegisteredClaims
 }
 
@@ -100,6 +101,7 @@ func (k *Keys) Issue(c commerce.Claims, now time.Time, ttl time.Duration) (strin
 		CustomerID:   c.CustomerID,
 		CustomerType: c.CustomerType,
 		Country:      c.Country,
+		Role:         c.Role,
 		RegisteredClaims: jwt.RegisteredClaims{
 			Subject:   c.Subject,
 			IssuedAt:  jwt.NewNumericDate(now),
@@ -147,5 +149,6 @@ func (k *Keys) verify(token string) (commerce.Claims, time.Time, error) {
 		CustomerID:   tc.CustomerID,
 		CustomerType: tc.CustomerType,
 		Country:      tc.Country,
+		Role:         tc.Role,
 	}, tc.ExpiresAt.Time, nil
 }

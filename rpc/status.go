@@ -17,7 +17,7 @@ func Status(code string) int {
 		return 403
 	case commerce.EMethodNotAllowed:
 		return 405
-	case commerce.EDuplicateKey, commerce.EProductNotSaved, commerce.EConcurrentMod, commerce.EIdempotencyKeyInUse:
+	case commerce.EDuplicateKey, commerce.EProductNotSaved, commerce.EConcurrentMod, commerce.EIdempotencyKeyInUse, commerce.ELastOwner:
 		return 409
 	case commerce.ERequestTooLarge:
 		return 413

@@ -25,8 +25,8 @@ var staffT0 = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 
 func createStaff(t *testing.T, s staff.Store, email string) staff.Staff {
 	t.Helper()
-	st := staff.Staff{ID: commerce.NewID(), Email: email, CreatedAt: staffT0}
-	if err := s.Create(context.Background(), st, "hash-of-"+email); err != nil {
+	st, err := s.Create(context.Background(), staff.Staff{ID: commerce.NewID(), Email: email, Role: staff.RoleCatalog, CreatedAt: staffT0}, "hash-of-"+email)
+	if err != nil {
 		t.Fatalf("create %s: %v", email, err)
 	}
 	return st
@@ -42,7 +42,7 @@ func staffAccounts(t *testing.T, db *sqldb.DB) {
 	}
 	_, _, err = s.ByEmail(ctx, "nobody@example.com")
 	wantCode(t, "ByEmail of an unknown email", err, commerce.EInvalidCredentials, nil)
-	err = s.Create(ctx, staff.Staff{ID: commerce.NewID(), Email: "ada@example.com", CreatedAt: staffT0}, "h")
+	_, err = s.Create(ctx, staff.Staff{ID: commerce.NewID(), Email: "ada@example.com", CreatedAt: staffT0}, "h")
 	wantCode(t, "Create of a taken email", err, commerce.EDuplicateKey, nil)
 }
 
@@ -52,7 +52,7 @@ func staffAttempts(t *testing.T, db *sqldb.DB) {
 	const email, max = "ada@example.com", 3
 	begin := func(id string, at time.Time) (time.Time, bool) {
 		t.Helper()
-		oldest, ok, err := s.BeginAttempt(ctx, id, email, at, at.Add(-staff.Window), max)
+		oldest, ok, err := s.BeginAttempt(ctx, id, email, "192.0.2.1", at, at.Add(-staff.Window), max, 100)
 		if err != nil {
 			t.Fatalf("BeginAttempt %s: %v", id, err)
 		}
@@ -68,7 +68,7 @@ func staffAttempts(t *testing.T, db *sqldb.DB) {
 		t.Errorf("at the maximum: got ok=%v oldest=%v, want refused with the oldest attempt %v", ok, oldest, staffT0)
 	}
 	// Another email is not concerned.
-	if _, ok, err := s.BeginAttempt(ctx, "b1", "bob@example.com", staffT0, staffT0.Add(-staff.Window), max); err != nil || !ok {
+	if _, ok, err := s.BeginAttempt(ctx, "b1", "bob@example.com", "192.0.2.1", staffT0, staffT0.Add(-staff.Window), max, 100); err != nil || !ok {
 		t.Errorf("another email: got ok=%v, %v; want it taken", ok, err)
 	}
 	// A successful attempt is forgotten and no longer counts.
@@ -91,7 +91,7 @@ func staffConcurrentAttempts(t *testing.T, db *sqldb.DB) {
 	var mu sync.Mutex
 	taken := 0
 	concurrently(t, n, func() error {
-		_, ok, err := s.BeginAttempt(ctx, commerce.NewID(), "ada@example.com", staffT0, staffT0.Add(-staff.Window), max)
+		_, ok, err := s.BeginAttempt(ctx, commerce.NewID(), "ada@example.com", "192.0.2.1", staffT0, staffT0.Add(-staff.Window), max, 100)
 		if ok {
 			mu.Lock()
 			taken++
@@ -108,20 +108,20 @@ func staffSessions(t *testing.T, db *sqldb.DB) {
 	ctx := context.Background()
 	s := sqldb.NewStaffStore(db)
 	ada := createStaff(t, s, "ada@example.com")
-	if err := s.CreateSession(ctx, "h1", ada.ID, staffT0, staffT0.Add(time.Hour)); err != nil {
+	if err := s.CreateSession(ctx, "h1", ada.ID, staffT0, staffT0.Add(time.Hour), false); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.Session(ctx, "h1", staffT0.Add(time.Minute))
-	if err != nil || got != ada {
+	got, pending, err := s.Session(ctx, "h1", staffT0.Add(time.Minute))
+	if err != nil || got != ada || pending {
 		t.Errorf("Session: got %+v, %v; want %+v", got, err, ada)
 	}
-	_, err = s.Session(ctx, "h1", staffT0.Add(time.Hour))
+	_, _, err = s.Session(ctx, "h1", staffT0.Add(time.Hour))
 	wantCode(t, "Session at its expiry", err, commerce.EInvalidToken, nil)
-	_, err = s.Session(ctx, "nope", staffT0)
+	_, _, err = s.Session(ctx, "nope", staffT0)
 	wantCode(t, "Session of an unknown hash", err, commerce.EInvalidToken, nil)
 
 	// A sign-in drops the account's expired sessions, not the others.
-	if err := s.CreateSession(ctx, "h2", ada.ID, staffT0.Add(2*time.Hour), staffT0.Add(3*time.Hour)); err != nil {
+	if err := s.CreateSession(ctx, "h2", ada.ID, staffT0.Add(2*time.Hour), staffT0.Add(3*time.Hour), false); err != nil {
 		t.Fatal(err)
 	}
 	if n := count(t, db, `SELECT COUNT(*) FROM staff_sessions WHERE staff_id = ?`, ada.ID); n != 1 {
@@ -130,7 +130,7 @@ func staffSessions(t *testing.T, db *sqldb.DB) {
 	if err := s.DeleteSession(ctx, "h2"); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.Session(ctx, "h2", staffT0.Add(2*time.Hour))
+	_, _, err = s.Session(ctx, "h2", staffT0.Add(2*time.Hour))
 	wantCode(t, "Session after DeleteSession", err, commerce.EInvalidToken, nil)
 	if err := s.DeleteSession(ctx, "h2"); err != nil {
 		t.Errorf("DeleteSession of no session: %v, want nothing", err)
