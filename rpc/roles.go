@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"sort"
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/audit"
@@ -63,4 +64,19 @@ func remoteIP(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
+}
+
+// Ops returns the registered operations, each once, sorted by name (the
+// permission test walks them all).
+func (s *Server) Ops() []Op {
+	seen := map[string]bool{}
+	var out []Op
+	for _, rt := range s.routes {
+		if !seen[rt.op.Name] {
+			seen[rt.op.Name] = true
+			out = append(out, rt.op)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }

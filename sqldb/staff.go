@@ -25,7 +25,6 @@ var _ staff.Store = (*StaffStore)(nil)
 
 const staffColumns = `id, email, role, disabled, totp_secret <> '', password_hash = '', created_at`
 
-
 func scanStaff(r rowScanner, extra ...any) (staff.Staff, error) {
 	var st staff.Staff
 	var role string

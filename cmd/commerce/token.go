@@ -7,6 +7,7 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/auth"
+	"github.com/commercekit/commerce/staff"
 )
 
 // token prints a signed access token, and nothing else, on stdout.
@@ -20,11 +21,15 @@ func token(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 	customerType := fs.String("customer-type", "", "customerType claim (VIP, B2B, B2C, ...)")
 	country := fs.String("country", "", "country claim (ISO 3166-1 alpha-2)")
 	ttl := fs.Duration("ttl", 24*time.Hour, "validity")
+	role := fs.String("role", "", "role claim of an admin token: owner, admin, catalog, orders or support (default admin)")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
 	}
 	if *scope != commerce.ScopeAdmin && *scope != commerce.ScopeAPI {
 		return fmt.Errorf("--scope must be admin or api")
+	}
+	if _, ok := staff.ParseRole(*role); !ok || (*role != "" && *scope != commerce.ScopeAdmin) {
+		return fmt.Errorf("--role must be owner, admin, catalog, orders or support, with --scope admin")
 	}
 	if *ttl <= 0 {
 		return fmt.Errorf("--ttl must be positive")
@@ -41,7 +46,7 @@ func token(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 		return fmt.Errorf("token: %w", err)
 	}
 	tok, err := keys.Issue(commerce.Claims{Subject: *sub, Scopes: []string{*scope}, CustomerID: *customerID,
-		CustomerType: *customerType, Country: *country}, time.Now(), *ttl)
+		CustomerType: *customerType, Country: *country, Role: *role}, time.Now(), *ttl)
 	if err != nil {
 		return fmt.Errorf("sign the token: %w", err)
 	}
