@@ -58,6 +58,7 @@ func (h *Handler) routes() {
 	h.customerRoutes()
 	h.webhookRoutes()
 	h.mailRoutes()
+	h.staffRoutes()
 }
 
 func toInt(v any) int64 {
