@@ -100,10 +100,6 @@ const (
 	EOutOfStock            = "out_of_stock"
 	// Email (CONTRACT.md section 22).
 	EMailNotFound = "mail_not_found"
-	// Staff (CONTRACT.md section 28).
-	EStaffNotFound = "staff_not_found"
-	ELastOwner     = "last_owner"
-	EInvalidInvite = "invalid_invite"
 )
 
 // Error is the service's one error type. Code is one of the E* constants,

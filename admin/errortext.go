@@ -7,6 +7,7 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/money"
+	"github.com/commercekit/commerce/staff"
 )
 
 // errorSentences are the error codes in words: one sentence per code the
@@ -168,11 +169,11 @@ var errorSentences = map[string]func(d errData) string{
 	commerce.EMailNotFound: func(errData) string { return "The message no longer exists." },
 
 	// Staff.
-	commerce.EStaffNotFound: func(errData) string { return "The staff member no longer exists." },
-	commerce.ELastOwner: func(errData) string {
+	staff.EStaffNotFound: func(errData) string { return "The staff member no longer exists." },
+	staff.ELastOwner: func(errData) string {
 		return "The shop needs at least one active owner: make someone else an owner first."
 	},
-	commerce.EInvalidInvite: func(errData) string { return "The invitation link is not valid or has expired: ask for a new one." },
+	staff.EInvalidInvite: func(errData) string { return "The invitation link is not valid or has expired: ask for a new one." },
 
 	// Returns and exchanges.
 	commerce.EReturnNotFound: func(errData) string { return "The return no longer exists." },

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/admin"
 	"github.com/commercekit/commerce/internal/apitest"
 	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
@@ -100,7 +101,7 @@ func TestSessionEndsInOtherProcesses(t *testing.T) {
 			func() error { _, err := e.App.Staff.Remove(t.Context(), e.staff.ID); return err }(),
 			func() error { _, err := e.App.Staff.SetRole(t.Context(), e.staff.ID, "admin"); return err }(),
 		} {
-			if commerce.ErrorCode(err) != commerce.ELastOwner {
+			if commerce.ErrorCode(err) != staff.ELastOwner {
 				t.Errorf("the last owner: %v, want last_owner", err)
 			}
 		}
@@ -152,4 +153,14 @@ func TestRolesInTheAdminApp(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestStaffCodesHaveSentences: the staff area's own codes (staff.E*, not
+// in error.go: no API operation answers them) are explained too.
+func TestStaffCodesHaveSentences(t *testing.T) {
+	for _, c := range []string{staff.EStaffNotFound, staff.ELastOwner, staff.EInvalidInvite} {
+		if !admin.HasSentence(c) {
+			t.Errorf("%s has no sentence", c)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/staff"
 )
 
 // Status returns the HTTP status of an error code (CONTRACT.md section 2).
@@ -17,7 +18,7 @@ func Status(code string) int {
 		return 403
 	case commerce.EMethodNotAllowed:
 		return 405
-	case commerce.EDuplicateKey, commerce.EProductNotSaved, commerce.EConcurrentMod, commerce.EIdempotencyKeyInUse, commerce.ELastOwner:
+	case commerce.EDuplicateKey, commerce.EProductNotSaved, commerce.EConcurrentMod, commerce.EIdempotencyKeyInUse, staff.ELastOwner:
 		return 409
 	case commerce.ERequestTooLarge:
 		return 413

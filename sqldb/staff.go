@@ -87,7 +87,7 @@ func (s *StaffStore) Accept(ctx context.Context, tokenHash string, now time.Time
 		var id string
 		err := tx.QueryRow(ctx, `SELECT staff_id FROM staff_invites WHERE token_hash = ? AND expires_at > ?`, tokenHash, now.UnixMilli()).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
-			return commerce.NewError(commerce.EInvalidInvite, nil)
+			return commerce.NewError(staff.EInvalidInvite, nil)
 		}
 		if err != nil {
 			return tx.Translate(err)
@@ -175,7 +175,7 @@ func keepOwner(ctx context.Context, tx *Tx, st staff.Staff) error {
 		return err
 	}
 	if n == 0 {
-		return commerce.NewError(commerce.ELastOwner, nil)
+		return commerce.NewError(staff.ELastOwner, nil)
 	}
 	return nil
 }

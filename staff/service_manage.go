@@ -61,7 +61,7 @@ func (s *Service) Invite(ctx context.Context, email, role, link, locale string) 
 // token. Errors: validation_error (the password's rules), invalid_invite.
 func (s *Service) Accept(ctx context.Context, token, pw string) (Staff, error) {
 	if token == "" || len(token) > 100 {
-		return Staff{}, commerce.NewError(commerce.EInvalidInvite, nil)
+		return Staff{}, commerce.NewError(EInvalidInvite, nil)
 	}
 	var p commerce.Problems
 	if msg := commerce.TextProblem(pw); msg != "" {

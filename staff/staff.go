@@ -58,7 +58,16 @@ func (s Staff) Claims() commerce.Claims {
 // a resource (Allowed).
 func (s Staff) Can(resource string, write bool) bool { return s.Role.Can(resource, write) }
 
+// Error codes of the staff area: answered by the admin app and the
+// command line only (no API operation manages staff), so they are not
+// among the API's codes of error.go.
+const (
+	EStaffNotFound = "staff_not_found"
+	ELastOwner     = "last_owner"
+	EInvalidInvite = "invalid_invite"
+)
+
 // NotFound is the error of an unknown staff member.
 func NotFound(id string) *commerce.Error {
-	return commerce.NewError(commerce.EStaffNotFound, map[string]any{"id": id})
+	return commerce.NewError(EStaffNotFound, map[string]any{"id": id})
 }
