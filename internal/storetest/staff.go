@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/audit"
 	"github.com/commercekit/commerce/sqldb"
 	"github.com/commercekit/commerce/staff"
 )
@@ -19,6 +20,60 @@ func Staff(t *testing.T, open Opener) {
 	t.Run("sign-in attempts", func(t *testing.T) { staffAttempts(t, open(t)) })
 	t.Run("concurrent attempts are counted one after the other", func(t *testing.T) { staffConcurrentAttempts(t, open(t)) })
 	t.Run("sessions", func(t *testing.T) { staffSessions(t, open(t)) })
+	t.Run("roles, disable, remove and the last owner", func(t *testing.T) { staffOffboarding(t, open(t)) })
+}
+
+func staffOffboarding(t *testing.T, db *sqldb.DB) {
+	ctx := context.Background()
+	s := sqldb.NewStaffStore(db)
+	owner := createStaff(t, s, "owner@example.com")
+	cat := createStaff(t, s, "cat@example.com")
+	if owner.Role != staff.RoleOwner || cat.Role != staff.RoleCatalog {
+		t.Fatalf("roles: first %s, second %s; want owner, catalog", owner.Role, cat.Role)
+	}
+	if err := s.CreateSession(ctx, "c1", cat.ID, staffT0, staffT0.Add(time.Hour), false); err != nil {
+		t.Fatal(err)
+	}
+	// Under an audit scope, a change writes one entry; without, none.
+	scoped := audit.With(ctx, &audit.Scope{Actor: "owner@example.com", Role: "owner", Action: "staff.disable"})
+	if _, err := s.SetDisabled(scoped, cat.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.Session(ctx, "c1", staffT0.Add(time.Minute)); commerce.ErrorCode(err) != commerce.EInvalidToken {
+		t.Errorf("the session of a disabled member: %v, want invalid_token", err)
+	}
+	if n := count(t, db, `SELECT COUNT(*) FROM audit_log WHERE target_id = ? AND action = 'staff.disable'`, cat.ID); n != 1 {
+		t.Errorf("%d audit entries of the disable, want 1", n)
+	}
+	if _, err := s.SetRole(ctx, cat.ID, staff.RoleOrders); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db, `SELECT COUNT(*) FROM audit_log`); n != 1 {
+		t.Errorf("%d audit entries after a change without a scope, want 1", n)
+	}
+	_, err := s.SetRole(ctx, owner.ID, staff.RoleAdmin)
+	wantCode(t, "demote the last owner", err, staff.ELastOwner, nil)
+	_, err = s.Remove(ctx, owner.ID)
+	wantCode(t, "remove the last owner", err, staff.ELastOwner, nil)
+	_, err = s.Remove(ctx, "nobody")
+	wantCode(t, "remove an unknown member", err, staff.EStaffNotFound, nil)
+	if _, err := s.Remove(ctx, cat.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.ByID(ctx, cat.ID)
+	wantCode(t, "ByID after Remove", err, staff.EStaffNotFound, nil)
+	// The lock-out counts an address's failures over every email.
+	for i := range 3 {
+		if _, ok, err := s.BeginAttempt(ctx, commerce.NewID(), string(rune('a'+i))+"@example.com", "203.0.113.1", staffT0, staffT0.Add(-staff.Window), 5, 3); err != nil || !ok {
+			t.Fatalf("attempt %d: %v %v", i, ok, err)
+		}
+	}
+	if _, ok, _ := s.BeginAttempt(ctx, commerce.NewID(), "z@example.com", "203.0.113.1", staffT0, staffT0.Add(-staff.Window), 5, 3); ok {
+		t.Error("a fourth email from an address at its maximum: taken, want refused")
+	}
+	if _, ok, _ := s.BeginAttempt(ctx, commerce.NewID(), "z@example.com", "203.0.113.2", staffT0, staffT0.Add(-staff.Window), 5, 3); !ok {
+		t.Error("another address: refused, want taken")
+	}
 }
 
 var staffT0 = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
