@@ -8,7 +8,7 @@ PKG   ?= ./...
 BENCH ?= .
 SAMPLE ?= ../shared/data/microbase-sample
 
-.PHONY: help build serve test test-race test-postgres load token lint tools bench walkthrough ci clean openapi docs-assets
+.PHONY: help build serve test test-race test-postgres load token lint tools bench bench-journey bench-scale walkthrough ci clean openapi docs-assets
 
 help: ## list the targets
 	@awk 'BEGIN { FS = ":.*## " } /^[a-z-]+:.*## / { printf "  %-14s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -42,6 +42,12 @@ tools: ## install the pinned staticcheck and govulncheck (lint does it on first 
 
 bench: ## the Go benchmarks (PKG=./promotion/engine/ BENCH=Evaluate to narrow; BENCHMARKS.md has the numbers)
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem $(PKG)
+
+bench-journey: ## the whole checkout under load on SQLite and PostgreSQL (BENCHMARKS.md "The whole checkout")
+	bash .ci/bench-journey
+
+bench-scale: ## 1, 2 and 3 serve processes on one PostgreSQL, each capped at 0.3 core (root; BENCHMARKS.md "Adding instances")
+	bash .ci/bench-scale
 
 walkthrough: ## run README's walk-through against a freshly built binary and the sample data
 	bash .ci/walkthrough

@@ -100,6 +100,8 @@ const (
 	EOutOfStock            = "out_of_stock"
 	// Email (CONTRACT.md section 22).
 	EMailNotFound = "mail_not_found"
+	// Catalog import (CONTRACT.md section 25).
+	EJobNotFound = "job_not_found"
 )
 
 // Error is the service's one error type. Code is one of the E* constants,

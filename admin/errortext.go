@@ -175,6 +175,9 @@ var errorSentences = map[string]func(d errData) string{
 	},
 	staff.EInvalidInvite: func(errData) string { return "The invitation link is not valid or has expired: ask for a new one." },
 
+	// Catalog import.
+	commerce.EJobNotFound: func(errData) string { return "The import job no longer exists." },
+
 	// Returns and exchanges.
 	commerce.EReturnNotFound: func(errData) string { return "The return no longer exists." },
 	commerce.EInvalidReturnState: func(d errData) string {

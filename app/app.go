@@ -7,6 +7,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"github.com/commercekit/commerce/transfer"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -149,6 +150,8 @@ type App struct {
 	Cart *cart.Service
 	// Order is the orders area, which checkout places orders through.
 	Order *order.Service
+	// Transfer is the catalog's import and export (CONTRACT.md section 25).
+	Transfer *transfer.Service
 	// Payments are the payment providers the service is configured with
 	// (manual and Options.PaymentProviders), by id.
 	Payments *payment.Providers
@@ -235,6 +238,9 @@ func (a *App) Run(ctx context.Context) {
 	}
 	wg.Go(func() { a.runWebhooks(ctx) })
 	wg.Go(func() { a.runMail(ctx) })
+	if a.Transfer != nil {
+		wg.Go(func() { a.Transfer.Run(ctx) })
+	}
 	wg.Go(func() { a.sweepIdempotency(ctx) })
 	if a.opts.NATSURL != "" {
 		relay := natsrelay.New(a.db, a.opts.NATSURL, a.logger)

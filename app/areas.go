@@ -12,6 +12,7 @@ import (
 	"github.com/commercekit/commerce/sqldb"
 	"github.com/commercekit/commerce/stock"
 	"github.com/commercekit/commerce/tax"
+	"github.com/commercekit/commerce/transfer"
 )
 
 // areas registers every area's operations, in dependency order; each area
@@ -57,8 +58,18 @@ var areas = []func(a *App) error{
 	},
 	mailArea,
 	func(a *App) error {
+		a.Transfer = transfer.NewService(sqldb.NewTransferStore(a.db), a.Catalog, a.now)
+		a.Transfer.Logger = a.logger
+		rpc.RegisterTransfer(a.srv, a.Transfer)
+		return nil
+	},
+	func(a *App) error {
 		a.Customer = customer.NewService(sqldb.NewCustomerStore(a.db), a.opts.Keys, a.now,
 			customer.Options{AccessTTL: a.opts.AccessTTL, RefreshTTL: a.opts.RefreshTTL, Mail: a.Mail})
+		a.Customer.SetExporter(customer.ExportReturns, returnsExport{a.Order})
+		if a.Mail != nil {
+			a.Customer.SetExporter(customer.ExportEmails, mailExport{a.Mail})
+		}
 		rpc.RegisterCustomer(a.srv, a.Customer)
 		return nil
 	},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/commercekit/commerce/customer"
 	"github.com/commercekit/commerce/mail"
+	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/rpc"
 	"github.com/commercekit/commerce/sqldb"
 	"github.com/commercekit/commerce/webhook"
@@ -61,4 +62,36 @@ func (a *App) runMail(ctx context.Context) {
 	if a.Mail != nil {
 		a.Mail.Run(ctx, a.db.Notify(), a.logger)
 	}
+}
+
+// mailExport gives customer.export the messages sent to a customer.
+type mailExport struct{ mail *mail.Service }
+
+// Export implements customer.Exporter.
+func (x mailExport) Export(ctx context.Context, c *customer.Customer) ([]any, error) {
+	ms, err := x.mail.Customer(ctx, c.ID, c.Email)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]any, len(ms))
+	for i := range ms {
+		out[i] = ms[i]
+	}
+	return out, nil
+}
+
+// returnsExport gives customer.export a customer's returns.
+type returnsExport struct{ orders *order.Service }
+
+// Export implements customer.Exporter.
+func (x returnsExport) Export(ctx context.Context, c *customer.Customer) ([]any, error) {
+	rs, err := x.orders.CustomerReturns(ctx, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]any, len(rs))
+	for i, r := range rs {
+		out[i] = r
+	}
+	return out, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/commercekit/commerce/app"
 	"github.com/commercekit/commerce/internal/apitest"
 	"github.com/commercekit/commerce/internal/testdb"
+	mailfile "github.com/commercekit/commerce/mail/file"
 	"github.com/commercekit/commerce/sqldb"
 )
 
@@ -104,141 +105,184 @@ func keyed(t *testing.T, e *env, path, token, key string, body any) []byte {
 // email, names, phone or streets, while another customer's data is still
 // there; her events keep their shape with the personal fields
 // "[erased]", and a webhook redelivery sends the erased payload.
+//
+// With mail on, the messages sent to her (welcome, reset, her order's)
+// and the MAILS events naming her address are erased too.
 func TestErasureLeavesNoTrace(t *testing.T) {
-	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
-		e := newEnv(t, db, withHooks)
-		h := newHooks(t)
-		var hook struct{ ID string }
-		e.Post(t, "/event/v1/webhook.create", e.Admin, map[string]any{"url": h.URL, "channels": []string{"CUSTOMERS", "CARTS", "ORDERS"}}).
-			Must(t).Decode(t, "webhook", &hook)
-		prod := e.shop(t)
-		z := zenobia
-
-		var me customerView
-		raw := keyed(t, e, cv1+"customer.register", e.API, "reg-1", map[string]any{"email": z.email, "password": pw,
-			"firstName": z.first, "lastName": z.last, "phone": z.phone})
-		var reg struct{ Customer customerView }
-		_ = json.Unmarshal(raw, &reg)
-		me = reg.Customer
-		var guest struct{ ID string }
-		e.Post(t, "/cart/v1/cart.create", e.API, map[string]any{}).Must(t).Decode(t, "cart", &guest)
-		e.Post(t, "/cart/v1/cart.addToCart", e.API, map[string]any{"cartId": guest.ID,
-			"items": []map[string]any{{"productId": prod, "quantity": 1, "warehouseId": "W1"}}}).Must(t)
-		keyed(t, e, "/cart/v1/cart.setShippingAddress", e.API, "guest-addr", map[string]any{"cartId": guest.ID, "shippingAddress": zenobiaAddress(z.street)})
-		e.Post(t, av1+"auth.login", e.API, map[string]any{"email": z.email, "password": "not her password"}).Expect(t, 401, "invalid_credentials")
-		r := e.Post(t, av1+"auth.login", e.API, map[string]any{"email": z.email, "password": pw, "cartId": guest.ID}).Must(t)
-		var s sessionView
-		_ = json.Unmarshal(r.Raw, &s)
-		keyed(t, e, cv1+"customer.addAddress", s.AccessToken, "addr-1", map[string]any{"address": zenobiaAddress(z.street)})
-		e.Post(t, cv1+"customer.update", s.AccessToken, map[string]any{"phone": z.newPhone}).Must(t)
-		e.Post(t, av1+"auth.requestPasswordReset", e.API, map[string]any{"email": z.email}).Must(t)
-		raw = keyed(t, e, "/cart/v1/cart.checkout", s.AccessToken, "checkout-1", map[string]any{"cartId": guest.ID, "email": z.orderEmail,
-			"billingAddress": zenobiaAddress(z.billStreet), "paymentId": "manual", "paymentData": map[string]any{"method": "cash"}})
-		var placed struct{ Order struct{ ID string } }
-		_ = json.Unmarshal(raw, &placed)
-		e.Post(t, "/order/v1/order.capture", e.Admin, map[string]any{"id": placed.Order.ID}).Must(t)
-		e.Post(t, "/order/v1/order.fulfill", e.Admin, map[string]any{"id": placed.Order.ID, "carrier": "UPS"}).Must(t)
-
-		// Another customer, whose data stays.
-		bob := map[string]any{"firstName": "Bartholomew", "address_1": "5 Controlling Street", "postCode": "96815", "city": "Honolulu",
-			"state": "Hawaii", "country": "US"}
-		e.Post(t, cv1+"customer.register", e.API, map[string]any{"email": "bob.control@example.org", "password": pw2, "firstName": "Bartholomew"}).Must(t)
-		bobTok := e.login(t, "bob.control@example.org", pw2).AccessToken
-		keyed(t, e, cv1+"customer.addAddress", bobTok, "addr-1", map[string]any{"address": bob})
-
-		// Every event so far reached the webhook, with her data.
-		var evs []struct {
-			ID, Channel, Type string
-			Payload           json.RawMessage
-		}
-		e.Post(t, "/event/v1/event.list", e.Admin, map[string]any{"limit": 1000}).Must(t).Decode(t, "data", &evs)
-		var hers []int
-		for i, ev := range evs {
-			if slices.ContainsFunc(zenobiaTraces(), func(s string) bool { return strings.Contains(string(ev.Payload), s) }) {
-				hers = append(hers, i)
-				testdb.Eventually(t, "delivery of "+ev.Channel+" "+ev.Type, true, func() bool { return len(h.bodies(ev.ID)) > 0 })
-			}
-		}
-		kinds := map[string]bool{}
-		for _, i := range hers {
-			kinds[evs[i].Channel+" "+evs[i].Type] = true
-		}
-		// (PASSWORD_RESET holds her email where no mailer sends it: not
-		// required here.)
-		for _, k := range []string{"CUSTOMERS CREATE", "CUSTOMERS UPDATE", "CARTS UPDATE",
-			"CARTS CHECKOUT", "ORDERS CREATE", "ORDERS CAPTURE", "ORDERS FULFILL"} {
-			if !kinds[k] {
-				t.Errorf("no %s event holds her data (the test's set-up is wrong): %v", k, kinds)
-			}
-		}
-		before := testdb.Dump(t, db)
-		for _, trace := range zenobiaTraces() {
-			if !strings.Contains(before, trace) {
-				t.Fatalf("the dump does not hold %q before the removal: the dump is blind", trace)
-			}
-		}
-
-		e.Post(t, cv1+"customer.remove", s.AccessToken, nil).Must(t)
-
-		dump := testdb.Dump(t, db)
-		for _, trace := range zenobiaTraces() {
-			if i := strings.Index(dump, trace); i >= 0 {
-				line := dump[strings.LastIndexByte(dump[:i], '\n')+1:]
-				t.Errorf("the database still holds %q: %.300s", trace, line)
-			}
-		}
-		for _, kept := range []string{"bob.control@example.org", "5 Controlling Street", "Bartholomew", "[erased]", me.ID} {
-			if !strings.Contains(dump, kept) {
-				t.Errorf("the dump lost %q, which is not hers to erase", kept)
-			}
-		}
-
-		// Her events keep their ids, order and shape; the personal
-		// fields are "[erased]".
-		var after []struct {
-			ID, Channel, Type string
-			Payload           json.RawMessage
-		}
-		e.Post(t, "/event/v1/event.list", e.Admin, map[string]any{"limit": 1000}).Must(t).Decode(t, "data", &after)
-		if len(after) != len(evs)+1 || after[len(after)-1].Channel != "CUSTOMERS" || after[len(after)-1].Type != "REMOVE" {
-			t.Fatalf("%d events after the removal, want %d and REMOVE last", len(after), len(evs)+1)
-		}
-		for _, i := range hers {
-			was, is := evs[i], after[i]
-			if was.ID != is.ID || !sameShape(t, was.Payload, is.Payload) {
-				t.Errorf("%s %s changed shape:\n%s\n%s", was.Channel, was.Type, was.Payload, is.Payload)
-			}
-			if !strings.Contains(string(is.Payload), `"[erased]"`) {
-				t.Errorf("%s %s has nothing erased: %s", is.Channel, is.Type, is.Payload)
-			}
-		}
-
-		// Redelivering her CUSTOMERS CREATE sends the erased payload.
-		var created string
-		for _, i := range hers {
-			if evs[i].Channel == "CUSTOMERS" && evs[i].Type == "CREATE" {
-				created = evs[i].ID
-			}
-		}
-		var ds []struct{ ID, EventID string }
-		e.Post(t, "/event/v1/webhook.deliveries", e.Admin, map[string]any{"webhookId": hook.ID, "limit": 1000}).Must(t).Decode(t, "data", &ds)
-		i := slices.IndexFunc(ds, func(d struct{ ID, EventID string }) bool { return d.EventID == created })
-		if i < 0 {
-			t.Fatalf("no delivery of event %s in %v", created, ds)
-		}
-		e.Post(t, "/event/v1/webhook.redeliver", e.Admin, map[string]any{"deliveryId": ds[i].ID}).Must(t)
-		testdb.Eventually(t, "the redelivery", 2, func() int { return len(h.bodies(created)) })
-		got := h.bodies(created)
-		first, again := string(got[0]), string(got[1])
-		if !strings.Contains(first, z.email) || !strings.Contains(again, `"email":"[erased]"`) || !strings.Contains(again, `"firstName":"[erased]"`) {
-			t.Errorf("delivered, then redelivered:\n%s\n%s", first, again)
-		}
-		for _, trace := range zenobiaTraces() {
-			if strings.Contains(again, trace) {
-				t.Errorf("the redelivery holds %q: %s", trace, again)
-			}
-		}
+	t.Run("mail off", func(t *testing.T) {
+		testdb.Each(t, func(t *testing.T, db *sqldb.DB) { erasureLeavesNoTrace(t, db, false) })
 	})
+	t.Run("mail on", func(t *testing.T) {
+		testdb.Each(t, func(t *testing.T, db *sqldb.DB) { erasureLeavesNoTrace(t, db, true) })
+	})
+}
+
+func erasureLeavesNoTrace(t *testing.T, db *sqldb.DB, mailOn bool) {
+	opts := []func(*app.Options){withHooks}
+	if mailOn {
+		sender, err := mailfile.New(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts = append(opts, func(o *app.Options) { o.MailSender, o.MailPoll = sender, 20*time.Millisecond })
+	}
+	e := newEnv(t, db, opts...)
+	h := newHooks(t)
+	var hook struct{ ID string }
+	e.Post(t, "/event/v1/webhook.create", e.Admin, map[string]any{"url": h.URL, "channels": []string{"CUSTOMERS", "CARTS", "ORDERS"}}).
+		Must(t).Decode(t, "webhook", &hook)
+	prod := e.shop(t)
+	z := zenobia
+
+	var me customerView
+	raw := keyed(t, e, cv1+"customer.register", e.API, "reg-1", map[string]any{"email": z.email, "password": pw,
+		"firstName": z.first, "lastName": z.last, "phone": z.phone})
+	var reg struct{ Customer customerView }
+	_ = json.Unmarshal(raw, &reg)
+	me = reg.Customer
+	var guest struct{ ID string }
+	e.Post(t, "/cart/v1/cart.create", e.API, map[string]any{}).Must(t).Decode(t, "cart", &guest)
+	e.Post(t, "/cart/v1/cart.addToCart", e.API, map[string]any{"cartId": guest.ID,
+		"items": []map[string]any{{"productId": prod, "quantity": 1, "warehouseId": "W1"}}}).Must(t)
+	keyed(t, e, "/cart/v1/cart.setShippingAddress", e.API, "guest-addr", map[string]any{"cartId": guest.ID, "shippingAddress": zenobiaAddress(z.street)})
+	e.Post(t, av1+"auth.login", e.API, map[string]any{"email": z.email, "password": "not her password"}).Expect(t, 401, "invalid_credentials")
+	r := e.Post(t, av1+"auth.login", e.API, map[string]any{"email": z.email, "password": pw, "cartId": guest.ID}).Must(t)
+	var s sessionView
+	_ = json.Unmarshal(r.Raw, &s)
+	keyed(t, e, cv1+"customer.addAddress", s.AccessToken, "addr-1", map[string]any{"address": zenobiaAddress(z.street)})
+	e.Post(t, cv1+"customer.update", s.AccessToken, map[string]any{"phone": z.newPhone}).Must(t)
+	e.Post(t, av1+"auth.requestPasswordReset", e.API, map[string]any{"email": z.email}).Must(t)
+	raw = keyed(t, e, "/cart/v1/cart.checkout", s.AccessToken, "checkout-1", map[string]any{"cartId": guest.ID, "email": z.orderEmail,
+		"billingAddress": zenobiaAddress(z.billStreet), "paymentId": "manual", "paymentData": map[string]any{"method": "cash"}})
+	var placed struct{ Order struct{ ID string } }
+	_ = json.Unmarshal(raw, &placed)
+	e.Post(t, "/order/v1/order.capture", e.Admin, map[string]any{"id": placed.Order.ID}).Must(t)
+	e.Post(t, "/order/v1/order.fulfill", e.Admin, map[string]any{"id": placed.Order.ID, "carrier": "UPS"}).Must(t)
+
+	// Another customer, whose data stays.
+	bob := map[string]any{"firstName": "Bartholomew", "address_1": "5 Controlling Street", "postCode": "96815", "city": "Honolulu",
+		"state": "Hawaii", "country": "US"}
+	e.Post(t, cv1+"customer.register", e.API, map[string]any{"email": "bob.control@example.org", "password": pw2, "firstName": "Bartholomew"}).Must(t)
+	bobTok := e.login(t, "bob.control@example.org", pw2).AccessToken
+	keyed(t, e, cv1+"customer.addAddress", bobTok, "addr-1", map[string]any{"address": bob})
+
+	if mailOn {
+		// Her four messages sent, and nothing left to send (so that
+		// no event comes after the list below).
+		testdb.Eventually(t, "her messages sent", "order_confirmation order_shipped password_reset welcome", func() string {
+			var ms []struct{ Template, Status string }
+			e.Get(t, "/mail/v1/mail.list?limit=100", e.Admin).Must(t).Decode(t, "data", &ms)
+			var sent []string
+			for _, m := range ms {
+				if m.Status != "SENT" {
+					return "pending: " + m.Template
+				}
+				sent = append(sent, m.Template)
+			}
+			slices.Sort(sent)
+			return strings.Join(slices.Compact(sent), " ")
+		})
+	}
+
+	// Every event so far reached the webhook, with her data.
+	var evs []struct {
+		ID, Channel, Type string
+		Payload           json.RawMessage
+	}
+	e.Post(t, "/event/v1/event.list", e.Admin, map[string]any{"limit": 1000}).Must(t).Decode(t, "data", &evs)
+	var hers []int
+	for i, ev := range evs {
+		if slices.ContainsFunc(zenobiaTraces(), func(s string) bool { return strings.Contains(string(ev.Payload), s) }) {
+			hers = append(hers, i)
+			if ev.Channel == "MAILS" {
+				continue // not a channel of the webhook
+			}
+			testdb.Eventually(t, "delivery of "+ev.Channel+" "+ev.Type, true, func() bool { return len(h.bodies(ev.ID)) > 0 })
+		}
+	}
+	kinds := map[string]bool{}
+	for _, i := range hers {
+		kinds[evs[i].Channel+" "+evs[i].Type] = true
+	}
+	// (PASSWORD_RESET holds her email where no mailer sends it: not
+	// required here.)
+	want := []string{"CUSTOMERS CREATE", "CUSTOMERS UPDATE", "CARTS UPDATE",
+		"CARTS CHECKOUT", "ORDERS CREATE", "ORDERS CAPTURE", "ORDERS FULFILL"}
+	if mailOn {
+		want = append(want, "MAILS SENT")
+	}
+	for _, k := range want {
+		if !kinds[k] {
+			t.Errorf("no %s event holds her data (the test's set-up is wrong): %v", k, kinds)
+		}
+	}
+	before := testdb.Dump(t, db)
+	for _, trace := range zenobiaTraces() {
+		if !strings.Contains(before, trace) {
+			t.Fatalf("the dump does not hold %q before the removal: the dump is blind", trace)
+		}
+	}
+
+	e.Post(t, cv1+"customer.remove", s.AccessToken, nil).Must(t)
+
+	dump := testdb.Dump(t, db)
+	for _, trace := range zenobiaTraces() {
+		if i := strings.Index(dump, trace); i >= 0 {
+			line := dump[strings.LastIndexByte(dump[:i], '\n')+1:]
+			t.Errorf("the database still holds %q: %.300s", trace, line)
+		}
+	}
+	for _, kept := range []string{"bob.control@example.org", "5 Controlling Street", "Bartholomew", "[erased]", me.ID} {
+		if !strings.Contains(dump, kept) {
+			t.Errorf("the dump lost %q, which is not hers to erase", kept)
+		}
+	}
+
+	// Her events keep their ids, order and shape; the personal
+	// fields are "[erased]".
+	var after []struct {
+		ID, Channel, Type string
+		Payload           json.RawMessage
+	}
+	e.Post(t, "/event/v1/event.list", e.Admin, map[string]any{"limit": 1000}).Must(t).Decode(t, "data", &after)
+	if len(after) != len(evs)+1 || after[len(after)-1].Channel != "CUSTOMERS" || after[len(after)-1].Type != "REMOVE" {
+		t.Fatalf("%d events after the removal, want %d and REMOVE last", len(after), len(evs)+1)
+	}
+	for _, i := range hers {
+		was, is := evs[i], after[i]
+		if was.ID != is.ID || !sameShape(t, was.Payload, is.Payload) {
+			t.Errorf("%s %s changed shape:\n%s\n%s", was.Channel, was.Type, was.Payload, is.Payload)
+		}
+		if !strings.Contains(string(is.Payload), `"[erased]"`) {
+			t.Errorf("%s %s has nothing erased: %s", is.Channel, is.Type, is.Payload)
+		}
+	}
+
+	// Redelivering her CUSTOMERS CREATE sends the erased payload.
+	var created string
+	for _, i := range hers {
+		if evs[i].Channel == "CUSTOMERS" && evs[i].Type == "CREATE" {
+			created = evs[i].ID
+		}
+	}
+	var ds []struct{ ID, EventID string }
+	e.Post(t, "/event/v1/webhook.deliveries", e.Admin, map[string]any{"webhookId": hook.ID, "limit": 1000}).Must(t).Decode(t, "data", &ds)
+	i := slices.IndexFunc(ds, func(d struct{ ID, EventID string }) bool { return d.EventID == created })
+	if i < 0 {
+		t.Fatalf("no delivery of event %s in %v", created, ds)
+	}
+	e.Post(t, "/event/v1/webhook.redeliver", e.Admin, map[string]any{"deliveryId": ds[i].ID}).Must(t)
+	testdb.Eventually(t, "the redelivery", 2, func() int { return len(h.bodies(created)) })
+	got := h.bodies(created)
+	first, again := string(got[0]), string(got[1])
+	if !strings.Contains(first, z.email) || !strings.Contains(again, `"email":"[erased]"`) || !strings.Contains(again, `"firstName":"[erased]"`) {
+		t.Errorf("delivered, then redelivered:\n%s\n%s", first, again)
+	}
+	for _, trace := range zenobiaTraces() {
+		if strings.Contains(again, trace) {
+			t.Errorf("the redelivery holds %q: %s", trace, again)
+		}
+	}
 }
 
 // sameShape reports whether two JSON documents have the same keys at the

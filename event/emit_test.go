@@ -27,7 +27,7 @@ func TestEmit(t *testing.T) {
 
 // TestChannels: every channel is in Channels once, spelled as its subject
 // part (upper-case letters), the areas' channels of orders, customers,
-// webhooks and mail included.
+// webhooks, returns and mail included.
 func TestChannels(t *testing.T) {
 	seen := map[string]bool{}
 	for _, c := range Channels {
@@ -36,12 +36,13 @@ func TestChannels(t *testing.T) {
 		}
 		seen[c] = true
 	}
-	for _, c := range []string{Products, Categories, Promotions, Carts, Taxes, Stock, Shipping, Orders, Customers, Webhooks, Mails} {
+	constants := []string{Products, Categories, Promotions, Carts, Taxes, Stock, Shipping, Orders, Customers, Webhooks, Returns, Mails}
+	for _, c := range constants {
 		if !seen[c] {
 			t.Errorf("channel %q missing from Channels", c)
 		}
 	}
-	if len(Channels) != len(seen) || len(seen) != 11 {
-		t.Errorf("got %d channels, want the 11 constants", len(Channels))
+	if len(Channels) != len(seen) || len(seen) != len(constants) {
+		t.Errorf("got %d channels, want the %d constants", len(Channels), len(constants))
 	}
 }

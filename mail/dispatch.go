@@ -186,6 +186,11 @@ func (s *Service) attempt(ctx context.Context, claim string, m Message, logger *
 		if err != nil {
 			logger.Warn("mail dispatcher: event", "mail", m.ID, "err", err)
 		} else {
+			// The payload names the recipient: the event is the
+			// customer's, erased with their data (customer.remove).
+			if m.CustomerID != "" {
+				e = e.Owned(m.CustomerID)
+			}
 			r.Event = &e
 		}
 	}

@@ -169,6 +169,24 @@ func (s *Service) List(ctx context.Context, in ListInput) (commerce.List, error)
 	return commerce.List{Page: page, Data: data}, nil
 }
 
+// Customer returns every message of a customer (queued for their id or
+// sent to their address), in creation order, for customer.export: the
+// records mail.list shows, without their text.
+func (s *Service) Customer(ctx context.Context, id, email string) ([]Mail, error) {
+	const page = 500
+	var out []Mail
+	for skip := 0; ; skip += page {
+		ms, err := s.store.Messages(ctx, Filter{Customer: &Owner{ID: id, Email: email}, Limit: page, Skip: skip})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ms...)
+		if len(ms) < page {
+			return out, nil
+		}
+	}
+}
+
 // Info returns a message with its text and HTML (mail.info); a
 // password-reset token in them stays Redacted.
 func (s *Service) Info(ctx context.Context, in InfoInput) (Full, error) {

@@ -10,8 +10,14 @@ import (
 // Filter selects messages (mail.list): fields "" select all.
 type Filter struct {
 	To, Template, Status string
-	Limit, Skip          int
+	// Customer keeps the messages of a customer: those queued for their
+	// id, and those sent to their address (mails of an anonymous order).
+	Customer    *Owner
+	Limit, Skip int
 }
+
+// Owner names a customer in a Filter.
+type Owner struct{ ID, Email string }
 
 // Store keeps the messages (implemented by package sqldb).
 type Store interface {

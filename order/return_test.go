@@ -3,10 +3,15 @@ package order_test
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/app"
 	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/internal/testdb"
+	mailfile "github.com/commercekit/commerce/mail/file"
 	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/sqldb"
 )
@@ -31,7 +36,19 @@ func (s *shop) info(id string) *order.Order {
 // stock) for the token, captures, ships and delivers it.
 func (s *shop) shipped(token string, n int) (*order.Order, string) {
 	s.t.Helper()
-	o, p := s.order(token, n)
+	return s.shippedTo(token, "", n)
+}
+
+// shippedTo is shipped with the order's email (none when "").
+func (s *shop) shippedTo(token, email string, n int) (*order.Order, string) {
+	s.t.Helper()
+	p := s.product(commerce.NewID(), "100.00", 10)
+	body := checkoutBody(s.cart(token, p, n))
+	if email != "" {
+		body["email"] = email
+	}
+	var o *order.Order
+	s.Post(s.t, "/cart/v1/cart.checkout", token, body).Must(s.t).Decode(s.t, "order", &o)
 	s.op("capture", map[string]any{"id": o.ID})
 	o = s.op("fulfill", map[string]any{"id": o.ID})
 	return s.op("deliver", map[string]any{"id": o.ID, "fulfillmentId": o.Fulfillments[0].ID}), p
@@ -58,9 +75,13 @@ func (s *shop) channelEvents(channel string) []string {
 func TestReturnJourney(t *testing.T) {
 	t.Parallel()
 	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
-		s := newShop(t, db)
+		sender, err := mailfile.New(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := newShop(t, db, func(o *app.Options) { o.MailSender, o.MailPoll = sender, 20*time.Millisecond })
 		cust := s.customer("c1")
-		o, a := s.shipped(cust, 3) // 3 x 100.00 + 25.00 shipping, captured
+		o, a := s.shippedTo(cust, "c1@example.com", 3) // 3 x 100.00 + 25.00 shipping, captured
 		b := s.product("B1", "80.00", 5)
 
 		r := s.ret(cust, "request", map[string]any{"orderId": o.ID,
@@ -124,6 +145,23 @@ func TestReturnJourney(t *testing.T) {
 		if got, want := s.channelEvents("ORDERS"), []string{"CREATE", "CAPTURE", "FULFILL", "DELIVER", "REFUND", "CREATE", "FULFILL", "DELIVER"}; !slices.Equal(got, want) {
 			t.Errorf("ORDERS events %v, want %v", got, want)
 		}
+		// The customer's mail, in order: each step of the order, of
+		// the return and of the exchange's order (CONTRACT.md sections
+		// 22 and 24). The refund's one transaction emits the order's
+		// REFUND, the exchange order's CREATE and the return's REFUND,
+		// in that order.
+		want := []string{"order_confirmation", "order_shipped", "return_update", "return_update", "order_refunded",
+			"order_confirmation", "return_update", "order_shipped"}
+		testdb.Eventually(t, "the journey's mail", strings.Join(want, " "), func() string {
+			var ms []struct{ Template, Status string }
+			s.Get(t, "/mail/v1/mail.list?limit=100", s.Admin).Must(t).Decode(t, "data", &ms)
+			var got []string
+			for _, m := range ms {
+				got = append(got, m.Template)
+			}
+			return strings.Join(got, " ")
+		})
+
 		// The raw return names the contract's fields.
 		var raw map[string]json.RawMessage
 		s.Get(t, "/order/v1/return.info?id="+r.ID, s.Admin).Must(t).Decode(t, "return", &raw)

@@ -493,6 +493,23 @@ func (s *Service) OrderReturns(ctx context.Context, orderID string) ([]*Return, 
 	return s.store.Returns(ctx, ReturnFilter{OrderIDs: []string{orderID}, Limit: 1000})
 }
 
+// CustomerReturns returns every return of a customer, in creation order
+// (customer.export).
+func (s *Service) CustomerReturns(ctx context.Context, customerID string) ([]*Return, error) {
+	const page = 500
+	var out []*Return
+	for skip := 0; ; skip += page {
+		rs, err := s.store.Returns(ctx, ReturnFilter{CustomerIDs: []string{customerID}, Limit: page, Skip: skip})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rs...)
+		if len(rs) < page {
+			return out, nil
+		}
+	}
+}
+
 // refunding reports whether a refund of the return id is pending on the
 // order.
 func refunding(o *Order, id string) bool {

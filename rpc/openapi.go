@@ -273,6 +273,16 @@ func (g *schemaGen) operation(rt *route, service, version, method string, idem b
 	if method == http.MethodGet {
 		return out
 	}
+	if op.Multipart {
+		form := schema{"type": "object", "required": []string{"file"}, "properties": schema{
+			"file": schema{"type": "string", "format": "binary", "description": "The file."}}}
+		for _, f := range jsonFields(arg) {
+			form["properties"].(schema)[f.name] = schema{"type": "string"}
+		}
+		out["requestBody"] = schema{"required": true, "description": "multipart/form-data: the file part `file` and the arguments as fields.",
+			"content": schema{"multipart/form-data": schema{"schema": form}}}
+		return out
+	}
 	out["requestBody"] = schema{"description": postBodyDoc, "content": schema{"application/json": schema{"schema": g.of(arg, modeIn)}}}
 	return out
 }
@@ -396,6 +406,18 @@ func (g *schemaGen) responses(rt *route, idem bool) schema {
 	ok := schema{
 		"description": "ok",
 		"content":     schema{"application/json": schema{"schema": result}},
+	}
+	if len(rt.op.Produces) > 0 {
+		content := schema{}
+		for _, ct := range rt.op.Produces {
+			content[ct] = schema{"schema": schema{"type": "string"}}
+			if strings.Contains(ct, "json") {
+				// JSON Lines: many JSON values, which no schema describes
+				// (a schema would have the body decoded as one).
+				content[ct] = schema{"description": "One JSON object a line."}
+			}
+		}
+		ok = schema{"description": "The records, streamed.", "content": content}
 	}
 	if idem {
 		ok["headers"] = replayedHeader

@@ -55,6 +55,10 @@ type Op struct {
 	Doc    string   // what the operation does, in a sentence or two
 	Result any      // a value of the result's type (Partial(v) when the `fields` argument may leave fields out)
 	Errors []string // the codes it can return besides the transport's (validation_error, invalid_token, forbidden, request_too_large, internal_error, unavailable)
+
+	// Of an operation registered with HandleRaw (all optional):
+	Multipart bool     // its body is multipart/form-data: the arguments as fields, and a file part `file`
+	Produces  []string // the content types of its success answer when it is not the JSON envelope (text/csv)
 }
 
 type route struct {
@@ -62,6 +66,34 @@ type route struct {
 	arg    reflect.Type
 	fields argFields
 	call   func(ctx context.Context, query map[string][]string, body []byte) (any, error)
+	// raw serves an operation of HandleRaw once its route, method and
+	// token are checked.
+	raw RawFunc
+}
+
+// RawFunc serves an operation that reads its own request (a multipart
+// upload) or streams its own answer (an export), with the caller's claims
+// in ctx. It answers the request and returns its status, or returns an
+// error before answering anything, which the transport answers in the
+// envelope. Args decodes the request's arguments into v as for Handle
+// (query string and JSON body merged, shape checked).
+type RawFunc func(ctx context.Context, w http.ResponseWriter, r *http.Request, args func(v any, body []byte) error) (int, error)
+
+// HandleRaw registers an operation that reads its own request body or
+// writes its own answer (see RawFunc); A is its argument type, for the
+// API document and for args.
+func HandleRaw[A any](s *Server, op Op, fn RawFunc) {
+	if len(op.Versions) == 0 {
+		op.Versions = []string{"v1"}
+	}
+	r := &route{op: op, arg: reflect.TypeFor[A](), fields: fieldsOf(reflect.TypeFor[A]()), raw: fn}
+	for _, v := range op.Versions {
+		key := op.Service + "/" + v + "/" + op.Name
+		if _, dup := s.routes[key]; dup {
+			panic("rpc: operation registered twice: " + key)
+		}
+		s.routes[key] = r
+	}
 }
 
 // Server serves the registered operations, /healthz, /readyz and /metrics.
@@ -275,6 +307,13 @@ func (s *Server) serveOp(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		status = s.writeError(w, r, opName, err)
+		return
+	}
+	if rt.raw != nil {
+		args := func(v any, body []byte) error { return decodeArgs(v, rt.fields, r.URL.Query(), body) }
+		if status, err = rt.raw(commerce.WithClaims(r.Context(), claims), w, r, args); err != nil {
+			status = s.writeError(w, r, opName, err)
+		}
 		return
 	}
 	body, err := readBody(r)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/audit"
 	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/mail"
@@ -80,6 +81,10 @@ func (s *MailStore) Messages(ctx context.Context, f mail.Filter) ([]mail.Mail, e
 			q += ` AND ` + c.col + ` = ?`
 			args = append(args, c.v)
 		}
+	}
+	if f.Customer != nil {
+		q += ` AND (customer_id = ? OR to_addr = ?)`
+		args = append(args, f.Customer.ID, commerce.EmailKey(f.Customer.Email))
 	}
 	q += ` ORDER BY seq LIMIT ? OFFSET ?`
 	rows, err := s.db.Query(ctx, q, append(args, f.Limit, f.Skip)...)

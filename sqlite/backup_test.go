@@ -42,7 +42,7 @@ func addKeys(t *testing.T, db *sqldb.DB, prefix string, n int) {
 	ctx := context.Background()
 	err := db.Update(ctx, func(tx *sqldb.Tx) error {
 		for i := range n {
-			if _, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (sub, idem_key, fingerprint, status, created_at, locked_until) VALUES (?, ?, 'f', 200, 0, 0)`,
+			if _, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (scope, idem_key, fingerprint, status, created_at, locked_until) VALUES (?, ?, 'f', 200, 0, 0)`,
 				prefix, prefix+string(rune('a'+i))); err != nil {
 				return err
 			}

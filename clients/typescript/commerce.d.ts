@@ -552,6 +552,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/catalog/v1/job.info": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * job.info
+         * @description An import job: its status, counters and the first 1,000 row errors. Needs a token with the admin scope.
+         */
+        get: operations["catalog.v1.job.info.get"];
+        put?: never;
+        /**
+         * job.info
+         * @description An import job: its status, counters and the first 1,000 row errors. Needs a token with the admin scope.
+         */
+        post: operations["catalog.v1.job.info"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/catalog/v1/product.create": {
         parameters: {
             query?: never;
@@ -566,6 +590,50 @@ export interface paths {
          * @description Creates a product (a Base product with modifiers, or a Variant of one with its variations). Needs a token with the admin scope. Required arguments: `sku`, `status`, `title`, `categories`, `stockStatus`.
          */
         post: operations["catalog.v1.product.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/catalog/v1/product.export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * product.export
+         * @description Streams every product matching the filters of product.list (every status unless status is given; limit, skip and fields are not taken) in the commerce format: CSV, or JSON Lines with format=jsonl. Importing the export into an empty store gives the same catalog. Needs a token with the admin scope.
+         */
+        get: operations["catalog.v1.product.export.get"];
+        put?: never;
+        /**
+         * product.export
+         * @description Streams every product matching the filters of product.list (every status unless status is given; limit, skip and fields are not taken) in the commerce format: CSV, or JSON Lines with format=jsonl. Importing the export into an empty store gives the same catalog. Needs a token with the admin scope.
+         */
+        post: operations["catalog.v1.product.export"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/catalog/v1/product.import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * product.import
+         * @description Imports products from a file (the commerce CSV or JSON Lines, or Shopify's product CSV), creating or updating each by sku, in a background job that job.info follows. A file refused as a whole (not CSV or JSON Lines, an unknown or missing column) is answered at once and nothing is written; a row's error rejects that row only. Needs a token with the admin scope.
+         */
+        post: operations["catalog.v1.product.import"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1418,6 +1486,30 @@ export interface paths {
          * @description Marks a fulfillment DELIVERED. Needs a token with the admin scope. Required arguments: `id`, `fulfillmentId`.
          */
         post: operations["order.v1.order.deliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/order/v1/order.export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * order.export
+         * @description Streams the orders created between createdFrom and createdTo (with one of the statuses given) as CSV, one row per order item: number, date, customerEmail, sku, quantity, unitPrice, discount, tax, total, currency, paymentStatus, fulfillmentStatus. Needs a token with the admin scope.
+         */
+        get: operations["order.v1.order.export.get"];
+        put?: never;
+        /**
+         * order.export
+         * @description Streams the orders created between createdFrom and createdTo (with one of the statuses given) as CSV, one row per order item: number, date, customerEmail, sku, quantity, unitPrice, discount, tax, total, currency, paymentStatus, fulfillmentStatus. Needs a token with the admin scope.
+         */
+        post: operations["order.v1.order.export"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3528,6 +3620,15 @@ export interface components {
             /** @constant */
             ok: false;
         };
+        /** @description The error job_not_found (HTTP 404). */
+        "error.job_not_found": {
+            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            data?: unknown;
+            /** @constant */
+            error: "job_not_found";
+            /** @constant */
+            ok: false;
+        };
         /** @description The error mail_not_found (HTTP 404). */
         "error.mail_not_found": {
             /** @description The code's data, when it has one (CONTRACT.md section 2). */
@@ -4590,6 +4691,9 @@ export interface components {
             limit: number;
             skip: number;
         };
+        "rpc.importResult": {
+            job: components["schemas"]["transfer.Job"];
+        };
         "rpc.mailFullResult": {
             mail: components["schemas"]["mail.Full"];
         };
@@ -5027,6 +5131,115 @@ export interface components {
             rate?: components["schemas"]["money.NumberInput"] | null;
             /** @description Title names the tax (the taxDetail of cart entries). */
             title?: string | null;
+        };
+        /** @description ExportInput is the argument of product.export: the format and the filters of product.list (all the matching products are exported, in creation order; limit and skip are not taken). */
+        "transfer.ExportInput": {
+            /** @description Base matches the Variants of any of these Base products. */
+            base?: components["schemas"]["commerce.StringListInput"];
+            /** @description Brand matches the products whose brand matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
+            brand?: string | null;
+            /** @description Categories matches the products in any of these categories, directly. */
+            categories?: components["schemas"]["commerce.StringListInput"];
+            /** @description Description matches the products whose description matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
+            description?: string | null;
+            /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
+            fields?: components["schemas"]["commerce.StringListInput"];
+            /** @description Format is csv (the default) or jsonl. */
+            format?: string;
+            /** @description ID matches the products with any of these ids. */
+            id?: components["schemas"]["commerce.StringListInput"];
+            /** @description IsNetPrice matches the products whose prices are net (true) or gross (false). */
+            isNetPrice?: boolean | null;
+            /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
+            limit?: number | null;
+            /** @description MediaChannel is SPEC.md's spelling of prices.channel (CONTRACT.md section 6): the same filter. */
+            "medias.channel"?: components["schemas"]["commerce.StringListInput"];
+            /** @description MediaCustomerType is SPEC.md's spelling of prices.customerType (CONTRACT.md section 6): the same filter. */
+            "medias.customerType"?: components["schemas"]["commerce.StringListInput"];
+            /** @description MediaID matches the products with a media of any of these ids. */
+            "medias.id"?: components["schemas"]["commerce.StringListInput"];
+            /** @description PriceChannel matches the products with a price for any of these channels. */
+            "prices.channel"?: components["schemas"]["commerce.StringListInput"];
+            /** @description PriceCountry matches the products with a price for any of these countries. */
+            "prices.country"?: components["schemas"]["commerce.StringListInput"];
+            /** @description PriceCurrency matches the products with a price in any of these currencies. */
+            "prices.currency"?: components["schemas"]["commerce.StringListInput"];
+            /** @description PriceCustomerType matches the products with a price for any of these customer types. */
+            "prices.customerType"?: components["schemas"]["commerce.StringListInput"];
+            /** @description PriceID matches the products with a price of any of these ids. */
+            "prices.id"?: components["schemas"]["commerce.StringListInput"];
+            /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
+            skip?: number | null;
+            /** @description SKU matches the products with any of these skus, exactly (compared in Unicode NFC). */
+            sku?: components["schemas"]["commerce.StringListInput"];
+            /** @description Status matches the products with any of these statuses (ONLINE, DRAFT); ONLINE only when absent. */
+            status?: components["schemas"]["commerce.StringListInput"];
+            /** @description StockStatus matches the products with any of these stock statuses (integers: 0 NORMAL, 1 UNLIMITED, 2 DISCONTINUED). */
+            stockStatus?: components["schemas"]["commerce.StringListInput"];
+            /** @description TaxCode matches the products with any of these tax codes, exactly. */
+            taxCode?: components["schemas"]["commerce.StringListInput"];
+            /** @description Title matches the products whose title matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
+            title?: string | null;
+        };
+        /** @description Job is an import: its counters move on as its rows are written. Rows is the number of products the file holds (0 until the file has been read through); Processed counts the rows done, each of them created, updated, unchanged or rejected. */
+        "transfer.Job": {
+            /** @description Created is the number of products created. */
+            created: number;
+            /** @description DryRun: every row was checked as for a real import and nothing was written. */
+            dryRun: boolean;
+            /** @description Errors are the first 1,000 row errors, in line order. */
+            errors: components["schemas"]["transfer.RowError"][] | null;
+            /**
+             * Format: date-time
+             * @description FinishedAt is when the job ended (absent while RUNNING).
+             */
+            finishedAt?: string | null;
+            /** @description Format is the format the file was read in: commerce or shopify. */
+            format: string;
+            /** @description ID identifies the job (job.info). */
+            id: string;
+            /** @description Processed is the number of rows done. */
+            processed: number;
+            /** @description Rejected is the number of rows refused (their errors are in Errors). */
+            rejected: number;
+            /** @description Rows is the number of products in the file. */
+            rows: number;
+            /**
+             * Format: date-time
+             * @description StartedAt is when the file was received.
+             */
+            startedAt: string;
+            /** @description Status is RUNNING, then DONE, or FAILED when the file as a whole was refused (its error is in Errors) or the job stopped. */
+            status: string;
+            /** @description Unchanged is the number of rows that were already as the store has them (nothing written). */
+            unchanged: number;
+            /** @description Updated is the number of products changed. */
+            updated: number;
+        };
+        /** @description JobInfoInput is the argument of job.info. */
+        "transfer.JobInfoInput": {
+            /** @description ID is the job's id (product.import answers it). */
+            id?: string;
+        };
+        /** @description OrderExportInput is the argument of order.export. */
+        "transfer.OrderExportInput": {
+            /** @description CreatedFrom exports the orders created at or after this RFC 3339 time. */
+            createdFrom?: string | null;
+            /** @description CreatedTo exports the orders created at or before this RFC 3339 time. */
+            createdTo?: string | null;
+            /** @description Status exports the orders with any of these statuses. */
+            status?: components["schemas"]["commerce.StringListInput"];
+        };
+        /** @description RowError is why a row was refused, or the file (line 0 when the problem is the file's as a whole, such as an unclosed quote: its line then says where). */
+        "transfer.RowError": {
+            /** @description Data is the error's data, as an operation would answer it. */
+            data?: unknown;
+            /** @description Error is the error code, as an operation would answer it. */
+            error: string;
+            /** @description Line is the line of the file the row starts on (the header is line 1). */
+            line: number;
+            /** @description SKU is the row's sku, as given ("" when it has none). */
+            sku: string;
         };
         /** @description CreateInput is the argument of webhook.create. */
         "webhook.CreateInput": {
@@ -9216,6 +9429,226 @@ export interface operations {
             };
         };
     };
+    "catalog.v1.job.info.get": {
+        parameters: {
+            query?: {
+                /** @description ID is the job's id (product.import answers it). */
+                id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & components["schemas"]["rpc.importResult"];
+                };
+            };
+            /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Not Found. Error codes: `job_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.job_not_found"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "catalog.v1.job.info": {
+        parameters: {
+            query?: {
+                /** @description ID is the job's id (product.import answers it). */
+                id?: string;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["transfer.JobInfoInput"];
+            };
+        };
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & components["schemas"]["rpc.importResult"];
+                };
+            };
+            /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Not Found. Error codes: `job_not_found`. */
+            404: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.job_not_found"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
     "catalog.v1.product.create": {
         parameters: {
             query?: {
@@ -9333,6 +9766,425 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["error.duplicate_key"] | components["schemas"]["error.idempotency_key_in_use"] | components["schemas"]["error.product_not_saved"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "catalog.v1.product.export.get": {
+        parameters: {
+            query?: {
+                /** @description Format is csv (the default) or jsonl. */
+                format?: string;
+                /** @description ID matches the products with any of these ids. */
+                id?: string[];
+                /** @description SKU matches the products with any of these skus, exactly (compared in Unicode NFC). */
+                sku?: string[];
+                /** @description Title matches the products whose title matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
+                title?: string;
+                /** @description Description matches the products whose description matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
+                description?: string;
+                /** @description Status matches the products with any of these statuses (ONLINE, DRAFT); ONLINE only when absent. */
+                status?: string[];
+                /** @description Brand matches the products whose brand matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
+                brand?: string;
+                /** @description TaxCode matches the products with any of these tax codes, exactly. */
+                taxCode?: string[];
+                /** @description StockStatus matches the products with any of these stock statuses (integers: 0 NORMAL, 1 UNLIMITED, 2 DISCONTINUED). */
+                stockStatus?: string[];
+                /** @description IsNetPrice matches the products whose prices are net (true) or gross (false). */
+                isNetPrice?: boolean;
+                /** @description Base matches the Variants of any of these Base products. */
+                base?: string[];
+                /** @description Categories matches the products in any of these categories, directly. */
+                categories?: string[];
+                /** @description PriceID matches the products with a price of any of these ids. */
+                "prices.id"?: string[];
+                /** @description PriceCurrency matches the products with a price in any of these currencies. */
+                "prices.currency"?: string[];
+                /** @description PriceCountry matches the products with a price for any of these countries. */
+                "prices.country"?: string[];
+                /** @description PriceCustomerType matches the products with a price for any of these customer types. */
+                "prices.customerType"?: string[];
+                /** @description PriceChannel matches the products with a price for any of these channels. */
+                "prices.channel"?: string[];
+                /** @description MediaID matches the products with a media of any of these ids. */
+                "medias.id"?: string[];
+                /** @description MediaCustomerType is SPEC.md's spelling of prices.customerType (CONTRACT.md section 6): the same filter. */
+                "medias.customerType"?: string[];
+                /** @description MediaChannel is SPEC.md's spelling of prices.channel (CONTRACT.md section 6): the same filter. */
+                "medias.channel"?: string[];
+                /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
+                fields?: string[];
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
+                limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
+                skip?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The records, streamed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @description One JSON object a line. */
+                    "application/x-ndjson": unknown;
+                    "text/csv": string;
+                };
+            };
+            /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "catalog.v1.product.export": {
+        parameters: {
+            query?: {
+                /** @description Format is csv (the default) or jsonl. */
+                format?: string;
+                /** @description ID matches the products with any of these ids. */
+                id?: string[];
+                /** @description SKU matches the products with any of these skus, exactly (compared in Unicode NFC). */
+                sku?: string[];
+                /** @description Title matches the products whose title matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
+                title?: string;
+                /** @description Description matches the products whose description matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
+                description?: string;
+                /** @description Status matches the products with any of these statuses (ONLINE, DRAFT); ONLINE only when absent. */
+                status?: string[];
+                /** @description Brand matches the products whose brand matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
+                brand?: string;
+                /** @description TaxCode matches the products with any of these tax codes, exactly. */
+                taxCode?: string[];
+                /** @description StockStatus matches the products with any of these stock statuses (integers: 0 NORMAL, 1 UNLIMITED, 2 DISCONTINUED). */
+                stockStatus?: string[];
+                /** @description IsNetPrice matches the products whose prices are net (true) or gross (false). */
+                isNetPrice?: boolean;
+                /** @description Base matches the Variants of any of these Base products. */
+                base?: string[];
+                /** @description Categories matches the products in any of these categories, directly. */
+                categories?: string[];
+                /** @description PriceID matches the products with a price of any of these ids. */
+                "prices.id"?: string[];
+                /** @description PriceCurrency matches the products with a price in any of these currencies. */
+                "prices.currency"?: string[];
+                /** @description PriceCountry matches the products with a price for any of these countries. */
+                "prices.country"?: string[];
+                /** @description PriceCustomerType matches the products with a price for any of these customer types. */
+                "prices.customerType"?: string[];
+                /** @description PriceChannel matches the products with a price for any of these channels. */
+                "prices.channel"?: string[];
+                /** @description MediaID matches the products with a media of any of these ids. */
+                "medias.id"?: string[];
+                /** @description MediaCustomerType is SPEC.md's spelling of prices.customerType (CONTRACT.md section 6): the same filter. */
+                "medias.customerType"?: string[];
+                /** @description MediaChannel is SPEC.md's spelling of prices.channel (CONTRACT.md section 6): the same filter. */
+                "medias.channel"?: string[];
+                /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
+                fields?: string[];
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
+                limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
+                skip?: number;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["transfer.ExportInput"];
+            };
+        };
+        responses: {
+            /** @description The records, streamed. */
+            200: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @description One JSON object a line. */
+                    "application/x-ndjson": unknown;
+                    "text/csv": string;
+                };
+            };
+            /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "catalog.v1.product.import": {
+        parameters: {
+            query?: {
+                /** @description Format is the file's format: commerce (the default; CSV or JSON Lines, told apart by content) or shopify (Shopify's product CSV). */
+                format?: string;
+                /** @description DryRun checks every row as an import would and writes nothing. */
+                dryRun?: boolean;
+                /** @description Currency is the currency of Shopify's prices (default USD). */
+                currency?: string;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description multipart/form-data: the file part `file` and the arguments as fields. */
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    currency?: string;
+                    dryRun?: string;
+                    /**
+                     * Format: binary
+                     * @description The file.
+                     */
+                    file: string;
+                    format?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & components["schemas"]["rpc.importResult"];
+                };
+            };
+            /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
@@ -15332,6 +16184,208 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["error.concurrent_modification"] | components["schemas"]["error.idempotency_key_in_use"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "order.v1.order.export.get": {
+        parameters: {
+            query?: {
+                /** @description CreatedFrom exports the orders created at or after this RFC 3339 time. */
+                createdFrom?: string;
+                /** @description CreatedTo exports the orders created at or before this RFC 3339 time. */
+                createdTo?: string;
+                /** @description Status exports the orders with any of these statuses. */
+                status?: string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The records, streamed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "order.v1.order.export": {
+        parameters: {
+            query?: {
+                /** @description CreatedFrom exports the orders created at or after this RFC 3339 time. */
+                createdFrom?: string;
+                /** @description CreatedTo exports the orders created at or before this RFC 3339 time. */
+                createdTo?: string;
+                /** @description Status exports the orders with any of these statuses. */
+                status?: string[];
+            };
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["transfer.OrderExportInput"];
+            };
+        };
+        responses: {
+            /** @description The records, streamed. */
+            200: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
                 };
             };
             /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */

@@ -39,6 +39,7 @@ commands:
   token     print a signed access token
   migrate   apply the schema migrations and exit
   load      load a folder of sample data (JSON Lines) into a running service
+  import    import [--format shopify] FILE: create or update products from a file, in a running service
   staff     staff add|list|remove|disable|password: the admin app's staff accounts (passwords on stdin)
   search    search reindex: rebuild the product search index
   backup    backup --to FILE: a consistent copy of the SQLite database (serve may run)
@@ -63,6 +64,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return migrate(ctx, args[1:], getenv, stderr)
 	case "load":
 		return load(ctx, args[1:], getenv, stdout, stderr)
+	case "import":
+		return importCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "staff":
 		return staffCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "search":

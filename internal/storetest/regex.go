@@ -66,8 +66,14 @@ func regexLongRow(t *testing.T, db *sqldb.DB) {
 	_, err := count(pattern)
 	took := time.Since(start)
 	t.Logf("a read of one row of %d bytes with a pattern of %d bytes ended after %v (limit %v): %v", len(body), len(pattern), took, limit, err)
-	if commerce.ErrorCode(err) != commerce.EValidation || !errors.Is(err, sqldb.ErrPatternTimeout) {
-		t.Errorf("got %v, want validation_error (pattern took too long to match)", err)
+	switch {
+	case err == nil && took < limit:
+		// PostgreSQL's matcher (the ASCII pattern) gets through the row
+		// well within the limit: nothing to stop. Go's matcher (SQLite)
+		// does not: there the read must stop at the limit.
+		t.Logf("this database matched the row within the limit")
+	case commerce.ErrorCode(err) != commerce.EValidation || !errors.Is(err, sqldb.ErrPatternTimeout):
+		t.Errorf("got %v after %v, want validation_error (pattern took too long to match)", err, took)
 	}
 	// Not a measure of speed: without the limit within the row this read
 	// takes tens of seconds; with it, about the limit (the machine may be

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/internal/apitest"
+	"github.com/commercekit/commerce/internal/sample"
+	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/loader"
+)
+
+// TestJourney: against the service with the sample catalog, both
+// scenarios complete without an error, and the checkout scenario leaves
+// captured orders behind (as many as it counted, at least).
+func TestJourney(t *testing.T) {
+	dir := sample.Dir(t)
+	srv := apitest.New(t, testdb.SQLite(t))
+	if _, err := loader.Load(t.Context(), dir, loader.Options{URL: srv.URL, Token: srv.Admin, FixSpelling: true}); err != nil {
+		t.Fatal(err)
+	}
+	toks := filepath.Join(t.TempDir(), "tokens")
+	var lines []string
+	for _, id := range []string{"a", "b"} {
+		lines = append(lines, srv.Token(t, commerce.Claims{Subject: "load-" + id, Scopes: []string{commerce.ScopeAPI}, CustomerID: id}))
+	}
+	if err := os.WriteFile(toks, []byte(strings.Join(lines, "\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range []string{"checkout", "add"} {
+		var out strings.Builder
+		err := run(config{url: srv.URL, admin: srv.Admin, tokens: toks, scenario: sc, c: 2, d: 700 * time.Millisecond, products: 5}, &out)
+		t.Log(out.String())
+		if err != nil || !strings.Contains(out.String(), "errors 0") || strings.Contains(out.String(), "\t0.0 ") {
+			t.Errorf("%s: %v\n%s", sc, err, out.String())
+		}
+	}
+	var paid struct {
+		Data []struct{ PaymentStatus string }
+	}
+	srv.Get(t, "/order/v1/order.list?limit=5", srv.Admin).Must(t).Decode(t, "data", &paid.Data)
+	if len(paid.Data) == 0 || paid.Data[0].PaymentStatus != "PAID" {
+		t.Errorf("orders after the checkout scenario: %+v, want captured ones", paid.Data)
+	}
+	// Bad flags are refused before any request.
+	if err := run(config{url: srv.URL, admin: srv.Admin, tokens: toks, scenario: "browse", c: 1}, &strings.Builder{}); err == nil {
+		t.Error("an unknown scenario: no error")
+	}
+	if err := run(config{url: srv.URL, admin: srv.Admin, tokens: toks, scenario: "add", c: 3}, &strings.Builder{}); err == nil {
+		t.Error("more users than tokens: no error")
+	}
+}
