@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/commercekit/commerce/auth"
 )
 
 // TestStaffAdd: `staff add` reads the password from standard input, and
@@ -139,5 +141,34 @@ func TestStaffCommands(t *testing.T) {
 	}
 	if _, err := cmd("", "fire", "--email", "first@example.com"); err == nil {
 		t.Error("an unknown subcommand: no error")
+	}
+}
+
+// TestTokenRole: `token --scope admin --role R` carries the claim role;
+// an unknown role, or a role on an api token, is refused.
+func TestTokenRole(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "commerce.db")
+	secret := "0123456789abcdef0123456789abcdef-role"
+	tok := func(args ...string) (string, error) {
+		var out, errb bytes.Buffer
+		err := run(context.Background(), append([]string{"token", "--db", db, "--jwt-secret", secret}, args...), func(string) string { return "" }, &out, &errb)
+		return strings.TrimSpace(out.String()), err
+	}
+	s, err := tok("--scope", "admin", "--role", "catalog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := auth.New([]byte(secret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := keys.Verify(s); err != nil || c.Role != "catalog" || !c.IsAdmin() {
+		t.Errorf("the token's claims: %+v %v, want admin with role catalog", c, err)
+	}
+	if _, err := tok("--scope", "admin", "--role", "janitor"); err == nil {
+		t.Error("an unknown role: no error")
+	}
+	if _, err := tok("--scope", "api", "--role", "catalog"); err == nil {
+		t.Error("a role on an api token: no error")
 	}
 }
