@@ -19,6 +19,9 @@ type Claims struct {
 	CustomerType string   // "customerType", optional (VIP, B2B, B2C, ...)
 	Country      string   // "country", optional
 	Groups       []string // "groups", optional: the customer's group codes (price lists)
+	// Role is the role of an admin ("role": owner, admin, catalog,
+	// orders or support, staff.Roles); "" is admin.
+	Role string
 }
 
 // HasScope reports whether the claims carry the scope.

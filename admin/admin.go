@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/audit"
 	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/media"
 	"github.com/commercekit/commerce/order"
@@ -224,7 +225,7 @@ func (h *Handler) callOnce(r *http.Request, path string, args any) (map[string]a
 
 func (h *Handler) callKey(r *http.Request, path string, args any, key string) (map[string]any, error) {
 	s := who(r)
-	ctx := event.WithActor(r.Context(), s.staff.Actor())
+	ctx := audit.WithCaller(event.WithActor(r.Context(), s.staff.Actor()), s.staff.Email, clientIP(r))
 	raw, err := h.opts.RPC.CallOnce(ctx, s.staff.Claims(), path, args, key)
 	if err != nil {
 		if commerce.ErrorCode(err) == commerce.EInternal {

@@ -172,7 +172,7 @@ func TestLockOutParallel(t *testing.T) {
 		codes := map[string]int{}
 		for i := range 16 {
 			wg.Go(func() {
-				_, _, err := e.App.Staff.SignIn(t.Context(), staffEmail, "guess "+string(rune('a'+i)))
+				_, _, _, err := e.App.Staff.SignIn(t.Context(), staffEmail, "guess "+string(rune('a'+i)), "192.0.2.9")
 				mu.Lock()
 				codes[errCode(err)]++
 				mu.Unlock()

@@ -114,7 +114,7 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	form := url.Values{"email": {r.PostFormValue("email")}, "next": {r.PostFormValue("next")}}
-	id, _, err := h.opts.Staff.SignIn(r.Context(), r.PostFormValue("email"), r.PostFormValue("password"))
+	id, _, pending, err := h.opts.Staff.SignIn(r.Context(), r.PostFormValue("email"), r.PostFormValue("password"), clientIP(r))
 	if err != nil {
 		status := http.StatusUnauthorized
 		if commerce.ErrorCode(err) == commerce.ETooManyAttempts {
@@ -127,6 +127,10 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
 	}
 	setCookie(w, r, preCookie, "", -1)
 	setCookie(w, r, SessionCookie, id, int(staff.SessionTTL.Seconds()))
+	if pending {
+		http.Redirect(w, r, "/admin/signin/code?next="+url.QueryEscape(safeNext(r.PostFormValue("next"))), http.StatusSeeOther)
+		return
+	}
 	http.Redirect(w, r, safeNext(r.PostFormValue("next")), http.StatusSeeOther)
 }
 
@@ -151,9 +155,16 @@ func (h *Handler) authed(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		c, _ := r.Cookie(SessionCookie)
 		var st staff.Staff
+		var pending bool
 		var err error = commerce.NewError(commerce.EInvalidToken, nil)
 		if c != nil {
-			st, err = h.opts.Staff.Session(r.Context(), c.Value)
+			st, pending, err = h.opts.Staff.Session(r.Context(), c.Value)
+		}
+		if err == nil && pending {
+			// The password was right; the second factor is still to
+			// be given: no page but the code's.
+			http.Redirect(w, r, "/admin/signin/code", http.StatusSeeOther)
+			return
 		}
 		if err != nil {
 			if commerce.ErrorCode(err) != commerce.EInvalidToken {
@@ -180,6 +191,17 @@ func (h *Handler) authed(next http.HandlerFunc) http.HandlerFunc {
 			}
 		}
 		ctx := context.WithValue(r.Context(), signedInKey{}, signedIn{staff: st, sessionID: c.Value})
-		next(w, r.WithContext(ctx))
+		r = r.WithContext(ctx)
+		if h.opts.Staff.Require2FA && !st.TOTP && !strings.HasPrefix(r.URL.Path, "/admin/account") && r.URL.Path != "/admin/signout" {
+			// --admin-require-2fa: a member without a second factor
+			// sets one up before anything else.
+			http.Redirect(w, r, "/admin/account?setup2fa=1", http.StatusSeeOther)
+			return
+		}
+		if !permitted(st, r) {
+			h.denied(w, r)
+			return
+		}
+		next(w, r)
 	}
 }

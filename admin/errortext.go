@@ -7,6 +7,7 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/money"
+	"github.com/commercekit/commerce/staff"
 )
 
 // errorSentences are the error codes in words: one sentence per code the
@@ -178,6 +179,13 @@ var errorSentences = map[string]func(d errData) string{
 	commerce.EMediaInUse: func(errData) string {
 		return "The image is still shown on a product: take it off the product first."
 	},
+	// Staff.
+	staff.EStaffNotFound: func(errData) string { return "The staff member no longer exists." },
+	staff.ELastOwner: func(errData) string {
+		return "The shop needs at least one active owner: make someone else an owner first."
+	},
+	staff.EInvalidInvite: func(errData) string { return "The invitation link is not valid or has expired: ask for a new one." },
+
 	// Catalog import.
 	commerce.EJobNotFound: func(errData) string { return "The import job no longer exists." },
 	// Customer groups and price lists.

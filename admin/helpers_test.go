@@ -54,7 +54,7 @@ func newEnv(t *testing.T, db *sqldb.DB, opts ...func(*app.Options)) *env {
 		o.Now = c.Now
 		o.WebhookAllowPrivate = true
 	}}, opts...)...)
-	st, err := s.App.Staff.Add(t.Context(), staffEmail, staffPassword)
+	st, err := s.App.Staff.Add(t.Context(), staffEmail, staffPassword, "owner")
 	if err != nil {
 		t.Fatal(err)
 	}

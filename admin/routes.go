@@ -61,6 +61,7 @@ func (h *Handler) routes() {
 	h.customerRoutes()
 	h.webhookRoutes()
 	h.mailRoutes()
+	h.staffRoutes()
 }
 
 func toInt(v any) int64 {

@@ -2,6 +2,8 @@ package app
 
 import (
 	"github.com/commercekit/commerce/admin"
+	"github.com/commercekit/commerce/audit"
+	"github.com/commercekit/commerce/rpc"
 	"github.com/commercekit/commerce/sqldb"
 	"github.com/commercekit/commerce/staff"
 )
@@ -13,6 +15,9 @@ func assembleAdmin(a *App) error {
 	if a.opts.StaffParams != nil {
 		a.Staff.Params = *a.opts.StaffParams
 	}
+	a.Staff.Mail = a.Mail
+	a.Staff.Require2FA = a.opts.AdminRequire2FA
+	rpc.RegisterAudit(a.srv, audit.NewService(sqldb.NewAuditStore(a.db)))
 	opts := admin.Options{RPC: a.srv, Staff: a.Staff, DB: a.db, Logger: a.logger, Now: a.now}
 	opts.Media = a.Media
 	if a.Order != nil {

@@ -67,6 +67,9 @@ type Options struct {
 	// StaffParams, when set, are the argon2id parameters of staff
 	// passwords (tests lower them; password.Default when nil).
 	StaffParams *password.Params
+	// AdminRequire2FA is --admin-require-2fa: every staff member must
+	// have a second factor (TOTP) to use the admin app.
+	AdminRequire2FA bool
 	// AccessTTL is the lifetime of the access tokens of auth.login,
 	// auth.refresh and /oauth/token (15 minutes when 0).
 	AccessTTL time.Duration

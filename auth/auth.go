@@ -23,6 +23,7 @@ type tokenClaims struct {
 	Country      string `json:"country,omitempty"`
 	// Groups are the customer's group codes (CONTRACT.md section 26).
 	Groups []string `json:"groups,omitempty"`
+	Role   string   `json:"role,omitempty"`
 	jwt.RegisteredClaims
 }
 
@@ -103,6 +104,7 @@ func (k *Keys) Issue(c commerce.Claims, now time.Time, ttl time.Duration) (strin
 		CustomerType: c.CustomerType,
 		Country:      c.Country,
 		Groups:       c.Groups,
+		Role:         c.Role,
 		RegisteredClaims: jwt.RegisteredClaims{
 			Subject:   c.Subject,
 			IssuedAt:  jwt.NewNumericDate(now),
@@ -151,5 +153,6 @@ func (k *Keys) verify(token string) (commerce.Claims, time.Time, error) {
 		CustomerType: tc.CustomerType,
 		Country:      tc.Country,
 		Groups:       tc.Groups,
+		Role:         tc.Role,
 	}, tc.ExpiresAt.Time, nil
 }

@@ -63,9 +63,12 @@ func (c *Customer) DefaultAddress() *Address {
 // Client is an OAuth 2.0 client (client credentials grant). SecretHash is
 // the SHA-256 of its secret and is never marshaled.
 type Client struct {
-	ID         string    `json:"id"`
-	Name       string    `json:"name"`
-	Scope      string    `json:"scope"`
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Scope string `json:"scope"`
+	// Role is the role of an admin client's tokens (claim role; "" is
+	// admin, CONTRACT.md section 28).
+	Role       string    `json:"role,omitempty"`
 	CreatedAt  time.Time `json:"createdAt"`
 	SecretHash string    `json:"-"`
 }

@@ -141,6 +141,8 @@ type ClientCreateInput struct {
 	Name *string `json:"name,omitempty"`
 	// Scope is the scope of the client's tokens: api or admin.
 	Scope *string `json:"scope,omitempty"`
+	// Role is the role of an admin client's tokens: owner, admin (when absent), catalog, orders or support.
+	Role *string `json:"role,omitempty"`
 }
 
 // ClientListInput is the argument of client.list.

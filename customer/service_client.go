@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/staff"
 )
 
 // CreateClient creates an OAuth client (client.create, admin) and returns
@@ -26,11 +27,17 @@ func (s *Service) CreateClient(ctx context.Context, in ClientCreateInput) (*Clie
 	if scope != commerce.ScopeAPI && scope != commerce.ScopeAdmin {
 		p.Add("scope", "must be %q or %q", commerce.ScopeAPI, commerce.ScopeAdmin)
 	}
+	role := deref(in.Role)
+	if _, ok := staff.ParseRole(role); !ok {
+		p.Add("role", "must be one of owner, admin, catalog, orders, support")
+	} else if role != "" && scope != commerce.ScopeAdmin {
+		p.Add("role", "only a client of scope admin has a role")
+	}
 	if err := p.Err(); err != nil {
 		return nil, "", err
 	}
 	secret := NewSecret()
-	c := Client{ID: commerce.NewID(), Name: name, Scope: scope, CreatedAt: s.clock(), SecretHash: HashSecret(secret)}
+	c := Client{ID: commerce.NewID(), Name: name, Scope: scope, Role: role, CreatedAt: s.clock(), SecretHash: HashSecret(secret)}
 	if err := s.store.Update(ctx, func(tx Tx) error { return tx.InsertClient(ctx, c) }); err != nil {
 		return nil, "", err
 	}
@@ -83,7 +90,7 @@ func (s *Service) ClientToken(ctx context.Context, id, secret string) (string, t
 	if subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1 || c == nil {
 		return "", 0, false, nil
 	}
-	tok, err := s.keys.Issue(commerce.Claims{Subject: c.ID, Scopes: []string{c.Scope}}, s.now(), s.opts.AccessTTL)
+	tok, err := s.keys.Issue(commerce.Claims{Subject: c.ID, Scopes: []string{c.Scope}, Role: c.Role}, s.now(), s.opts.AccessTTL)
 	if err != nil {
 		return "", 0, false, commerce.Errorf(commerce.EInternal, "issue a client token: %w", err)
 	}

@@ -33,7 +33,7 @@ func TestBadTextIsValidationError(t *testing.T) {
 	for _, s := range []string{"a\x00", "a\xff"} {
 		var n int
 		valid(fmt.Sprintf("read %q", s), db.Translate(db.QueryRow(ctx, `SELECT count(*) FROM customers WHERE email = ?`, s).Scan(&n)))
-		_, _, err := sqldb.NewStaffStore(db).BeginAttempt(ctx, "x", s, time.Now(), time.Now().Add(-time.Hour), 5)
+		_, _, err := sqldb.NewStaffStore(db).BeginAttempt(ctx, "x", s, "192.0.2.1", time.Now(), time.Now().Add(-time.Hour), 5, 20)
 		valid(fmt.Sprintf("write %q", s), err)
 	}
 	var raw string

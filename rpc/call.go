@@ -36,6 +36,9 @@ func (s *Server) CallOnce(ctx context.Context, claims commerce.Claims, path stri
 	if rt.op.Admin && !claims.IsAdmin() {
 		return nil, commerce.Errorf(commerce.EForbidden, "%s needs the admin scope", rt.op.Name)
 	}
+	if err := authorize(claims, rt.op); err != nil {
+		return nil, err
+	}
 	body := []byte("{}")
 	if args != nil {
 		if body, err = json.Marshal(args); err != nil {
@@ -90,7 +93,7 @@ func (s *Server) call(ctx context.Context, claims commerce.Claims, rt *route, bo
 			out, err = nil, panicError(p)
 		}
 	}()
-	res, err := rt.call(commerce.WithClaims(ctx, claims), nil, body)
+	res, err := rt.call(audited(commerce.WithClaims(ctx, claims), claims, rt.op, ""), nil, body)
 	if err != nil {
 		return nil, err
 	}

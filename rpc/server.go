@@ -322,6 +322,9 @@ func (s *Server) serveOp(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	claims, err := s.authenticate(r, rt.op)
+	if err == nil {
+		err = authorize(claims, rt.op)
+	}
 	if err != nil {
 		status = s.writeError(w, r, opName, err)
 		return
@@ -352,7 +355,7 @@ func (s *Server) serveOp(w http.ResponseWriter, r *http.Request) {
 		base, cancel = context.WithTimeout(context.WithoutCancel(base), idempotentRunLimit)
 		defer cancel()
 	}
-	ctx := commerce.WithAcceptLanguage(commerce.WithClaims(base, claims), r.Header.Get("Accept-Language"))
+	ctx := commerce.WithAcceptLanguage(audited(commerce.WithClaims(base, claims), claims, rt.op, remoteIP(r)), r.Header.Get("Accept-Language"))
 	res, err := rt.call(ctx, r.URL.Query(), body)
 	if err != nil {
 		// A run under a key is detached from the request: its failure is

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/staff"
 )
 
 // Status returns the HTTP status of an error code (CONTRACT.md section 2).
@@ -18,7 +19,7 @@ func Status(code string) int {
 	case commerce.EMethodNotAllowed:
 		return 405
 	case commerce.EDuplicateKey, commerce.EProductNotSaved, commerce.EConcurrentMod, commerce.EIdempotencyKeyInUse,
-		commerce.EMediaInUse:
+		commerce.EMediaInUse, staff.ELastOwner:
 		return 409
 	case commerce.ERequestTooLarge:
 		return 413

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/audit"
 	"github.com/commercekit/commerce/cart"
 	"github.com/commercekit/commerce/customer"
 	"github.com/commercekit/commerce/event"
@@ -82,7 +83,7 @@ func (s *CustomerStore) ResetToken(ctx context.Context, hash string) (*customer.
 	return &t, nil
 }
 
-const clientColumns = `id, name, scope, secret_hash, created_at`
+const clientColumns = `id, name, scope, secret_hash, created_at, role`
 
 // Client implements customer.Store.
 func (s *CustomerStore) Client(ctx context.Context, id string) (*customer.Client, error) {
@@ -434,11 +435,15 @@ func (t customerTx) DeleteResets(ctx context.Context, customerID string) error {
 
 // InsertClient implements customer.Tx.
 func (t customerTx) InsertClient(ctx context.Context, c customer.Client) error {
-	_, err := t.tx.Exec(ctx, `INSERT INTO oauth_clients (`+clientColumns+`) VALUES (?, ?, ?, ?, ?)`,
-		c.ID, c.Name, c.Scope, c.SecretHash, c.CreatedAt.UnixMilli())
+	_, err := t.tx.Exec(ctx, `INSERT INTO oauth_clients (`+clientColumns+`) VALUES (?, ?, ?, ?, ?, ?)`,
+		c.ID, c.Name, c.Scope, c.SecretHash, c.CreatedAt.UnixMilli(), c.Role)
 	if err != nil {
 		return fmt.Errorf("insert client: %w", t.tx.Translate(err))
 	}
+	// No event: the audit entry names the client itself (the secret's
+	// hash never).
+	t.tx.Audit(audit.Target{Kind: "client", ID: c.ID}, map[string]audit.Change{
+		"name": {After: c.Name}, "scope": {After: c.Scope}, "role": {After: c.Role}, "secret": {After: audit.Redacted}})
 	return nil
 }
 
@@ -448,6 +453,8 @@ func (t customerTx) RemoveClient(ctx context.Context, id string) (*customer.Clie
 	if err != nil {
 		return nil, fmt.Errorf("remove client: %w", t.tx.DB().NotFound(err, customer.ClientNotFound(id)))
 	}
+	t.tx.Audit(audit.Target{Kind: "client", ID: c.ID}, map[string]audit.Change{
+		"name": {Before: c.Name}, "scope": {Before: c.Scope}, "role": {Before: c.Role}})
 	return c, nil
 }
 
@@ -493,7 +500,7 @@ func scanCustomer(r rowScanner) (*customer.Customer, error) {
 func scanClient(r rowScanner) (*customer.Client, error) {
 	var c customer.Client
 	var created int64
-	if err := r.Scan(&c.ID, &c.Name, &c.Scope, &c.SecretHash, &created); err != nil {
+	if err := r.Scan(&c.ID, &c.Name, &c.Scope, &c.SecretHash, &created, &c.Role); err != nil {
 		return nil, err
 	}
 	c.CreatedAt = time.UnixMilli(created).UTC()

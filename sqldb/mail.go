@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/audit"
 	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/mail"
 )
@@ -358,6 +359,13 @@ type mailTx struct{ tx *Tx }
 
 // Queue implements mail.Tx.
 func (t mailTx) Queue(ctx context.Context, m mail.Message) error {
+	if t.tx.audit == nil && len(t.tx.events) == 0 {
+		// A message queued by an admin's operation (mail.resend) is
+		// its change: the audit entry names it (written only under an
+		// audit scope).
+		t.tx.Audit(audit.Target{Kind: "mail", ID: m.ID}, map[string]audit.Change{
+			"to": {After: m.To}, "template": {After: m.Template}})
+	}
 	var secret, customer any
 	if m.Secret != "" {
 		secret = m.Secret

@@ -57,6 +57,10 @@ func (db *DB) updatePiped(ctx context.Context, p Pipeliner, fn func(tx *Tx) erro
 		return db.translate(q.err)
 	}
 	events := db.eventStatements(ctx, tx.events)
+	st, scope, audited := db.auditStatement(ctx, tx)
+	if audited {
+		events = append(events, st)
+	}
 	if !q.begun && len(q.atCommit) == 0 && len(events) == 0 {
 		return nil // nothing ran, nothing to commit
 	}
@@ -97,6 +101,9 @@ func (db *DB) updatePiped(ctx context.Context, p Pipeliner, fn func(tx *Tx) erro
 	}
 	db.transactions.Add(1)
 	db.commits.Add(1)
+	if audited {
+		scope.Committed()
+	}
 	if len(tx.events) > 0 {
 		db.notify()
 	}

@@ -309,6 +309,8 @@ type Tx struct {
 	// detached: statements do not end with their context (group commit:
 	// interrupting one would roll back the whole batch).
 	detached bool
+	// audit is the target of a change without events (Audit).
+	audit *auditNote
 }
 
 // stmtCtx returns the context a statement given ctx runs under: ctx, or
@@ -483,8 +485,17 @@ func (db *DB) update(ctx context.Context, fn func(tx *Tx) error) error {
 			return err
 		}
 	}
+	st, scope, audited := db.auditStatement(ctx, tx)
+	if audited {
+		if _, err := tx.Exec(ctx, st.SQL, st.Args...); err != nil {
+			return fmt.Errorf("insert the audit entry: %w", err)
+		}
+	}
 	if err := stx.Commit(); err != nil {
 		return db.translate(fmt.Errorf("commit: %w", err))
+	}
+	if audited {
+		scope.Committed()
 	}
 	db.transactions.Add(1)
 	db.commits.Add(1)

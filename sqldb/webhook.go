@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/audit"
 	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/webhook"
 )
@@ -567,6 +568,7 @@ func (t webhookTx) Redeliver(ctx context.Context, id string, now time.Time) (web
 	// A delivery still in its schedule becomes due now; one that ended
 	// (DELIVERED or FAILED) gets one more attempt.
 	lastTry = lastTry || d.Status != webhook.Pending
+	before := d.Status
 	if claim.Valid && !strings.HasSuffix(claim.String, redelivered) {
 		claim.String += redelivered
 	}
@@ -576,5 +578,7 @@ func (t webhookTx) Redeliver(ctx context.Context, id string, now time.Time) (web
 		return d, err
 	}
 	d.Status, d.NextAttemptAt = webhook.Pending, &n
+	// No event: the audit entry names the delivery.
+	t.tx.Audit(audit.Target{Kind: "delivery", ID: id}, map[string]audit.Change{"status": {Before: before, After: webhook.Pending}})
 	return d, nil
 }

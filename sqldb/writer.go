@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/audit"
 	"github.com/commercekit/commerce/event"
 )
 
@@ -285,6 +286,8 @@ func (w *writer) transaction(reqs []*writeReq) {
 	// insert per function cost an eighth of the writer's time. Each
 	// keeps the actor of its own request.
 	var events []event.Event
+	// scopes are the audit scopes whose entries the batch commits.
+	var scopes []*audit.Scope
 	// A lone function needs no SAVEPOINT: its failure rolls back the
 	// whole transaction. (A savepoint's subjournal keeps the original of
 	// every page it changes: a batch of VIEWED events paid for it.)
@@ -299,6 +302,15 @@ func (w *writer) transaction(reqs []*writeReq) {
 		}
 		tx := &Tx{tx: q, db: w.db, detached: true}
 		p, err := w.call(r, tx)
+		if err == nil && p == nil {
+			// The audit entry of the request's change (audit.With),
+			// inside its savepoint: it is committed with the change.
+			if st, scope, ok := w.db.auditStatement(r.ctx, tx); ok {
+				if _, err = tx.Exec(r.ctx, st.SQL, st.Args...); err == nil {
+					scopes = append(scopes, scope)
+				}
+			}
+		}
 		if (err != nil || p != nil) && solo {
 			w.abort(conn)
 			answer(r, err, p)
@@ -357,6 +369,9 @@ func (w *writer) transaction(reqs []*writeReq) {
 	}
 	w.db.transactions.Add(int64(len(done)))
 	w.db.commits.Add(1)
+	for _, s := range scopes {
+		s.Committed()
+	}
 	if len(events) > 0 {
 		w.db.notify()
 	}

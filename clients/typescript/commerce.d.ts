@@ -4,6 +4,30 @@
  */
 
 export interface paths {
+    "/audit/v1/audit.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * audit.list
+         * @description The audit log, newest first: who (actor, role) changed what (action, target, changes; secrets never) from where (ip), filtered by actor, target, action and time. Needs a token with the admin scope.
+         */
+        get: operations["audit.v1.audit.list.get"];
+        put?: never;
+        /**
+         * audit.list
+         * @description The audit log, newest first: who (actor, role) changed what (action, target, changes; secrets never) from where (ip), filtered by actor, target, action and time. Needs a token with the admin scope.
+         */
+        post: operations["audit.v1.audit.list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/v1/auth.login": {
         parameters: {
             query?: never;
@@ -2400,6 +2424,58 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description Change is one field's values before and after a change. */
+        "audit.Change": {
+            after?: unknown;
+            before?: unknown;
+        };
+        /** @description Entry is one entry of the log. */
+        "audit.Entry": {
+            /** @description Action is the operation (product.update) or the admin app's page action (staff.invite). */
+            action: string;
+            /** @description Actor is the staff member's email, or the admin token's sub, or the admin client's id. */
+            actor: string;
+            /** Format: date-time */
+            at: string;
+            /** @description Changes are the fields changed, each with its value before and after (absent: the field did not exist); a secret's values are "[redacted]". */
+            changes: {
+                [key: string]: components["schemas"]["audit.Change"];
+            } | null;
+            id: string;
+            /** @description IP is the address the request came from. */
+            ip: string;
+            /** @description Role is the actor's role then (owner, admin, catalog, orders, support). */
+            role: string;
+            target: components["schemas"]["audit.Target"];
+        };
+        /** @description List is the answer of audit.list. */
+        "audit.List": {
+            data: components["schemas"]["audit.Entry"][] | null;
+            page: components["schemas"]["commerce.Page"];
+            total: number;
+        };
+        /** @description ListInput is the argument of audit.list. */
+        "audit.ListInput": {
+            /** @description Action keeps the entries of this operation or page action (product.update). */
+            action?: string;
+            /** @description Actor keeps the entries of this actor (a staff email, a token's sub or a client id). */
+            actor?: string;
+            /** @description From keeps the entries made at or after this time (RFC 3339). */
+            from?: string | null;
+            /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
+            limit?: number | null;
+            /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
+            skip?: number | null;
+            /** @description Target keeps the entries of this target: an id, or kind:id (product:p1), or kind: (product:). */
+            target?: string;
+            /** @description To keeps the entries made before this time (RFC 3339). */
+            to?: string | null;
+        };
+        /** @description Target is what an entry's change was made to. */
+        "audit.Target": {
+            id: string;
+            kind: string;
+        };
         /** @description AddEntry is an entry in the AddForm. */
         "cart.AddEntry": {
             /** @description In major units of the cart's currency (577.65). */
@@ -3454,6 +3530,8 @@ export interface components {
             createdAt: string;
             id: string;
             name: string;
+            /** @description Role is the role of an admin client's tokens (claim role; "" is admin, CONTRACT.md section 28). */
+            role?: string;
             /** @enum {string} */
             scope: "api" | "admin";
         };
@@ -3461,6 +3539,8 @@ export interface components {
         "customer.ClientCreateInput": {
             /** @description Name names the client (for people). */
             name: string;
+            /** @description Role is the role of an admin client's tokens: owner, admin (when absent), catalog, orders or support. */
+            role?: string | null;
             /**
              * @description Scope is the scope of the client's tokens: api or admin.
              * @enum {string}
@@ -5983,6 +6063,230 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    "audit.v1.audit.list.get": {
+        parameters: {
+            query?: {
+                /** @description Actor keeps the entries of this actor (a staff email, a token's sub or a client id). */
+                actor?: string;
+                /** @description Target keeps the entries of this target: an id, or kind:id (product:p1), or kind: (product:). */
+                target?: string;
+                /** @description Action keeps the entries of this operation or page action (product.update). */
+                action?: string;
+                /** @description From keeps the entries made at or after this time (RFC 3339). */
+                from?: string;
+                /** @description To keeps the entries made before this time (RFC 3339). */
+                to?: string;
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
+                limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
+                skip?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & components["schemas"]["audit.List"];
+                };
+            };
+            /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
+    "audit.v1.audit.list": {
+        parameters: {
+            query?: {
+                /** @description Actor keeps the entries of this actor (a staff email, a token's sub or a client id). */
+                actor?: string;
+                /** @description Target keeps the entries of this target: an id, or kind:id (product:p1), or kind: (product:). */
+                target?: string;
+                /** @description Action keeps the entries of this operation or page action (product.update). */
+                action?: string;
+                /** @description From keeps the entries made at or after this time (RFC 3339). */
+                from?: string;
+                /** @description To keeps the entries made before this time (RFC 3339). */
+                to?: string;
+                /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
+                limit?: number;
+                /** @description Skip is the number of records (in the list's order) before the page: 0 or more, 0 when absent. */
+                skip?: number;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The arguments. They may instead be given as query parameters with no body; a body, when sent, holds the required ones (query parameters beside it are merged, the body wins). */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["audit.ListInput"];
+            };
+        };
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                    } & components["schemas"]["audit.List"];
+                };
+            };
+            /** @description Bad Request. Error codes: `validation_error`: an argument is missing, of the wrong type or out of range, or a business rule refuses it. */
+            400: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.validation_error"];
+                };
+            };
+            /** @description Unauthorized. Error codes: `invalid_token`: the bearer token is missing, malformed, expired or badly signed. */
+            401: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.invalid_token"];
+                };
+            };
+            /** @description Forbidden. Error codes: `forbidden`: the token's scope is not enough. */
+            403: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.forbidden"];
+                };
+            };
+            /** @description Conflict. Error codes: `idempotency_key_in_use`: a request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_in_use"];
+                };
+            };
+            /** @description Request Entity Too Large. Error codes: `request_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.request_too_large"];
+                };
+            };
+            /** @description Unprocessable Entity. Error codes: `idempotency_key_reused`: the Idempotency-Key was used with another operation or other arguments. */
+            422: {
+                headers: {
+                    /** @description true when the answer is the stored one of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.idempotency_key_reused"];
+                };
+            };
+            /** @description Internal Server Error. Error codes: `internal_error`: a fault of the service (details go to the log). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.internal_error"];
+                };
+            };
+            /** @description Service Unavailable. Error codes: `unavailable`: the storage is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["error.unavailable"];
+                };
+            };
+        };
+    };
     "auth.v1.auth.login": {
         parameters: {
             query?: {
@@ -13309,6 +13613,8 @@ export interface operations {
                 name?: string;
                 /** @description Scope is the scope of the client's tokens: api or admin. */
                 scope?: "api" | "admin";
+                /** @description Role is the role of an admin client's tokens: owner, admin (when absent), catalog, orders or support. */
+                role?: string;
             };
             header?: {
                 /** @description Makes a retry safe: the first request with a key runs and its answer is stored for 24 hours (per token subject); the same key with the same operation and arguments gets the stored answer (with Idempotent-Replayed: true), with others 422 idempotency_key_reused, while the first still runs 409 idempotency_key_in_use. 5xx answers are not stored. */

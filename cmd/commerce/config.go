@@ -60,6 +60,7 @@ var flagEnv = map[string]string{
 
 	"return-window":         "COMMERCE_RETURN_WINDOW",
 	"webhook-allow-private": "COMMERCE_WEBHOOK_ALLOW_PRIVATE",
+	"admin-require-2fa":     "COMMERCE_ADMIN_REQUIRE_2FA",
 	"webhook-retry":         "COMMERCE_WEBHOOK_RETRY",
 	"webhook-lease":         "COMMERCE_WEBHOOK_LEASE",
 

@@ -40,7 +40,7 @@ commands:
   migrate   apply the schema migrations and exit
   load      load a folder of sample data (JSON Lines) into a running service
   import    import [--format shopify] FILE: create or update products from a file, in a running service
-  staff     staff add --email E: add a staff account of the admin app (password on stdin)
+  staff     staff add|list|remove|disable|password: the admin app's staff accounts (passwords on stdin)
   search    search reindex: rebuild the product search index
   backup    backup --to FILE: a consistent copy of the SQLite database (serve may run)
   restore   restore --from FILE: check a backup and put it in place (serve stopped)

@@ -29,6 +29,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	reservationTTL := fs.Duration("reservation-ttl", 24*time.Hour, "a stock reservation holds this long (env COMMERCE_RESERVATION_TTL)")
 	accessTTL := fs.Duration("access-ttl", 15*time.Minute, "lifetime of the access tokens of auth.login, auth.refresh and /oauth/token (env COMMERCE_ACCESS_TTL)")
 	refreshTTL := fs.Duration("refresh-ttl", 30*24*time.Hour, "lifetime of refresh tokens (env COMMERCE_REFRESH_TTL)")
+	adminRequire2FA := fs.Bool("admin-require-2fa", false, "every staff member must have a second factor (TOTP) to use the admin app (env COMMERCE_ADMIN_REQUIRE_2FA)")
 	webhookAllowPrivate := fs.Bool("webhook-allow-private", false, "let webhooks reach loopback, private, link-local and unspecified addresses (for tests and local receivers) (env COMMERCE_WEBHOOK_ALLOW_PRIVATE)")
 	webhookRetry := fs.String("webhook-retry", "", "webhook retry schedule: comma-separated Go durations, one per retry (env COMMERCE_WEBHOOK_RETRY; default 5s,5m,30m,2h,5h,10h,10h)")
 	webhookLease := fs.Duration("webhook-lease", time.Minute, "how long a webhook delivery being attempted is held by its process before another may take it over (after a crash) (env COMMERCE_WEBHOOK_LEASE)")
@@ -109,7 +110,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		ReturnWindow: *returnWindow,
 		MailSender:   mailSender, MailFrom: *mailFrom, ShopName: *shopName, StorefrontURL: *storefrontURL,
 		MailTemplates: *mailTemplates, MailRetry: mailRetries, MailLease: *mailLease, Locales: locales,
-		MediaBlobs: mediaBlobs, MediaMaxBytes: mf.maxBytes, MediaWidths: mediaWidths, MediaBaseURL: mf.baseURL})
+		MediaBlobs: mediaBlobs, MediaMaxBytes: mf.maxBytes, MediaWidths: mediaWidths, MediaBaseURL: mf.baseURL,
+		AdminRequire2FA: *adminRequire2FA})
 	if err != nil {
 		return fmt.Errorf("assemble the service: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/auth"
+	"github.com/commercekit/commerce/staff"
 )
 
 // token prints a signed access token, and nothing else, on stdout.
@@ -29,11 +30,15 @@ func token(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 		return nil
 	})
 	ttl := fs.Duration("ttl", 24*time.Hour, "validity")
+	role := fs.String("role", "", "role claim of an admin token: owner, admin, catalog, orders or support (default admin)")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
 	}
 	if *scope != commerce.ScopeAdmin && *scope != commerce.ScopeAPI {
 		return fmt.Errorf("--scope must be admin or api")
+	}
+	if _, ok := staff.ParseRole(*role); !ok || (*role != "" && *scope != commerce.ScopeAdmin) {
+		return fmt.Errorf("--role must be owner, admin, catalog, orders or support, with --scope admin")
 	}
 	if *ttl <= 0 {
 		return fmt.Errorf("--ttl must be positive")
@@ -50,7 +55,7 @@ func token(args []string, getenv func(string) string, stdout, stderr io.Writer) 
 		return fmt.Errorf("token: %w", err)
 	}
 	tok, err := keys.Issue(commerce.Claims{Subject: *sub, Scopes: []string{*scope}, CustomerID: *customerID,
-		CustomerType: *customerType, Country: *country, Groups: groups}, time.Now(), *ttl)
+		CustomerType: *customerType, Country: *country, Groups: groups, Role: *role}, time.Now(), *ttl)
 	if err != nil {
 		return fmt.Errorf("sign the token: %w", err)
 	}
