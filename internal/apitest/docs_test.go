@@ -57,23 +57,39 @@ func TestDocsPageOffline(t *testing.T) {
 	defer cancelC()
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/docs"), chromedp.WaitVisible(chromedp.CSS(".opblock"))); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL+"/docs"), chromedp.WaitVisible(chromedp.CSS(".opblock-tag"))); err != nil {
 		t.Fatalf("/docs: %v", err)
 	}
-	// Every operation, under its path and method (Swagger UI renders
-	// them as it goes: wait until all are there).
-	var shown []string
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		var err error
-		shown, err = chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('.opblock')].map(b =>
-			(b.querySelector('.opblock-summary-method') || {}).textContent + ' ' + (b.querySelector('[data-path]') || {dataset: {}}).dataset.path)`))
-		if err != nil {
-			t.Fatal(err)
+	// Every operation, under its path and method. The tags start
+	// collapsed: open each in turn, read its operations, close it.
+	shown, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`(async () => {
+		const sleep = ms => new Promise(r => setTimeout(r, ms));
+		const out = [];
+		const count = () => document.querySelectorAll('.opblock-tag').length;
+		for (let i = 0; i < count(); i++) {
+			const tag = document.querySelectorAll('.opblock-tag')[i];
+			const section = tag.closest('.opblock-tag-section');
+			tag.click();
+			let last = -1;
+			for (let n = 0; n < 200; n++) {
+				await sleep(50);
+				const k = section.querySelectorAll('.opblock').length;
+				if (k > 0 && k === last) break;
+				last = k;
+			}
+			for (const b of section.querySelectorAll('.opblock')) {
+				out.push((b.querySelector('.opblock-summary-method') || {}).textContent + ' ' + (b.querySelector('[data-path]') || {dataset: {}}).dataset.path);
+			}
+			tag.click();
+			await sleep(50);
 		}
-		if len(shown) >= ops || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
+		return out;
+	})()`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(shown) < ops {
+		t.Errorf("/docs shows %d operations, the document has %d", len(shown), ops)
 	}
 	seen := map[string]bool{}
 	for _, op := range shown {
