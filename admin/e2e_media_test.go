@@ -10,11 +10,15 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/commercekit/commerce/app"
 	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/media/s3"
 )
 
 // jpegFile writes a w x h JPEG of one colour to a file of the test.
@@ -51,7 +55,28 @@ type productMedia struct {
 // width in the browser.
 func TestAdminProductImages(t *testing.T) {
 	chromium(t)
-	e := newEnv(t, testdb.SQLite(t))
+	t.Run("memory", func(t *testing.T) { adminProductImages(t) })
+	// The same on the S3 store (a real S3-compatible server: .ci/run
+	// starts gofakes3 and sets COMMERCE_TEST_S3).
+	t.Run("s3", func(t *testing.T) {
+		raw := os.Getenv("COMMERCE_TEST_S3")
+		if raw == "" {
+			t.Skip("COMMERCE_TEST_S3 is not set: no S3-compatible server to test against")
+		}
+		base, query, _ := strings.Cut(raw, "?")
+		store, err := s3.New(strings.TrimRight(base, "/") + "/admin" + time.Now().Format("150405.000000000") + "?" + query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := store.EnsureBucket(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		adminProductImages(t, func(o *app.Options) { o.MediaBlobs = store })
+	})
+}
+
+func adminProductImages(t *testing.T, opts ...func(*app.Options)) {
+	e := newEnv(t, testdb.SQLite(t), opts...)
 	var cat, prod struct{ ID string }
 	e.Post(t, "/catalog/v1/category.create", e.Admin, map[string]any{"title": "Fridges", "slug": "fridges", "parent": "ROOT"}).
 		Must(t).Decode(t, "category", &cat)
