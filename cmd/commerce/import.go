@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -15,7 +13,6 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce"
-	"github.com/commercekit/commerce/auth"
 	"github.com/commercekit/commerce/transfer"
 )
 
@@ -40,39 +37,17 @@ func importCmd(ctx context.Context, args []string, getenv func(string) string, s
 	currency := fs.String("currency", "USD", "the currency of Shopify's prices")
 	dryRun := fs.Bool("dry-run", false, "check every row and write nothing")
 	c.storageFlags(fs)
-	var files []string
-	for rest := args; ; {
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil
-			}
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files = append(files, fs.Arg(0))
-		rest = fs.Args()[1:]
-	}
-	if err := applyEnv(fs, getenv); err != nil {
-		return err
+	files, err := parseInterleaved(fs, args, getenv)
+	if err != nil || files == nil {
+		return err // nil for -h
 	}
 	if len(files) != 1 {
 		fs.Usage()
 		return fmt.Errorf("import: want one FILE, got %d", len(files))
 	}
 	if *tok == "" {
-		secret, err := c.secret(false)
-		if err != nil {
-			return fmt.Errorf("import: no token: set --token or COMMERCE_TOKEN (%w)", err)
-		}
-		keys, err := auth.New(secret)
-		if err != nil {
-			return fmt.Errorf("import: %w", err)
-		}
-		*tok, err = keys.Issue(commerce.Claims{Subject: "import", Scopes: []string{commerce.ScopeAdmin}}, time.Now(), 24*time.Hour)
-		if err != nil {
-			return fmt.Errorf("import: sign a token: %w", err)
+		if *tok, err = c.adminToken("import", "import"); err != nil {
+			return err
 		}
 	}
 	f, err := os.Open(files[0])

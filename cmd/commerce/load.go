@@ -41,23 +41,9 @@ func load(ctx context.Context, args []string, getenv func(string) string, stdout
 	workers := fs.Int("workers", loader.DefaultWorkers, "products created concurrently")
 	c.storageFlags(fs)
 
-	// Flags may come before or after DIR.
-	var dirs []string
-	for rest := args; ; {
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil
-			}
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		dirs = append(dirs, fs.Arg(0))
-		rest = fs.Args()[1:]
-	}
-	if err := applyEnv(fs, getenv); err != nil {
-		return err
+	dirs, err := parseInterleaved(fs, args, getenv)
+	if err != nil || dirs == nil {
+		return err // nil for -h
 	}
 	if len(dirs) != 1 {
 		fs.Usage()
@@ -70,17 +56,8 @@ func load(ctx context.Context, args []string, getenv func(string) string, stdout
 		return fmt.Errorf("load: --workers must be at least 1")
 	}
 	if *tok == "" {
-		secret, err := c.secret(false)
-		if err != nil {
-			return fmt.Errorf("load: no token: set --token or COMMERCE_TOKEN (%w)", err)
-		}
-		keys, err := auth.New(secret)
-		if err != nil {
-			return fmt.Errorf("load: %w", err)
-		}
-		*tok, err = keys.Issue(commerce.Claims{Subject: "loader", Scopes: []string{commerce.ScopeAdmin}}, time.Now(), 24*time.Hour)
-		if err != nil {
-			return fmt.Errorf("load: sign a token: %w", err)
+		if *tok, err = c.adminToken("load", "loader"); err != nil {
+			return err
 		}
 	}
 
@@ -97,4 +74,45 @@ func load(ctx context.Context, args []string, getenv func(string) string, stdout
 		return fmt.Errorf("load: %w", err)
 	}
 	return nil
+}
+
+// parseInterleaved parses fs from args, where flags may come before or
+// after the positional arguments, then applies the environment; it
+// returns the positional arguments ([]string{} when none), or nil and no
+// error when -h asked for the usage.
+func parseInterleaved(fs *flag.FlagSet, args []string, getenv func(string) string) ([]string, error) {
+	pos := []string{}
+	for rest := args; ; {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, nil
+			}
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	return pos, applyEnv(fs, getenv)
+}
+
+// adminToken mints the admin token (subject sub, valid 24h) that load and
+// import use without --token, signed with the secret resolved as `commerce
+// token` resolves it; it never creates a secret.
+func (c *config) adminToken(cmd, sub string) (string, error) {
+	secret, err := c.secret(false)
+	if err != nil {
+		return "", fmt.Errorf("%s: no token: set --token or COMMERCE_TOKEN (%w)", cmd, err)
+	}
+	keys, err := auth.New(secret)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", cmd, err)
+	}
+	tok, err := keys.Issue(commerce.Claims{Subject: sub, Scopes: []string{commerce.ScopeAdmin}}, time.Now(), 24*time.Hour)
+	if err != nil {
+		return "", fmt.Errorf("%s: sign a token: %w", cmd, err)
+	}
+	return tok, nil
 }
