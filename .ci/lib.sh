@@ -7,7 +7,11 @@ export PATH="/usr/local/go/bin:$HOME/go/bin:$PATH"
 PGHOST=${PGHOST:-127.0.0.1} PGPORT=${PGPORT:-5432} PGUSER=${PGUSER:-postgres}
 NATS_PORT=${NATS_PORT:-4222}
 
-log() { printf '\n== %s\n' "$*"; }
+# CI_START: when the outermost script began; log prints the time since,
+# so a run's output shows where its minutes go.
+CI_START=${CI_START:-$(date +%s)}
+export CI_START
+log() { printf '\n== %s [+%ss]\n' "$*" "$(($(date +%s) - CI_START))"; }
 
 wait_for() { # wait_for SECONDS COMMAND...
 	local n=$1
