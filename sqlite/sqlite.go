@@ -67,6 +67,13 @@ var (
 	regexConns = max(1, readConns/2)
 )
 
+// Migrations is the schema: the migration files Migrate applies, in
+// file-name order (tests key a migrated template database on them).
+func Migrations() fs.FS {
+	sub, _ := fs.Sub(migrations, "migration")
+	return sub
+}
+
 // Open opens (creating it and its folder when absent) the SQLite database
 // at path. It does not migrate; call Migrate.
 func Open(path string, now func() time.Time) (*sqldb.DB, error) {
@@ -146,12 +153,11 @@ func OpenWith(path string, o Options) (*sqldb.DB, error) {
 		}
 		return nil, fmt.Errorf("sqlite: checkpointer: %w", err)
 	}
-	sub, _ := fs.Sub(migrations, "migration")
 	opened = true
 	return sqldb.New(sqldb.Config{
 		Closers: []func() error{cp.close}, AfterClose: []func() error{release},
 		Dialect: &Dialect{path: path}, Write: write, Read: pools[1], Regex: pools[2],
-		RegexTimeout: o.RegexTimeout, Migrations: sub, Now: o.Now,
+		RegexTimeout: o.RegexTimeout, Migrations: Migrations(), Now: o.Now,
 		GroupCommit: true, WriteQueue: o.WriteQueue, CacheStatements: true,
 	}), nil
 }
