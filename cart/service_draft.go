@@ -62,7 +62,7 @@ type CompleteInput struct {
 }
 
 // CreateDraft is draft.create (admin): a new DRAFT cart, built whole in
-// memory (items priced for the customer's type, addresses, shipping
+// memory (items priced for the customer's type and groups, addresses, shipping
 // method, coupons, promotions and taxes) and stored with its
 // reservations in one transaction that emits CREATE on CARTS: a failing
 // item, address or code leaves nothing behind.
