@@ -283,6 +283,7 @@ func (h *Handler) productEdit(w http.ResponseWriter, r *http.Request) {
 	pr, _ := res["product"].(map[string]any)
 	p := h.productPage(r, productForm(pr), id)
 	h.addMedias(&p, pr)
+	h.addEffectivePrice(r, &p, pr)
 	if r.URL.Query().Get("saved") != "" {
 		p.Notice = "Saved."
 	}

@@ -40,6 +40,12 @@ func (h *Handler) customers(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) customerPage(w http.ResponseWriter, r *http.Request) {
+	h.customerPageWith(w, r, formSpec{}, nil)
+}
+
+// customerPageWith draws a customer's page, with the error of the form
+// spec describes (a change of the customer's groups).
+func (h *Handler) customerPageWith(w http.ResponseWriter, r *http.Request, spec formSpec, actionErr error) {
 	id := r.PathValue("id")
 	res, err := h.call(r, "customer/v1/customer.info", map[string]any{"id": id})
 	if err != nil {
@@ -64,7 +70,11 @@ func (h *Handler) customerPage(w http.ResponseWriter, r *http.Request) {
 			p.Data["pager"] = newPager(q, limit, skip, len(rows))
 		}
 	}
-	h.render(w, r, http.StatusOK, "customer", p)
+	h.addCustomerGroups(r, &p)
+	if actionErr != nil {
+		p.failed(spec, actionErr)
+	}
+	h.render(w, r, statusOf(actionErr), "customer", p)
 }
 
 func str(v any) string {

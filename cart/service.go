@@ -49,9 +49,12 @@ type Customers interface {
 	// Email returns the email of the customer's account, "" when there
 	// is no such account.
 	Email(ctx context.Context, customerID string) (string, error)
-	// CustomerType returns the customerType of the customer's account,
-	// "" when there is no such account (an exchange's prices).
-	CustomerType(ctx context.Context, customerID string) (string, error)
+	// Pricing returns what the prices of the customer's account are
+	// selected for: its customerType and its groups (none, and "", when
+	// there is no such account). A draft's and an exchange's prices are
+	// the customer's, as their own cart's would be (CONTRACT.md section
+	// 26).
+	Pricing(ctx context.Context, customerID string) (customerType string, groups []string, err error)
 	// IDByEmail returns the id of the account with the email, "" when
 	// there is none (draft.create).
 	IDByEmail(ctx context.Context, email string) (string, error)

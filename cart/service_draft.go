@@ -62,7 +62,7 @@ type CompleteInput struct {
 }
 
 // CreateDraft is draft.create (admin): a new DRAFT cart, built whole in
-// memory (items priced for the customer's type, addresses, shipping
+// memory (items priced for the customer's type and groups, addresses, shipping
 // method, coupons, promotions and taxes) and stored with its
 // reservations in one transaction that emits CREATE on CARTS: a failing
 // item, address or code leaves nothing behind.
@@ -128,19 +128,19 @@ func (s *Service) CreateDraft(ctx context.Context, in DraftInput) (*Cart, error)
 			}
 		}
 	}
-	customer, email, typ, err := s.draftCustomer(ctx, in)
+	customer, email, typ, groups, err := s.draftCustomer(ctx, in)
 	if err != nil {
 		return nil, err
 	}
 	now := s.clock()
 	c := &Cart{ID: commerce.NewID(), CustomerID: customer, Status: StatusDraft, Currency: currency, Country: country,
 		Channel: channel, ExpirationTime: now.Add(s.ttl), CreatedAt: now, UpdatedAt: now, Email: email,
-		Items: []*Entry{}, AlmostFulfilled: []engine.AlmostFulfilled{}}
+		Items: []*Entry{}, AlmostFulfilled: []engine.AlmostFulfilled{}, Groups: groups}
 	products, err := s.deps.Catalog.Products(ctx, ids)
 	if err != nil {
 		return nil, fmt.Errorf("draft: products: %w", err)
 	}
-	sh := Shopper{Currency: currency, Channel: channel, Country: country, Tags: []string{Anonymous}}
+	sh := Shopper{Currency: currency, Channel: channel, Country: country, Tags: []string{Anonymous}, Groups: groups}
 	if typ != "" {
 		sh.Tags = []string{typ}
 	}
@@ -214,8 +214,10 @@ func (s *Service) CreateDraft(ctx context.Context, in DraftInput) (*Cart, error)
 // account (customer_not_found otherwise), whose email the order takes
 // unless email is given; email alone names the account with it, or an
 // anonymous order with that email. It returns the customer's id (ANON
-// without an account), the draft's email and the account's type.
-func (s *Service) draftCustomer(ctx context.Context, in DraftInput) (id, email, typ string, err error) {
+// without an account), the draft's email and the account's type and
+// groups (the draft is priced as the customer's own cart, and keeps the
+// groups as Cart.Groups for the admin's later changes).
+func (s *Service) draftCustomer(ctx context.Context, in DraftInput) (id, email, typ string, groups []string, err error) {
 	id = Anonymous
 	if in.Email != nil {
 		email = commerce.EmailKey(*in.Email)
@@ -224,33 +226,33 @@ func (s *Service) draftCustomer(ctx context.Context, in DraftInput) (id, email, 
 		if in.CustomerID != nil {
 			id = *in.CustomerID
 		}
-		return id, email, "", nil
+		return id, email, "", nil, nil
 	}
 	switch {
 	case in.CustomerID != nil:
 		e, err := s.deps.Customers.Email(ctx, *in.CustomerID)
 		if err != nil {
-			return "", "", "", err
+			return "", "", "", nil, err
 		}
 		if e == "" {
-			return "", "", "", &commerce.Error{Code: commerce.ECustomerNotFound, Data: *in.CustomerID, Message: "no customer " + *in.CustomerID}
+			return "", "", "", nil, &commerce.Error{Code: commerce.ECustomerNotFound, Data: *in.CustomerID, Message: "no customer " + *in.CustomerID}
 		}
 		id = *in.CustomerID
 	case email != "":
 		found, err := s.deps.Customers.IDByEmail(ctx, email)
 		if err != nil {
-			return "", "", "", err
+			return "", "", "", nil, err
 		}
 		if found != "" {
 			id = found
 		}
 	}
 	if id != Anonymous {
-		if typ, err = s.deps.Customers.CustomerType(ctx, id); err != nil {
-			return "", "", "", err
+		if typ, groups, err = s.deps.Customers.Pricing(ctx, id); err != nil {
+			return "", "", "", nil, err
 		}
 	}
-	return id, email, typ, nil
+	return id, email, typ, groups, nil
 }
 
 // CompleteDraft is draft.complete (admin): the draft is checked out as

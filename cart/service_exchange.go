@@ -89,13 +89,14 @@ func (s *Service) QuoteExchange(ctx context.Context, o *order.Order, items []ord
 	}
 	sh := Shopper{Currency: o.Currency, Channel: o.Channel, Country: o.Country, Tags: []string{Anonymous}}
 	if s.deps.Customers != nil && o.CustomerID != Anonymous {
-		typ, err := s.deps.Customers.CustomerType(ctx, o.CustomerID)
+		typ, groups, err := s.deps.Customers.Pricing(ctx, o.CustomerID)
 		if err != nil {
 			return nil, fmt.Errorf("exchange: customer: %w", err)
 		}
 		if typ != "" {
 			sh.Tags = []string{typ}
 		}
+		sh.Groups, c.Groups = groups, slices.Clone(groups)
 	}
 	lists, err := s.listPrices(ctx, productIDs(adds), sh.Groups)
 	if err != nil {

@@ -200,17 +200,18 @@ func (s *Service) Email(ctx context.Context, id string) (string, error) {
 	return c.Email, nil
 }
 
-// CustomerType returns the customerType of the customer's account, ""
-// when there is none (an exchange's prices are the customer's).
-func (s *Service) CustomerType(ctx context.Context, id string) (string, error) {
+// Pricing returns the customerType and groups of the customer's account,
+// "" and none when there is none (a draft's and an exchange's prices are
+// the customer's: the claims of their tokens).
+func (s *Service) Pricing(ctx context.Context, id string) (string, []string, error) {
 	c, err := s.store.Customer(ctx, id)
 	if commerce.ErrorCode(err) == commerce.ECustomerNotFound {
-		return "", nil
+		return "", nil, nil
 	}
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return c.CustomerType, nil
+	return c.CustomerType, c.Groups, nil
 }
 
 // IDByEmail returns the id of the account with the email (normalised as

@@ -105,7 +105,9 @@ type ListInput struct {
 	Code commerce.StringList `json:"code,omitempty"`
 	// Status matches the lists with any of these statuses.
 	Status commerce.StringList `json:"status,omitempty"`
-	// Group matches the lists for any of these groups.
+	// Group matches the lists for any of these groups (codes): those
+	// that name one of them in their groups; a list for everyone (no
+	// groups) is for no group in particular and does not match.
 	Group commerce.StringList `json:"group,omitempty"`
 	// ProductID matches the lists that price any of these products.
 	ProductID commerce.StringList `json:"productId,omitempty"`

@@ -481,6 +481,11 @@ func (s *Service) List(ctx context.Context, in ListInput) (commerce.List, error)
 			p.Add(commerce.Index("status", i), "must be ACTIVE or DRAFT")
 		}
 	}
+	for i, g := range in.Group {
+		if !GroupCode.MatchString(g) {
+			p.Add(commerce.Index("group", i), "must be a group code ([A-Z0-9_-]{1,40})")
+		}
+	}
 	if err := p.Err(); err != nil {
 		return commerce.List{}, err
 	}
@@ -488,7 +493,7 @@ func (s *Service) List(ctx context.Context, in ListInput) (commerce.List, error)
 	for i, c := range in.Code {
 		codes[i] = commerce.Key(c)
 	}
-	ls, err := s.store.PriceLists(ctx, Filter{Codes: codes, Statuses: in.Status, ProductIDs: in.ProductID, Limit: page.Limit, Skip: page.Skip})
+	ls, err := s.store.PriceLists(ctx, Filter{Codes: codes, Statuses: in.Status, ProductIDs: in.ProductID, Groups: in.Group, Limit: page.Limit, Skip: page.Skip})
 	if err != nil {
 		return commerce.List{}, err
 	}

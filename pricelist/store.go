@@ -50,6 +50,7 @@ type Filter struct {
 	Codes      []string
 	Statuses   []string
 	ProductIDs []string
+	Groups     []string // the lists naming any of them (not those for everyone)
 	Limit      int
 	Skip       int
 }

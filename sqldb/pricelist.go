@@ -77,6 +77,18 @@ func (s *PriceListStore) PriceLists(ctx context.Context, f pricelist.Filter) ([]
 		}
 		w.add(`EXISTS (SELECT 1 FROM price_list_prices p WHERE p.list_id = price_lists.id AND p.product_id IN (`+Placeholders(len(args))+`))`, args...)
 	}
+	if len(f.Groups) > 0 {
+		// The groups are in the document, a JSON array of codes
+		// ([A-Z0-9_-]: the quotes delimit a code, and only _ is special
+		// to LIKE); the lists are few and read by staff, so no index.
+		conds := make([]string, len(f.Groups))
+		args := make([]any, len(f.Groups))
+		for i, g := range f.Groups {
+			conds[i] = s.db.dialect.JSONText("data", "groups") + ` LIKE ? ESCAPE '!'`
+			args[i] = `%"` + likeEscaper.Replace(g) + `"%`
+		}
+		w.add("("+strings.Join(conds, " OR ")+")", args...)
+	}
 	out, err := listPage(ctx, s.db, `SELECT `+priceListColumns+` FROM price_lists`, `ORDER BY seq`, &w, nil, f.Limit, f.Skip,
 		func(r rowScanner) (pricelist.PriceList, error) {
 			l, err := scanPriceList(r)
@@ -97,6 +109,9 @@ func (s *PriceListStore) PriceLists(ctx context.Context, f pricelist.Filter) ([]
 	}
 	return out, nil
 }
+
+// likeEscaper escapes a text for a LIKE pattern with ESCAPE '!'.
+var likeEscaper = strings.NewReplacer("!", "!!", "%", "!%", "_", "!_")
 
 // Active implements pricelist.Store: the version, then the ACTIVE lists,
 // then their prices (a change committed in between moved the version, so

@@ -5028,7 +5028,7 @@ export interface components {
         "pricelist.ListInput": {
             /** @description Code matches the lists with any of these codes. */
             code?: components["schemas"]["commerce.StringListInput"];
-            /** @description Group matches the lists for any of these groups. */
+            /** @description Group matches the lists for any of these groups (codes): those that name one of them in their groups; a list for everyone (no groups) is for no group in particular and does not match. */
             group?: components["schemas"]["commerce.StringListInput"];
             /** @description Limit is the most records the page holds: 1 to 1000, 10 when absent. */
             limit?: number | null;
@@ -11210,7 +11210,7 @@ export interface operations {
                 code?: string[];
                 /** @description Status matches the lists with any of these statuses. */
                 status?: string[];
-                /** @description Group matches the lists for any of these groups. */
+                /** @description Group matches the lists for any of these groups (codes): those that name one of them in their groups; a list for everyone (no groups) is for no group in particular and does not match. */
                 group?: string[];
                 /** @description ProductID matches the lists that price any of these products. */
                 productId?: string[];
@@ -11300,7 +11300,7 @@ export interface operations {
                 code?: string[];
                 /** @description Status matches the lists with any of these statuses. */
                 status?: string[];
-                /** @description Group matches the lists for any of these groups. */
+                /** @description Group matches the lists for any of these groups (codes): those that name one of them in their groups; a list for everyone (no groups) is for no group in particular and does not match. */
                 group?: string[];
                 /** @description ProductID matches the lists that price any of these products. */
                 productId?: string[];

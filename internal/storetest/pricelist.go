@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 func PriceList(t *testing.T, open Opener) {
 	t.Run("create, read, save, delete", func(t *testing.T) { priceListCRUD(t, open(t)) })
 	t.Run("rolled back with its events", func(t *testing.T) { priceListRollback(t, open(t)) })
+	t.Run("filtered by group", func(t *testing.T) { priceListsByGroup(t, open(t)) })
 }
 
 func fixturePriceList(code, status string, prices ...pricelist.Price) *pricelist.PriceList {
@@ -145,5 +147,54 @@ func priceListRollback(t *testing.T, db *sqldb.DB) {
 	}
 	if v, _ := s.Version(ctx); v != v0 {
 		t.Fatalf("version moved by a rolled-back change: %d, was %d", v, v0)
+	}
+}
+
+// priceListsByGroup: Filter.Groups matches the lists that name one of the
+// groups, by whole code (TRADE is not TRADE_2, and _ is no wildcard:
+// TRADE_2 is not TRADEX2); a list for everyone names none.
+func priceListsByGroup(t *testing.T, db *sqldb.DB) {
+	ctx := context.Background()
+	s := sqldb.NewPriceListStore(db)
+	mk := func(code string, groups ...string) *pricelist.PriceList {
+		l := fixturePriceList(code, pricelist.StatusActive)
+		l.Groups = groups
+		return l
+	}
+	trade, vip, everyone, x := mk("trade", "TRADE"), mk("vip", "VIP", "TRADE_2"), mk("all"), mk("x", "TRADEX2")
+	err := s.Update(ctx, func(tx pricelist.Tx) error {
+		for _, l := range []*pricelist.PriceList{trade, vip, everyone, x} {
+			if err := tx.Insert(ctx, l); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		groups []string
+		want   []string
+	}{
+		{"one group", []string{"TRADE"}, []string{"trade"}},
+		{"an underscore is no wildcard", []string{"TRADE_2"}, []string{"vip"}},
+		{"any of two", []string{"TRADEX2", "TRADE"}, []string{"trade", "x"}},
+		{"no list names it", []string{"NOBODY"}, nil},
+		{"a part of a code", []string{"TRAD"}, nil},
+	} {
+		lists, err := s.PriceLists(ctx, pricelist.Filter{Groups: tc.groups, Limit: 10})
+		var got []string
+		for _, l := range lists {
+			got = append(got, l.Code)
+		}
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("%s: PriceLists(groups %v) = %v, %v; want %v", tc.name, tc.groups, got, err, tc.want)
+		}
+	}
+	lists, err := s.PriceLists(ctx, pricelist.Filter{Groups: []string{"VIP"}, Statuses: []string{pricelist.StatusDraft}, Limit: 10})
+	if err != nil || len(lists) != 0 {
+		t.Errorf("VIP and DRAFT: %+v, %v", lists, err)
 	}
 }
