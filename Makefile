@@ -8,7 +8,7 @@ PKG   ?= ./...
 BENCH ?= .
 SAMPLE ?= ../shared/data/microbase-sample
 
-.PHONY: help build serve test test-race test-postgres load token lint tools bench bench-journey bench-scale walkthrough ci clean openapi docs-assets
+.PHONY: help build serve test test-race test-postgres load token lint tools bench bench-journey bench-scale bench-growth walkthrough ci clean openapi docs-assets
 
 help: ## list the targets
 	@awk 'BEGIN { FS = ":.*## " } /^[a-z-]+:.*## / { printf "  %-14s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -45,6 +45,9 @@ bench: ## the Go benchmarks (PKG=./promotion/engine/ BENCH=Evaluate to narrow; B
 
 bench-journey: ## the whole checkout under load on SQLite and PostgreSQL (BENCHMARKS.md "The whole checkout")
 	bash .ci/bench-journey
+
+bench-growth: ## generated shops of 10k and 100k products on SQLite: startup, memory, reads, writes (SIZES="10000 100000 1000000" STORES="sqlite pg"; BENCHMARKS.md "Growth")
+	nice -n 10 bash .ci/bench-growth $(SIZES)
 
 bench-scale: ## 1, 2 and 3 serve processes on one PostgreSQL, each capped at 0.3 core (root; BENCHMARKS.md "Adding instances")
 	bash .ci/bench-scale

@@ -7,7 +7,11 @@
 // provider, and order.capture with an admin token. It reports completed
 // orders a second and the journey's latency percentiles; with -scenario
 // add it measures cart.addToCart alone (a new cart every 20 lines), so
-// that the two figures come from the same run.
+// that the two figures come from the same run. With -scenario get it
+// measures reads: each virtual user sends GET requests for the paths of
+// the file -paths (one a line, "/catalog/v1/product.info?id=..."), in
+// turn from its own place in the list, with the admin token (-as api:
+// the first api token); the growth benchmark (.ci/bench-growth) uses it.
 //
 // It needs the sample catalog loaded (`commerce load ../shared/data/microbase-sample`)
 // and tokens (`commerce token`); before the run it gives every product it
@@ -36,6 +40,7 @@ import (
 
 type config struct {
 	url, admin, tokens, scenario, label string
+	paths, as                           string
 	c                                   int
 	d, warmup                           time.Duration
 	products                            int
@@ -46,7 +51,9 @@ func main() {
 	flag.StringVar(&cfg.url, "url", "http://127.0.0.1:8080", "the service's address")
 	flag.StringVar(&cfg.admin, "admin", "", "an admin token (commerce token --scope admin)")
 	flag.StringVar(&cfg.tokens, "tokens", "", "a file of api tokens, one a line, one per virtual user (commerce token --scope api --customer-id ...)")
-	flag.StringVar(&cfg.scenario, "scenario", "checkout", "checkout (the whole journey) or add (cart.addToCart alone)")
+	flag.StringVar(&cfg.scenario, "scenario", "checkout", "checkout (the whole journey), add (cart.addToCart alone) or get (the GET requests of -paths)")
+	flag.StringVar(&cfg.paths, "paths", "", "get: a file of paths with their query, one a line")
+	flag.StringVar(&cfg.as, "as", "admin", "get: send the requests with the admin token, or (api) the first api token")
 	flag.StringVar(&cfg.label, "label", "", "a label printed with the result")
 	flag.IntVar(&cfg.c, "c", 16, "virtual users (concurrent journeys)")
 	flag.DurationVar(&cfg.d, "d", 20*time.Second, "how long to record")
@@ -227,22 +234,31 @@ func run(cfg config, out io.Writer) error {
 	if cfg.admin == "" || cfg.tokens == "" || cfg.c < 1 {
 		return errors.New("-admin, -tokens and -c of at least 1 are required")
 	}
-	if cfg.scenario != "checkout" && cfg.scenario != "add" {
-		return fmt.Errorf("-scenario %q: want checkout or add", cfg.scenario)
+	if cfg.scenario != "checkout" && cfg.scenario != "add" && cfg.scenario != "get" {
+		return fmt.Errorf("-scenario %q: want checkout, add or get", cfg.scenario)
 	}
 	raw, err := os.ReadFile(cfg.tokens)
 	if err != nil {
 		return err
 	}
 	tokens := strings.Fields(string(raw))
-	if len(tokens) < cfg.c {
+	if len(tokens) < cfg.c && cfg.scenario != "get" || len(tokens) == 0 {
 		return fmt.Errorf("%s has %d tokens, want one per virtual user (%d)", cfg.tokens, len(tokens), cfg.c)
 	}
 	tr := &http.Transport{MaxIdleConns: cfg.c * 2, MaxIdleConnsPerHost: cfg.c * 2, IdleConnTimeout: time.Minute}
 	c := &client{http: &http.Client{Transport: tr, Timeout: 30 * time.Second}, url: strings.TrimRight(cfg.url, "/")}
 	ctx := context.Background()
-	products, err := prepare(ctx, c, cfg.admin, cfg.products)
-	if err != nil {
+	var products, paths []string
+	if cfg.scenario == "get" {
+		if paths, err = readPaths(cfg.paths); err != nil {
+			return err
+		}
+		if cfg.as == "api" {
+			cfg.admin = tokens[0]
+		} else if cfg.as != "admin" {
+			return fmt.Errorf("-as %q: want admin or api", cfg.as)
+		}
+	} else if products, err = prepare(ctx, c, cfg.admin, cfg.products); err != nil {
 		return fmt.Errorf("prepare: %w", err)
 	}
 	start := time.Now()
@@ -251,7 +267,7 @@ func run(cfg config, out io.Writer) error {
 	var wg sync.WaitGroup
 	for i := range cfg.c {
 		wg.Go(func() {
-			v := &vu{c: c, admin: cfg.admin, token: tokens[i], products: products, n: i}
+			v := &vu{c: c, admin: cfg.admin, token: tokens[i%len(tokens)], products: products, n: i}
 			r := &results[i]
 			r.errors = map[string]int{}
 			for {
@@ -260,10 +276,14 @@ func run(cfg config, out io.Writer) error {
 					return
 				}
 				var err error
-				if cfg.scenario == "checkout" {
+				switch cfg.scenario {
+				case "checkout":
 					err = v.journey(ctx)
-				} else {
+				case "add":
 					err = v.addOne(ctx)
+				default:
+					err = c.call(ctx, cfg.admin, paths[v.n%len(paths)], nil, nil)
+					v.n++
 				}
 				if t0.Before(recordFrom) {
 					continue
@@ -295,10 +315,7 @@ func run(cfg config, out io.Writer) error {
 		}
 		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
 	}
-	unit := "orders/s"
-	if cfg.scenario == "add" {
-		unit = "adds/s"
-	}
+	unit := map[string]string{"checkout": "orders/s", "add": "adds/s", "get": "req/s"}[cfg.scenario]
 	fmt.Fprintf(out, "%s\t%s\tC=%d\t%.1f %s\tp50 %.2f ms\tp90 %.2f ms\tp99 %.2f ms\terrors %d\n", cfg.label, cfg.scenario, cfg.c,
 		float64(len(lat))/cfg.d.Seconds(), unit, pct(0.50), pct(0.90), pct(0.99), nerr)
 	for k, n := range errs {
@@ -308,4 +325,28 @@ func run(cfg config, out io.Writer) error {
 		return fmt.Errorf("%d errors", nerr)
 	}
 	return nil
+}
+
+// readPaths reads the paths of -paths: one a line, blank lines skipped.
+func readPaths(file string) ([]string, error) {
+	if file == "" {
+		return nil, errors.New("-scenario get needs -paths")
+	}
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for l := range strings.Lines(string(raw)) {
+		if l = strings.TrimSpace(l); l != "" {
+			if !strings.HasPrefix(l, "/") {
+				return nil, fmt.Errorf("%s: %q is not a path", file, l)
+			}
+			paths = append(paths, l)
+		}
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("%s: no paths", file)
+	}
+	return paths, nil
 }

@@ -44,6 +44,7 @@ commands:
   search    search reindex: rebuild the product search index
   backup    backup --to FILE: a consistent copy of the SQLite database (serve may run)
   restore   restore --from FILE: check a backup and put it in place (serve stopped)
+  gen       gen --products N: generate a large shop into an empty store, for benchmarks
 
 Run "commerce <command> -h" for the flags of a command.
 `
@@ -74,6 +75,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return backupCmd(ctx, args[1:], getenv, stderr)
 	case "restore":
 		return restoreCmd(ctx, args[1:], getenv, stderr)
+	case "gen":
+		return genCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
