@@ -65,6 +65,9 @@ type Options struct {
 	// Media is the product images area: the product page shows, uploads,
 	// orders and removes a product's images (none without it).
 	Media *media.Service
+	// Locales are the store's languages, the default first (--locales):
+	// the product and category pages edit the translations of the others.
+	Locales commerce.Locales
 }
 
 // Handler is the admin app.

@@ -153,6 +153,7 @@ func (h *Handler) productPage(r *http.Request, f url.Values, id string) page {
 		}
 	}
 	p.Data["prices"] = priceRows(f)
+	h.addTranslations(&p, f)
 	h.addCategories(r, &p)
 	return p
 }
@@ -228,9 +229,11 @@ func productArgs(f url.Values) map[string]any {
 }
 
 func (h *Handler) productCreate(w http.ResponseWriter, r *http.Request) {
-	res, err := h.callOnce(r, "catalog/v1/product.create", productArgs(r.PostForm))
+	args := productArgs(r.PostForm)
+	h.addTranslationArgs(args, r.PostForm)
+	res, err := h.callOnce(r, "catalog/v1/product.create", args)
 	if err != nil {
-		h.fail(w, r, "product", h.productPage(r, r.PostForm, ""), productSpec(r.PostForm), err)
+		h.failTranslated(w, r, "product", h.productPage(r, r.PostForm, ""), productSpec(r.PostForm), "product", err)
 		return
 	}
 	id, _ := res["product"].(map[string]any)["id"].(string)
@@ -270,6 +273,7 @@ func productForm(p map[string]any) url.Values {
 			f.Add("price_channel", get("channel"))
 		}
 	}
+	translationValues(f, p)
 	return f
 }
 
@@ -293,9 +297,10 @@ func (h *Handler) productEdit(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) productUpdate(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	args := productArgs(r.PostForm)
+	h.addTranslationArgs(args, r.PostForm)
 	args["id"] = id
 	if _, err := h.call(r, "catalog/v1/product.update", args); err != nil {
-		h.fail(w, r, "product", h.productPage(r, r.PostForm, id), productSpec(r.PostForm), err)
+		h.failTranslated(w, r, "product", h.productPage(r, r.PostForm, id), productSpec(r.PostForm), "product", err)
 		return
 	}
 	seeOther(w, r, "/admin/products/"+url.PathEscape(id)+"?saved=1")
@@ -362,6 +367,7 @@ func (h *Handler) categoryCreate(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) categoryPage(r *http.Request, id string, f url.Values) page {
 	p := page{Title: "Category " + f.Get("title"), Nav: "categories", Form: f, Data: map[string]any{"id": id}}
+	h.addTranslations(&p, f)
 	h.addCategories(r, &p)
 	return p
 }
@@ -380,6 +386,7 @@ func (h *Handler) categoryEdit(w http.ResponseWriter, r *http.Request) {
 			f.Set(k, fmt.Sprint(v))
 		}
 	}
+	translationValues(f, c)
 	p := h.categoryPage(r, id, f)
 	if r.URL.Query().Get("saved") != "" {
 		p.Notice = "Saved."
@@ -390,9 +397,10 @@ func (h *Handler) categoryEdit(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) categoryUpdate(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	args := categoryArgs(r.PostForm)
+	h.addTranslationArgs(args, r.PostForm)
 	args["id"] = id
 	if _, err := h.call(r, "catalog/v1/category.update", args); err != nil {
-		h.fail(w, r, "category", h.categoryPage(r, id, r.PostForm), categorySpec, err)
+		h.failTranslated(w, r, "category", h.categoryPage(r, id, r.PostForm), categorySpec, "category", err)
 		return
 	}
 	seeOther(w, r, "/admin/categories/"+url.PathEscape(id)+"?saved=1")

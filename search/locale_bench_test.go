@@ -49,20 +49,7 @@ func BenchmarkSearchLocales(b *testing.B) {
 				db := store.Open(b)
 				seedLocales(b, db, n, two)
 				st := sqldb.NewSearchStore(db)
-				r := rand.New(rand.NewPCG(3, 4))
-				queries := make([]search.Query, 64)
-				for i := range queries {
-					text := benchTypes[r.IntN(len(benchTypes))]
-					if r.IntN(2) == 0 {
-						text = benchFeatures[r.IntN(len(benchFeatures))] + " " + text[:3]
-					}
-					q := search.Query{Words: search.Words(text), Text: text, Currency: "USD", Limit: 20, Sort: search.SortRelevance,
-						BrandFacet: true, CategoryFacet: true, PriceFacet: true, PriceBounds: search.PriceBuckets(2)}
-					if two {
-						q.Locale, q.Marker = "es", search.LocaleMarker("es")
-					}
-					queries[i] = q
-				}
+				queries := localeQueries(two)
 				ctx := context.Background()
 				for _, q := range queries { // warm the caches
 					if _, err := st.Search(ctx, q); err != nil {
@@ -85,6 +72,91 @@ func BenchmarkSearchLocales(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// localeQueries are the 64 queries of BenchmarkSearchLocales, in es when
+// two.
+func localeQueries(two bool) []search.Query {
+	r := rand.New(rand.NewPCG(3, 4))
+	queries := make([]search.Query, 64)
+	for i := range queries {
+		text := benchTypes[r.IntN(len(benchTypes))]
+		if r.IntN(2) == 0 {
+			text = benchFeatures[r.IntN(len(benchFeatures))] + " " + text[:3]
+		}
+		q := search.Query{Words: search.Words(text), Text: text, Currency: "USD", Limit: 20, Sort: search.SortRelevance,
+			BrandFacet: true, CategoryFacet: true, PriceFacet: true, PriceBounds: search.PriceBuckets(2)}
+		if two {
+			q.Locale, q.Marker = "es", search.LocaleMarker("es")
+		}
+		queries[i] = q
+	}
+	return queries
+}
+
+// BenchmarkSearchLocalesInterleaved is BenchmarkSearchLocales with both
+// catalogs searched in one loop, a search of one then the same search of
+// the other, so that both meet the same load of a shared machine (run
+// one after the other, the two figures of one run differed by up to 50 %
+// either way, as the other sessions' load came and went). It reports the
+// time and the database server's CPU per search of each, and their
+// ratios (two locales / one).
+//
+//	COMMERCE_TEST_POSTGRES_URL=... go test ./search -run '^$' -bench BenchmarkSearchLocalesInterleaved -benchtime 600x
+func BenchmarkSearchLocalesInterleaved(b *testing.B) {
+	n := localeBenchProducts()
+	for _, store := range testdb.Stores {
+		b.Run(store.Name, func(b *testing.B) {
+			var dbs [2]*sqldb.DB
+			var sts [2]*sqldb.SearchStore
+			var queries [2][]search.Query
+			for i := range dbs {
+				dbs[i] = store.Open(b)
+				seedLocales(b, dbs[i], n, i == 1)
+				sts[i] = sqldb.NewSearchStore(dbs[i])
+				queries[i] = localeQueries(i == 1)
+			}
+			ctx := context.Background()
+			for i := range sts { // warm the caches
+				for _, q := range queries[i] {
+					if _, err := sts[i].Search(ctx, q); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			var wall [2]time.Duration
+			var server [2]time.Duration
+			var hasServer [2]bool
+			for i := range dbs {
+				server[i], hasServer[i] = serverCPU(dbs[i])
+			}
+			b.ResetTimer()
+			k := 0
+			for ; b.Loop(); k++ {
+				for i := range sts {
+					start := time.Now()
+					if _, err := sts[i].Search(ctx, queries[i][k%len(queries[i])]); err != nil {
+						b.Fatal(err)
+					}
+					wall[i] += time.Since(start)
+				}
+			}
+			ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(k) / 1000 }
+			b.ReportMetric(ms(wall[0]), "one-ms/search")
+			b.ReportMetric(ms(wall[1]), "two-ms/search")
+			b.ReportMetric(float64(wall[1])/float64(wall[0]), "two/one-time")
+			if hasServer[0] && hasServer[1] {
+				var used [2]time.Duration
+				for i := range dbs {
+					s, _ := serverCPU(dbs[i])
+					used[i] = s - server[i]
+				}
+				b.ReportMetric(ms(used[0]), "one-server-cpu-ms")
+				b.ReportMetric(ms(used[1]), "two-server-cpu-ms")
+				b.ReportMetric(float64(used[1])/float64(used[0]), "two/one-server-cpu")
+			}
+		})
 	}
 }
 

@@ -131,7 +131,9 @@ type BrandCount struct {
 
 // CategoryCount is an entry of the categories facet.
 type CategoryCount struct {
-	ID    string `json:"id"`
+	ID string `json:"id"`
+	// Title is the category's title in the reader's locale (its
+	// translation's, else the default's).
 	Title string `json:"title"`
 	Count int    `json:"count"`
 }

@@ -292,7 +292,8 @@ func (st *stmt) add(sql string, args ...any) {
 // table expression m (seq, brand, and the keys the order and the facets
 // need), then one UNION ALL branch for the count, each facet asked for
 // and the page. A row is (kind, key, title, n, doc): the count (n); a
-// brand (key, n); a category (key = id, title, n); a price bucket (key =
+// brand (key, n); a category (key = id, title, n; doc = its translations
+// for a reader of a locale other than the default); a price bucket (key =
 // its index, n); a product of the page (key = id, n = its place, doc).
 func (s *SearchStore) statement(sq *searchQuery, q search.Query) *stmt {
 	st := &stmt{}
@@ -335,7 +336,13 @@ func (s *SearchStore) statement(sq *searchQuery, q search.Query) *stmt {
 			FROM m WHERE brand IS NOT NULL GROUP BY brand`)
 	}
 	if q.CategoryFacet {
-		st.add(` UNION ALL SELECT ` + strconv.Itoa(rowCategory) + `, c.id, c.title, f.n, NULL
+		// A reader of a locale other than the default (Marker) gets the
+		// category's translations too (doc), for its title in the locale.
+		trs := "NULL"
+		if q.Marker != "" {
+			trs = "c.translations"
+		}
+		st.add(` UNION ALL SELECT ` + strconv.Itoa(rowCategory) + `, c.id, c.title, f.n, ` + trs + `
 			FROM (` + f.CategoryCounts + `) f JOIN categories c ON c.id = f.cid`)
 	}
 	if q.PriceFacet {
@@ -358,7 +365,8 @@ func (s *SearchStore) statement(sq *searchQuery, q search.Query) *stmt {
 }
 
 // run runs the statement of a search into res. Brands come most first,
-// then by brand; categories most first, then by title and id; prices by
+// then by brand; categories (titled in the reader's locale, else in the
+// default) most first, then by title and id; prices by
 // bucket of each product's lowest price in the currency.
 func (s *SearchStore) run(ctx context.Context, tx *Tx, sq *searchQuery, q search.Query, res *search.Result) error {
 	if q.BrandFacet {
@@ -394,7 +402,17 @@ func (s *SearchStore) run(ctx context.Context, tx *Tx, sq *searchQuery, q search
 		case rowBrand:
 			res.Brands = append(res.Brands, search.BrandCount{Value: key.String, Count: n})
 		case rowCategory:
-			res.Categories = append(res.Categories, search.CategoryCount{ID: key.String, Title: title.String, Count: n})
+			t := title.String
+			if doc.Valid {
+				tr, err := decodeTranslations(doc.String)
+				if err != nil {
+					return fmt.Errorf("search: category %s: %w", key.String, err)
+				}
+				if lt := tr[q.Locale].Title; lt != "" {
+					t = lt
+				}
+			}
+			res.Categories = append(res.Categories, search.CategoryCount{ID: key.String, Title: t, Count: n})
 		case rowPrice:
 			if i, err := strconv.Atoi(key.String); err == nil && i >= 0 && i < len(res.Prices) {
 				res.Prices[i] = n

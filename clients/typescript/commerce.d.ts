@@ -5493,6 +5493,7 @@ export interface components {
         "search.CategoryCountPartial": {
             count?: number;
             id?: string;
+            /** @description Title is the category's title in the reader's locale (its translation's, else the default's). */
             title?: string;
         };
         /** @description PriceBucket is an entry of the price facet, in major units of the currency: From inclusive, To exclusive (null for the last, open bucket). */
