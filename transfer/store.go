@@ -2,6 +2,7 @@ package transfer
 
 import (
 	"context"
+	"time"
 
 	"github.com/commercekit/commerce/catalog"
 	"github.com/commercekit/commerce/event"
@@ -27,6 +28,17 @@ type Store interface {
 	SaveJob(ctx context.Context, j *Job) error
 	// Job returns a job. job_not_found (data: the id).
 	Job(ctx context.Context, id string) (*Job, error)
+	// Beat records that the process running the job is alive (Job.Beat)
+	// and reports whether the job is still RUNNING (false: another
+	// process ended it as interrupted, or it is no more).
+	Beat(ctx context.Context, id string, at time.Time) (bool, error)
+	// StaleJobs returns the RUNNING jobs whose beat is before the time,
+	// in creation order.
+	StaleJobs(ctx context.Context, before time.Time) ([]*Job, error)
+	// EndStale writes j's status, errors and end if the job is still
+	// RUNNING with a beat before the time, and reports whether it did
+	// (false: its process beat meanwhile, or another process ended it).
+	EndStale(ctx context.Context, j *Job, before time.Time) (bool, error)
 
 	// Categories returns every category, ROOT included, by level then
 	// creation order.
