@@ -35,6 +35,7 @@ import (
 	"github.com/commercekit/commerce/rpc"
 	"github.com/commercekit/commerce/sqldb"
 	"github.com/commercekit/commerce/staff"
+	"github.com/commercekit/commerce/transfer"
 )
 
 //go:embed templates/*.html
@@ -65,6 +66,9 @@ type Options struct {
 	// Media is the product images area: the product page shows, uploads,
 	// orders and removes a product's images (none without it).
 	Media *media.Service
+	// Transfer is the catalog's import: the imports page uploads a file
+	// and follows its job (no page without it).
+	Transfer *transfer.Service
 }
 
 // Handler is the admin app.

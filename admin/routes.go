@@ -62,6 +62,7 @@ func (h *Handler) routes() {
 	h.webhookRoutes()
 	h.mailRoutes()
 	h.staffRoutes()
+	h.importRoutes()
 }
 
 func toInt(v any) int64 {

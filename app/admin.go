@@ -20,6 +20,7 @@ func assembleAdmin(a *App) error {
 	rpc.RegisterAudit(a.srv, audit.NewService(sqldb.NewAuditStore(a.db)))
 	opts := admin.Options{RPC: a.srv, Staff: a.Staff, DB: a.db, Logger: a.logger, Now: a.now}
 	opts.Media = a.Media
+	opts.Transfer = a.Transfer
 	if a.Order != nil {
 		opts.RefundQuote = a.Order.RefundQuote
 	}
