@@ -54,6 +54,14 @@ func NewService(store Store, cat *catalog.Service, now func() time.Time) *Servic
 	return &Service{store: store, catalog: cat, now: now, Batch: DefaultBatch, ctx: ctx, cancel: cancel, running: map[string]*jobRun{}}
 }
 
+// locales are the store's languages (the catalog's, --locales).
+func (s *Service) locales() commerce.Locales {
+	if s.catalog == nil {
+		return nil
+	}
+	return s.catalog.Locales
+}
+
 func (s *Service) logger() *slog.Logger {
 	if s.Logger != nil {
 		return s.Logger
@@ -235,7 +243,7 @@ func (s *Service) open(path string, in ImportInput) (Reader, io.Closer, error) {
 	case firstByte(br) == '{':
 		rd = NewJSONLines(br)
 	default:
-		rd, err = NewCommerceCSV(br)
+		rd, err = NewCommerceCSV(br, s.locales())
 	}
 	if err != nil {
 		f.Close()
