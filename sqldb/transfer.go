@@ -113,10 +113,18 @@ func (t transferTx) SaveJob(ctx context.Context, j *transfer.Job) error {
 }
 
 func (t transferTx) saveJob(ctx context.Context, id string, row []any) error {
-	_, err := t.tx.Exec(ctx, `UPDATE import_jobs SET status = ?, rows = ?, processed = ?, created = ?, updated = ?,
-		unchanged = ?, rejected = ?, errors = ?, finished_at = ?, beat_at = ? WHERE id = ?`,
-		row[1], row[4], row[5], row[6], row[7], row[8], row[9], row[10], row[12], row[13], id)
-	return err
+	res, err := t.tx.Exec(ctx, `UPDATE import_jobs SET status = ?, rows = ?, processed = ?, created = ?, updated = ?,
+		unchanged = ?, rejected = ?, errors = ?, finished_at = ?, beat_at = ? WHERE id = ? AND status = ?`,
+		row[1], row[4], row[5], row[6], row[7], row[8], row[9], row[10], row[12], row[13], id, transfer.JobRunning)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return transfer.ErrJobEnded
+	}
+	return nil
 }
 
 // Job implements transfer.Store.

@@ -267,6 +267,10 @@ func firstByte(br *bufio.Reader) byte {
 // writes its rows, a batch a transaction.
 func (s *Service) run(ctx context.Context, j *Job, path string, in ImportInput) {
 	err := s.runJob(ctx, j, path, in)
+	if errors.Is(err, ErrJobEnded) {
+		s.logger().Warn("import job stopped: another process ended it", "job", j.ID)
+		return
+	}
 	now := s.now().UTC()
 	j.FinishedAt = &now
 	j.Status = JobDone
@@ -374,7 +378,7 @@ func (s *Service) write(ctx context.Context, j *Job, b batch, idx *categoryIndex
 	outs, err := s.applyBatch(ctx, b, idx)
 	saved := err == nil && !b.dryRun
 	if err != nil {
-		if ctx.Err() != nil || commerce.ErrorCode(err) == commerce.EUnavailable {
+		if ctx.Err() != nil || commerce.ErrorCode(err) == commerce.EUnavailable || errors.Is(err, ErrJobEnded) {
 			return err
 		}
 		if len(b.rows) == 1 {
@@ -397,10 +401,15 @@ func (s *Service) write(ctx context.Context, j *Job, b batch, idx *categoryIndex
 	}
 	record(j, outs)
 	if saved {
+		s.beaten(j.ID) // the batch's transaction recorded the beat
 		return nil
 	}
 	j.Beat = s.now().UTC()
-	return s.store.SaveJob(ctx, j)
+	if err := s.store.SaveJob(ctx, j); err != nil {
+		return err
+	}
+	s.beaten(j.ID)
+	return nil
 }
 
 // record counts the outcomes of a batch on the job.

@@ -22,8 +22,10 @@ import (
 // safe (the rows already written are `unchanged`).
 //
 // Should a process stall for longer than StaleAfter (a paused VM) and
-// find its job ended by another, its next beat stops the job without
-// writing its end over the other's.
+// find its job ended by another, it writes nothing more: a job's progress
+// is saved only while it is RUNNING (ErrJobEnded otherwise), so its next
+// batch is rolled back and the job stops, as it does when its next beat
+// finds it ended; the other's end stays.
 
 // BeatInterval is how often the process running a job records that it
 // is alive (besides each batch it writes).
@@ -40,6 +42,9 @@ type jobRun struct {
 	cancel context.CancelFunc
 	// lost: another process ended the job (its beat found it ended).
 	lost atomic.Bool
+	// last is when the job's beat was last recorded (Unix ns): by a
+	// batch, or by beat.
+	last atomic.Int64
 }
 
 // own records that this process runs the job.
@@ -65,6 +70,18 @@ func (s *Service) owns(id string) bool {
 	return s.running[id] != nil
 }
 
+// beaten notes that the job's beat was just recorded (with a batch): beat
+// does not record it again before BeatInterval has passed (it would wait
+// for the next batch's lock on the job's row).
+func (s *Service) beaten(id string) {
+	s.mu.Lock()
+	jr := s.running[id]
+	s.mu.Unlock()
+	if jr != nil {
+		jr.last.Store(time.Now().UnixNano())
+	}
+}
+
 // lost reports whether another process ended the job this one runs.
 func (s *Service) lost(id string) bool {
 	s.mu.Lock()
@@ -84,6 +101,9 @@ func (s *Service) beat(jr *jobRun) {
 		case <-jr.ctx.Done():
 			return
 		case <-t.C:
+			if time.Since(time.Unix(0, jr.last.Load())) < BeatInterval {
+				continue // a batch recorded it
+			}
 			ok, err := s.store.Beat(jr.ctx, jr.id, s.now().UTC())
 			if err != nil {
 				if jr.ctx.Err() == nil {
@@ -96,6 +116,7 @@ func (s *Service) beat(jr *jobRun) {
 				jr.cancel()
 				return
 			}
+			jr.last.Store(time.Now().UnixNano())
 		}
 	}
 }

@@ -2,6 +2,8 @@ package transfer_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,4 +75,49 @@ func checkInterrupted(t *testing.T, j transfer.Job) {
 		j.Errors[0].Line != 7 || j.Errors[n-1].Error != transfer.EInterrupted || j.Errors[n-1].Line != 0 {
 		t.Errorf("job %s: %+v, want FAILED with its counters, its row error and interrupted", j.ID, j)
 	}
+}
+
+// TestLostJobStops: a job that another process ended as interrupted
+// (its process seemed gone) while it still runs stops at its next batch
+// and writes nothing more: neither rows nor its end over the other's.
+func TestLostJobStops(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		srv := apitest.New(t, db)
+		srv.App.Transfer.Batch = 1
+		var b strings.Builder
+		b.WriteString("sku,status,title,categories,price.USD\n")
+		const n = 400
+		for i := range n {
+			fmt.Fprintf(&b, "LOST-%d,ONLINE,Lost %d,Cat,1\n", i, i)
+		}
+		r := upload(t, srv, srv.Admin, []byte(b.String()), nil).Must(t)
+		var j transfer.Job
+		r.Decode(t, "job", &j)
+		ctx := context.Background()
+		err := db.Update(ctx, func(tx *sqldb.Tx) error {
+			_, err := tx.Exec(ctx, `UPDATE import_jobs SET status = 'FAILED', errors = '[{"line":0,"sku":"","error":"interrupted"}]' WHERE id = ?`, j.ID)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		count := func() int {
+			var c int
+			if err := db.QueryRow(ctx, `SELECT count(*) FROM products`).Scan(&c); err != nil {
+				t.Fatal(err)
+			}
+			return c
+		}
+		time.Sleep(time.Second)
+		c1 := count()
+		time.Sleep(500 * time.Millisecond)
+		if c2 := count(); c2 != c1 || c1 >= n {
+			t.Errorf("products after the job was ended elsewhere: %d, then %d (of %d): it should have stopped", c1, c2, n)
+		}
+		var got transfer.Job
+		srv.Get(t, "/catalog/v1/job.info?id="+j.ID, srv.Admin).Must(t).Decode(t, "job", &got)
+		if got.Status != transfer.JobFailed || len(got.Errors) != 1 || got.Errors[0].Error != transfer.EInterrupted {
+			t.Errorf("the job: %+v, want FAILED interrupted as the other process left it", got)
+		}
+	})
 }

@@ -24,6 +24,8 @@ type Store interface {
 	// errors. Each is a transaction of its own, outside Update: a job's
 	// progress is bookkeeping that must be seen while its rows are being
 	// written, and it emits no event (CONVENTIONS.md).
+	// SaveJob writes a RUNNING job only: ErrJobEnded when it no longer
+	// is (another process ended it).
 	CreateJob(ctx context.Context, j *Job) error
 	SaveJob(ctx context.Context, j *Job) error
 	// Job returns a job. job_not_found (data: the id).
@@ -64,7 +66,7 @@ type Tx interface {
 	Catalog() catalog.Tx
 	Stock() stock.Tx
 	// SaveJob writes a job's progress in this transaction (with the rows
-	// it counts).
+	// it counts); ErrJobEnded when the job is no longer RUNNING.
 	SaveJob(ctx context.Context, j *Job) error
 	// LockProducts returns the products with the given ids that exist,
 	// with their versions and Variants filled in, holding their rows

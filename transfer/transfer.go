@@ -36,6 +36,12 @@ const (
 // its data saying so. It is a job's error only, never an operation's.
 const EInterrupted = "interrupted"
 
+// ErrJobEnded is what saving a job's progress returns when the job is no
+// longer RUNNING: another process ended it as interrupted (its process
+// seemed gone). The batch that would have saved it is rolled back and the
+// job stops, writing nothing more.
+var ErrJobEnded = &commerce.Error{Code: commerce.EConcurrentMod, Message: "the import job was ended by another process"}
+
 // MaxErrors is how many row errors a job keeps (the first ones).
 const MaxErrors = 1000
 

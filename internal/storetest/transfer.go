@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -11,7 +12,7 @@ import (
 )
 
 // Transfer is the suite of the import jobs' store: a job is kept as
-// created and saved (its errors' data too); Beat moves a RUNNING job's
+// created and saved (its errors' data too), and saved only while RUNNING; Beat moves a RUNNING job's
 // beat only; StaleJobs finds the RUNNING jobs whose beat is older than a
 // time, in creation order; EndStale ends such a job once, and not one whose
 // process beat meanwhile.
@@ -52,6 +53,11 @@ func Transfer(t *testing.T, open Opener) {
 	if err != nil || got.Status != transfer.JobDone || got.Created != 2 || got.Rejected != 1 || got.FinishedAt == nil || !got.FinishedAt.Equal(end) ||
 		len(got.Errors) != 1 || got.Errors[0].SKU != "Ñ-1" || got.Errors[0].Line != 4 {
 		t.Fatalf("after SaveJob: %+v, %v", got, err)
+	}
+
+	// A job no longer RUNNING is not saved again (another process ended it).
+	if err := store.SaveJob(ctx, &done); !errors.Is(err, transfer.ErrJobEnded) {
+		t.Errorf("SaveJob of an ended job: %v, want ErrJobEnded", err)
 	}
 
 	// Beat: a RUNNING job's only.
