@@ -39,7 +39,6 @@ func TestInterruptedJob(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
 		insertRunning(t, db, "swept", 0)
 		insertRunning(t, db, "asked", time.Now().Add(-10*time.Minute).UnixMilli())
-		insertRunning(t, db, "alive", time.Now().Add(-5*time.Second).UnixMilli())
 		srv := apitest.New(t, db)
 		store := sqldb.NewTransferStore(db)
 		deadline := time.Now().Add(10 * time.Second)
@@ -60,6 +59,7 @@ func TestInterruptedJob(t *testing.T) {
 		var j transfer.Job
 		srv.Get(t, "/catalog/v1/job.info?id=asked", srv.Admin).Must(t).Decode(t, "job", &j)
 		checkInterrupted(t, j)
+		insertRunning(t, db, "alive", time.Now().Add(-5*time.Second).UnixMilli())
 		var alive transfer.Job
 		srv.Get(t, "/catalog/v1/job.info?id=alive", srv.Admin).Must(t).Decode(t, "job", &alive)
 		if alive.Status != transfer.JobRunning || alive.FinishedAt != nil {
