@@ -35,6 +35,7 @@ import (
 	"github.com/commercekit/commerce/rpc"
 	"github.com/commercekit/commerce/sqldb"
 	"github.com/commercekit/commerce/staff"
+	"github.com/commercekit/commerce/transfer"
 )
 
 //go:embed templates/*.html
@@ -68,6 +69,9 @@ type Options struct {
 	// Locales are the store's languages, the default first (--locales):
 	// the product and category pages edit the translations of the others.
 	Locales commerce.Locales
+	// Transfer is the catalog's import: the imports page uploads a file
+	// and follows its job (no page without it).
+	Transfer *transfer.Service
 }
 
 // Handler is the admin app.

@@ -63,6 +63,7 @@ func (h *Handler) routes() {
 	h.mailRoutes()
 	h.staffRoutes()
 	h.priceRoutes()
+	h.importRoutes()
 }
 
 func toInt(v any) int64 {

@@ -21,6 +21,7 @@ func assembleAdmin(a *App) error {
 	opts := admin.Options{RPC: a.srv, Staff: a.Staff, DB: a.db, Logger: a.logger, Now: a.now}
 	opts.Media = a.Media
 	opts.Locales = a.opts.Locales
+	opts.Transfer = a.Transfer
 	if a.Order != nil {
 		opts.RefundQuote = a.Order.RefundQuote
 	}

@@ -63,7 +63,7 @@ func (s *TransferStore) Update(ctx context.Context, fn func(tx transfer.Tx) erro
 	return s.db.updateVersioned(ctx, versionCatalog, func(tx *Tx) error { return fn(transferTx{tx}) })
 }
 
-const transferJobColumns = `id, status, format, dry_run, rows, processed, created, updated, unchanged, rejected, errors, started_at, finished_at`
+const transferJobColumns = `id, status, format, dry_run, rows, processed, created, updated, unchanged, rejected, errors, started_at, finished_at, beat_at`
 
 func transferJobRow(j *transfer.Job) ([]any, error) {
 	errs, err := json.Marshal(j.Errors)
@@ -79,7 +79,7 @@ func transferJobRow(j *transfer.Job) ([]any, error) {
 		dry = 1
 	}
 	return []any{j.ID, j.Status, j.Format, dry, j.Rows, j.Processed, j.Created, j.Updated, j.Unchanged, j.Rejected,
-		string(errs), j.StartedAt.UnixMilli(), finished}, nil
+		string(errs), j.StartedAt.UnixMilli(), finished, j.Beat.UnixMilli()}, nil
 }
 
 // CreateJob implements transfer.Store.
@@ -89,7 +89,7 @@ func (s *TransferStore) CreateJob(ctx context.Context, j *transfer.Job) error {
 		return err
 	}
 	return s.db.Update(ctx, func(tx *Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO import_jobs (`+transferJobColumns+`) VALUES (`+Placeholders(13)+`)`, row...)
+		_, err := tx.Exec(ctx, `INSERT INTO import_jobs (`+transferJobColumns+`) VALUES (`+Placeholders(14)+`)`, row...)
 		return err
 	})
 }
@@ -113,33 +113,51 @@ func (t transferTx) SaveJob(ctx context.Context, j *transfer.Job) error {
 }
 
 func (t transferTx) saveJob(ctx context.Context, id string, row []any) error {
-	_, err := t.tx.Exec(ctx, `UPDATE import_jobs SET status = ?, rows = ?, processed = ?, created = ?, updated = ?,
-		unchanged = ?, rejected = ?, errors = ?, finished_at = ? WHERE id = ?`,
-		row[1], row[4], row[5], row[6], row[7], row[8], row[9], row[10], row[12], id)
-	return err
+	res, err := t.tx.Exec(ctx, `UPDATE import_jobs SET status = ?, rows = ?, processed = ?, created = ?, updated = ?,
+		unchanged = ?, rejected = ?, errors = ?, finished_at = ?, beat_at = ? WHERE id = ? AND status = ?`,
+		row[1], row[4], row[5], row[6], row[7], row[8], row[9], row[10], row[12], row[13], id, transfer.JobRunning)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return transfer.ErrJobEnded
+	}
+	return nil
 }
 
 // Job implements transfer.Store.
 func (s *TransferStore) Job(ctx context.Context, id string) (*transfer.Job, error) {
-	var j transfer.Job
-	var dry int
-	var errs string
-	var started int64
-	var finished sql.NullInt64
-	err := s.db.QueryRow(ctx, `SELECT `+transferJobColumns+` FROM import_jobs WHERE id = ?`, id).Scan(&j.ID, &j.Status, &j.Format,
-		&dry, &j.Rows, &j.Processed, &j.Created, &j.Updated, &j.Unchanged, &j.Rejected, &errs, &started, &finished)
+	j, err := scanTransferJob(s.db.QueryRow(ctx, `SELECT `+transferJobColumns+` FROM import_jobs WHERE id = ?`, id))
 	if err != nil {
 		return nil, s.db.NotFound(err, transfer.JobNotFound(id))
 	}
+	return j, nil
+}
+
+// scanTransferJob reads a job's row (transferJobColumns).
+func scanTransferJob(row interface{ Scan(...any) error }) (*transfer.Job, error) {
+	var j transfer.Job
+	var dry int
+	var errs string
+	var started, beat int64
+	var finished sql.NullInt64
+	err := row.Scan(&j.ID, &j.Status, &j.Format, &dry, &j.Rows, &j.Processed, &j.Created, &j.Updated, &j.Unchanged, &j.Rejected,
+		&errs, &started, &finished, &beat)
+	if err != nil {
+		return nil, err
+	}
 	j.DryRun = dry == 1
 	if err := json.Unmarshal([]byte(errs), &j.Errors); err != nil {
-		return nil, fmt.Errorf("job %s errors: %w", id, err)
+		return nil, fmt.Errorf("job %s errors: %w", j.ID, err)
 	}
 	j.StartedAt = time.UnixMilli(started).UTC()
 	if finished.Valid {
 		t := time.UnixMilli(finished.Int64).UTC()
 		j.FinishedAt = &t
 	}
+	j.Beat = time.UnixMilli(beat).UTC()
 	return &j, nil
 }
 

@@ -123,6 +123,7 @@ func (s *Service) applyBatch(ctx context.Context, b batch, idx *categoryIndex) (
 			j := *b.job
 			j.Errors = append([]RowError(nil), b.job.Errors...)
 			record(&j, outs)
+			j.Beat = s.now().UTC()
 			return tx.SaveJob(ctx, &j)
 		}
 		return nil

@@ -20,12 +20,18 @@ import (
 var commerceColumns = []string{"sku", "status", "title", "description", "brand", "categories", "isNetPrice",
 	"stockStatus", "taxCode", "images", "base", "variations", "modifiers", "classifications"}
 
+// translationFields are the fields of a translations.<locale>.<field>
+// column (CONTRACT.md sections 25 and 27).
+var translationFields = []string{"title", "description", "slug"}
+
 // column is a column of a commerce CSV: its name, and the currency,
-// warehouse or locale of price., stock. and translations. columns.
+// warehouse or locale of price., stock. and translations. columns (field:
+// a translation's title, description or slug).
 type column struct {
-	name string // "sku", ..., "price", "stock", "translation"
-	arg  string
-	head string // as the header gives it
+	name  string // "sku", ..., "price", "stock", "translation"
+	arg   string
+	field string
+	head  string // as the header gives it
 }
 
 // commerceCSV reads the `commerce` CSV.
@@ -58,10 +64,12 @@ func csvError(err error) error {
 	return &FileError{Err: commerce.Invalid("file: " + err.Error())}
 }
 
-// NewCommerceCSV reads the header of a commerce CSV. validation_error
-// listing every problem of the header: a missing sku column, an unknown
-// or repeated column.
-func NewCommerceCSV(r io.Reader) (Reader, error) {
+// NewCommerceCSV reads the header of a commerce CSV; locales are the
+// store's (--locales), which translations.<locale>.<field> columns must
+// name (not the default: its text is the title and description columns).
+// validation_error listing every problem of the header: a missing sku
+// column, an unknown or repeated column, a locale the store does not have.
+func NewCommerceCSV(r io.Reader, locales commerce.Locales) (Reader, error) {
 	c := &commerceCSV{r: newCSV(r)}
 	head, err := c.r.Read()
 	if err == io.EOF {
@@ -87,10 +95,20 @@ func NewCommerceCSV(r io.Reader) (Reader, error) {
 			}
 		case strings.HasPrefix(h, "stock.") && len(h) > len("stock."):
 			col = column{name: "stock", arg: commerce.Key(strings.TrimPrefix(h, "stock.")), head: h}
-		case strings.HasPrefix(h, "translations.") && (strings.HasSuffix(h, ".title") || strings.HasSuffix(h, ".description")):
-			col = column{name: "translation", arg: h, head: h}
+		case translationColumn(h):
+			locale, field := splitTranslationColumn(h)
+			col = column{name: "translation", arg: locale, field: field, head: h}
+			canon, ok := locales.Canonical(locale)
+			switch {
+			case !ok:
+				ps.Add("columns", "%q: %q is not a locale of the store (%s)", h, locale, strings.Join(locales.All(), ", "))
+			case canon == locales.Default():
+				ps.Add("columns", "%q: %s is the default locale, whose text is the product's own columns", h, canon)
+			default:
+				col.arg = canon
+			}
 		default:
-			ps.Add("columns", "unknown column %q (known: %s, price.<CURRENCY>, stock.<WAREHOUSE>, translations.<locale>.title, translations.<locale>.description)",
+			ps.Add("columns", "unknown column %q (known: %s, price.<CURRENCY>, stock.<WAREHOUSE>, translations.<locale>.title, translations.<locale>.description, translations.<locale>.slug)",
 				h, strings.Join(commerceColumns, ", "))
 		}
 		if seen[h] {
@@ -106,6 +124,26 @@ func NewCommerceCSV(r io.Reader) (Reader, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// translationColumn reports whether h is a translations.<locale>.<field>
+// column.
+func translationColumn(h string) bool {
+	if !strings.HasPrefix(h, "translations.") {
+		return false
+	}
+	locale, field := splitTranslationColumn(h)
+	return locale != "" && contains(translationFields, field)
+}
+
+// splitTranslationColumn splits translations.<locale>.<field>.
+func splitTranslationColumn(h string) (locale, field string) {
+	rest := strings.TrimPrefix(h, "translations.")
+	i := strings.LastIndexByte(rest, '.')
+	if i < 0 {
+		return "", rest
+	}
+	return rest[:i], rest[i+1:]
 }
 
 func contains(list []string, s string) bool {
@@ -245,8 +283,23 @@ func (c *commerceCSV) Next() (*Row, error) {
 			}
 			row.Stock[col.arg] = n
 		case "translation":
-			if v != "" {
-				ps.Add(col.head, "translations (CONTRACT.md section 27) are not supported by this version")
+			// A cell empty removes that field of the translation, as an
+			// empty description cell does the description.
+			if f.Translations == nil {
+				f.Translations = catalog.TranslationsInput{}
+			}
+			tr := f.Translations[col.arg]
+			if tr == nil {
+				tr = &catalog.TranslationInput{}
+				f.Translations[col.arg] = tr
+			}
+			switch col.field {
+			case "title":
+				tr.Title = ptr(v)
+			case "description":
+				tr.Description = ptr(cell)
+			default:
+				tr.Slug = ptr(v)
 			}
 		}
 	}

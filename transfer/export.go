@@ -72,6 +72,8 @@ func (e *ProductExport) Write(ctx context.Context, w io.Writer) error {
 	idx := newCategoryIndex(cats)
 	var cw *csv.Writer
 	var currencies, warehouses []string
+	// The store's other locales: their translations' columns.
+	locales := s.locales().All()[1:]
 	if e.format == ExportCSV {
 		if currencies, err = s.store.Currencies(ctx); err != nil {
 			return err
@@ -89,6 +91,11 @@ func (e *ProductExport) Write(ctx context.Context, w io.Writer) error {
 			head = append(head, "stock."+wh)
 		}
 		head = append(head, "base", "variations", "modifiers", "classifications")
+		for _, l := range locales {
+			for _, f := range translationFields {
+				head = append(head, "translations."+l+"."+f)
+			}
+		}
 		if err := cw.Write(head); err != nil {
 			return err
 		}
@@ -134,7 +141,7 @@ func (e *ProductExport) Write(ctx context.Context, w io.Writer) error {
 				paths = append(paths, pathText(idx.path(c)))
 			}
 			if cw != nil {
-				if err := cw.Write(csvRow(p, paths, currencies, warehouses, stocks[p.ID], baseSKUs[p.Base])); err != nil {
+				if err := cw.Write(csvRow(p, paths, currencies, warehouses, locales, stocks[p.ID], baseSKUs[p.Base])); err != nil {
 					return err
 				}
 				continue
@@ -168,7 +175,7 @@ func pathText(titles []string) string {
 
 func literalText(l catalog.Literal) string { return l.Text() }
 
-func csvRow(p *catalog.Product, paths, currencies, warehouses []string, st map[string]int64, baseSKU string) []string {
+func csvRow(p *catalog.Product, paths, currencies, warehouses, locales []string, st map[string]int64, baseSKU string) []string {
 	rec := []string{p.SKU, p.Status, p.Title, p.Description, p.Brand, strings.Join(paths, " | ")}
 	for _, c := range currencies {
 		v := ""
@@ -204,7 +211,12 @@ func csvRow(p *catalog.Product, paths, currencies, warehouses []string, st map[s
 	for i, m := range p.Modifiers {
 		mods[i] = escape(m)
 	}
-	return append(rec, baseSKU, strings.Join(vars, "|"), strings.Join(mods, "|"), strings.Join(cls, "|"))
+	rec = append(rec, baseSKU, strings.Join(vars, "|"), strings.Join(mods, "|"), strings.Join(cls, "|"))
+	for _, l := range locales {
+		tr := p.Translations[l]
+		rec = append(rec, tr.Title, tr.Description, tr.Slug)
+	}
+	return rec
 }
 
 func jsonProduct(p *catalog.Product, paths []string, st map[string]int64, baseSKU string) Product {
@@ -224,6 +236,22 @@ func jsonProduct(p *catalog.Product, paths []string, st map[string]int64, baseSK
 	}
 	if p.Modifiers != nil {
 		out.Modifiers = &p.Modifiers
+	}
+	if len(p.Translations) > 0 {
+		out.Translations = catalog.TranslationsInput{}
+		for l, tr := range p.Translations {
+			in := &catalog.TranslationInput{}
+			if tr.Title != "" {
+				in.Title = ptr(tr.Title)
+			}
+			if tr.Description != "" {
+				in.Description = ptr(tr.Description)
+			}
+			if tr.Slug != "" {
+				in.Slug = ptr(tr.Slug)
+			}
+			out.Translations[l] = in
+		}
 	}
 	return out
 }

@@ -37,7 +37,7 @@ type Product struct {
 	Base            *string                        `json:"base,omitempty"`
 	Variations      *[]catalog.Variation           `json:"variations,omitempty"`
 	Modifiers       *[]string                      `json:"modifiers,omitempty"`
-	Translations    json.RawMessage                `json:"translations,omitempty"`
+	Translations    catalog.TranslationsInput      `json:"translations,omitempty"`
 	// Category makes the line a category's (no other field may be given):
 	// product.export writes the whole tree first, parents first, so that
 	// an import into an empty store has the classifications the products'
@@ -169,9 +169,9 @@ func (j *jsonLines) row(b []byte) *Row {
 			row.Stock[commerce.Key(strings.TrimSpace(wh))] = n
 		}
 	}
-	if !commerce.IsNull(p.Translations) && string(p.Translations) != "{}" {
-		ps.Add("translations", "translations (CONTRACT.md section 27) are not supported by this version")
-	}
+	// Checked against the store's locales by the catalog (a row's
+	// validation_error at translations.<locale>).
+	f.Translations = p.Translations
 	row.Err = ps.Err()
 	return row
 }

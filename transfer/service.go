@@ -39,6 +39,9 @@ type Service struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	mu     sync.Mutex
+	// running are the jobs this process runs, by id.
+	running map[string]*jobRun
 }
 
 // NewService returns the import and export service; cat checks and
@@ -48,7 +51,15 @@ func NewService(store Store, cat *catalog.Service, now func() time.Time) *Servic
 		now = time.Now
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Service{store: store, catalog: cat, now: now, Batch: DefaultBatch, ctx: ctx, cancel: cancel}
+	return &Service{store: store, catalog: cat, now: now, Batch: DefaultBatch, ctx: ctx, cancel: cancel, running: map[string]*jobRun{}}
+}
+
+// locales are the store's languages (the catalog's, --locales).
+func (s *Service) locales() commerce.Locales {
+	if s.catalog == nil {
+		return nil
+	}
+	return s.catalog.Locales
 }
 
 func (s *Service) logger() *slog.Logger {
@@ -58,20 +69,37 @@ func (s *Service) logger() *slog.Logger {
 	return slog.Default()
 }
 
-// Run waits for ctx's end, then stops the running jobs (each is FAILED)
-// and waits for them.
+// Run ends the jobs other processes left RUNNING when they stopped (at
+// once, then every StaleAfter: service_stale.go) until ctx's end, then
+// stops the running jobs (each is FAILED) and waits for them.
 func (s *Service) Run(ctx context.Context) {
-	<-ctx.Done()
-	s.cancel()
-	s.wg.Wait()
+	s.sweep(ctx)
+	t := time.NewTicker(StaleAfter)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			s.cancel()
+			s.wg.Wait()
+			return
+		case <-t.C:
+			s.sweep(ctx)
+		}
+	}
 }
 
-// Job is job.info. Errors: validation_error, job_not_found.
+// Job is job.info: a job left RUNNING by a process that stopped is
+// answered (and recorded) FAILED, interrupted. Errors: validation_error,
+// job_not_found.
 func (s *Service) Job(ctx context.Context, id string) (*Job, error) {
 	if id == "" {
 		return nil, commerce.Invalid("id: required")
 	}
-	return s.store.Job(ctx, id)
+	j, err := s.store.Job(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return s.endIfStale(ctx, j)
 }
 
 // Upload is a file received for an import, kept until its job ends.
@@ -127,16 +155,24 @@ func (s *Service) Start(ctx context.Context, in ImportInput, up *Upload) (*Job, 
 	closer.Close()
 
 	j := &Job{ID: commerce.NewID(), Status: JobRunning, Format: in.format(), DryRun: in.DryRun, Errors: []RowError{}, StartedAt: s.now().UTC()}
+	j.Beat = j.StartedAt
 	if err := s.store.CreateJob(ctx, j); err != nil {
 		return nil, err
 	}
 	out := *j
 	path := up.path
-	s.wg.Add(1)
+	jr := s.own(j.ID)
+	s.wg.Add(2)
 	go func() {
 		defer s.wg.Done()
 		defer os.Remove(path)
-		s.run(s.ctx, j, path, in)
+		defer s.disown(j.ID)
+		defer jr.cancel()
+		s.run(jr.ctx, j, path, in)
+	}()
+	go func() {
+		defer s.wg.Done()
+		s.beat(jr)
 	}()
 	return &out, nil
 }
@@ -207,7 +243,7 @@ func (s *Service) open(path string, in ImportInput) (Reader, io.Closer, error) {
 	case firstByte(br) == '{':
 		rd = NewJSONLines(br)
 	default:
-		rd, err = NewCommerceCSV(br)
+		rd, err = NewCommerceCSV(br, s.locales())
 	}
 	if err != nil {
 		f.Close()
@@ -231,6 +267,10 @@ func firstByte(br *bufio.Reader) byte {
 // writes its rows, a batch a transaction.
 func (s *Service) run(ctx context.Context, j *Job, path string, in ImportInput) {
 	err := s.runJob(ctx, j, path, in)
+	if errors.Is(err, ErrJobEnded) {
+		s.logger().Warn("import job stopped: another process ended it", "job", j.ID)
+		return
+	}
 	now := s.now().UTC()
 	j.FinishedAt = &now
 	j.Status = JobDone
@@ -251,6 +291,10 @@ func (s *Service) run(ctx context.Context, j *Job, path string, in ImportInput) 
 			j.Errors = j.Errors[:MaxErrors]
 		}
 	}
+	if s.lost(j.ID) {
+		return // another process ended it (service_stale.go)
+	}
+	j.Beat = now
 	// Saved even when ctx has ended: the job's end must be recorded.
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
@@ -289,6 +333,7 @@ func (s *Service) runJob(ctx context.Context, j *Job, path string, in ImportInpu
 	c.Close()
 	first = nil
 	j.Rows = rows
+	j.Beat = s.now().UTC()
 	if err := s.store.SaveJob(ctx, j); err != nil {
 		return err
 	}
@@ -333,7 +378,7 @@ func (s *Service) write(ctx context.Context, j *Job, b batch, idx *categoryIndex
 	outs, err := s.applyBatch(ctx, b, idx)
 	saved := err == nil && !b.dryRun
 	if err != nil {
-		if ctx.Err() != nil || commerce.ErrorCode(err) == commerce.EUnavailable {
+		if ctx.Err() != nil || commerce.ErrorCode(err) == commerce.EUnavailable || errors.Is(err, ErrJobEnded) {
 			return err
 		}
 		if len(b.rows) == 1 {
@@ -356,9 +401,15 @@ func (s *Service) write(ctx context.Context, j *Job, b batch, idx *categoryIndex
 	}
 	record(j, outs)
 	if saved {
+		s.beaten(j.ID) // the batch's transaction recorded the beat
 		return nil
 	}
-	return s.store.SaveJob(ctx, j)
+	j.Beat = s.now().UTC()
+	if err := s.store.SaveJob(ctx, j); err != nil {
+		return err
+	}
+	s.beaten(j.ID)
+	return nil
 }
 
 // record counts the outcomes of a batch on the job.

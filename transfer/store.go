@@ -2,6 +2,7 @@ package transfer
 
 import (
 	"context"
+	"time"
 
 	"github.com/commercekit/commerce/catalog"
 	"github.com/commercekit/commerce/event"
@@ -23,10 +24,23 @@ type Store interface {
 	// errors. Each is a transaction of its own, outside Update: a job's
 	// progress is bookkeeping that must be seen while its rows are being
 	// written, and it emits no event (CONVENTIONS.md).
+	// SaveJob writes a RUNNING job only: ErrJobEnded when it no longer
+	// is (another process ended it).
 	CreateJob(ctx context.Context, j *Job) error
 	SaveJob(ctx context.Context, j *Job) error
 	// Job returns a job. job_not_found (data: the id).
 	Job(ctx context.Context, id string) (*Job, error)
+	// Beat records that the process running the job is alive (Job.Beat)
+	// and reports whether the job is still RUNNING (false: another
+	// process ended it as interrupted, or it is no more).
+	Beat(ctx context.Context, id string, at time.Time) (bool, error)
+	// StaleJobs returns the RUNNING jobs whose beat is before the time,
+	// in creation order.
+	StaleJobs(ctx context.Context, before time.Time) ([]*Job, error)
+	// EndStale writes j's status, errors and end if the job is still
+	// RUNNING with a beat before the time, and reports whether it did
+	// (false: its process beat meanwhile, or another process ended it).
+	EndStale(ctx context.Context, j *Job, before time.Time) (bool, error)
 
 	// Categories returns every category, ROOT included, by level then
 	// creation order.
@@ -52,7 +66,7 @@ type Tx interface {
 	Catalog() catalog.Tx
 	Stock() stock.Tx
 	// SaveJob writes a job's progress in this transaction (with the rows
-	// it counts).
+	// it counts); ErrJobEnded when the job is no longer RUNNING.
 	SaveJob(ctx context.Context, j *Job) error
 	// LockProducts returns the products with the given ids that exist,
 	// with their versions and Variants filled in, holding their rows

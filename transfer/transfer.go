@@ -31,6 +31,17 @@ const (
 	FormatShopify  = "shopify"
 )
 
+// EInterrupted is the error of a job whose process stopped without ending
+// it (killed, crashed, the machine lost): the job is FAILED with it, line 0,
+// its data saying so. It is a job's error only, never an operation's.
+const EInterrupted = "interrupted"
+
+// ErrJobEnded is what saving a job's progress returns when the job is no
+// longer RUNNING: another process ended it as interrupted (its process
+// seemed gone). The batch that would have saved it is rolled back and the
+// job stops, writing nothing more.
+var ErrJobEnded = &commerce.Error{Code: commerce.EConcurrentMod, Message: "the import job was ended by another process"}
+
 // MaxErrors is how many row errors a job keeps (the first ones).
 const MaxErrors = 1000
 
@@ -68,6 +79,10 @@ type Job struct {
 	StartedAt time.Time `json:"startedAt"`
 	// FinishedAt is when the job ended (absent while RUNNING).
 	FinishedAt *time.Time `json:"finishedAt,omitempty"`
+	// Beat is when the process running the job last said it is alive
+	// (kept by the store, not in answers): a RUNNING job whose beat is
+	// older than StaleAfter was interrupted (service_stale.go).
+	Beat time.Time `json:"-"`
 }
 
 // RowError is why a row was refused, or the file (line 0 when the

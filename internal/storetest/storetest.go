@@ -48,6 +48,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("mail", func(t *testing.T) { Mail(t, open) })
 	t.Run("pricelist", func(t *testing.T) { PriceList(t, open) })
 	t.Run("media", func(t *testing.T) { Media(t, open) })
+	t.Run("transfer", func(t *testing.T) { Transfer(t, open) })
 }
 
 // exec runs statements in one write transaction, failing the test on an
