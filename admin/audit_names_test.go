@@ -31,7 +31,9 @@ func TestAuditLogNamesTargets(t *testing.T) {
 		e.Post(t, "/customer/v1/customer.update", e.Admin, map[string]any{"id": c.ID, "firstName": "Renamed"}).Must(t)
 		var prod struct{ Categories []string }
 		e.Get(t, "/catalog/v1/product.info?id="+productID, e.Admin).Must(t).Decode(t, "product", &prod)
-		var gone struct{ ID string }
+		var draft, gone struct{ ID string }
+		e.Post(t, "/catalog/v1/product.create", e.Admin, map[string]any{"sku": "DRAFT-1", "title": "Draft one", "status": "DRAFT", "stockStatus": 0,
+			"categories": prod.Categories}).Must(t).Decode(t, "product", &draft)
 		e.Post(t, "/catalog/v1/product.create", e.Admin, map[string]any{"sku": "GONE-1", "title": "Gone", "status": "DRAFT", "stockStatus": 0,
 			"categories": prod.Categories}).
 			Must(t).Decode(t, "product", &gone)
@@ -64,8 +66,9 @@ func TestAuditLogNamesTargets(t *testing.T) {
 			`Product AUD-N1 (AUD-N1) in W1`,
 			`<a href="/admin/orders/` + orderID + `">` + o.Number + `</a>`,
 			`<a href="/admin/customers/` + c.ID + `">named@example.com</a>`,
-			`clerk-audit@example.com <small`,
-			`product ` + gone.ID + `</td>`, // removed: its id
+			`clerk-audit@example.com <small>`,
+			`<a href="/admin/products/` + draft.ID + `">Draft one (DRAFT-1)</a>`,
+			`product ` + gone.ID + `</span></td>`, // removed: its id
 		} {
 			if !strings.Contains(body, want) {
 				t.Errorf("the audit page has no %s\n%s", want, body)
