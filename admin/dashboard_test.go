@@ -10,6 +10,7 @@ import (
 
 	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/staff"
 )
 
 // TestDashboardTodaysOrders: the dashboard's card of today's orders counts
@@ -63,6 +64,56 @@ func TestDashboardTodaysOrders(t *testing.T) {
 		}
 		if !strings.Contains(got.Body, `id="active-carts"`) {
 			t.Error("the other cards are gone too")
+		}
+	})
+}
+
+// TestDashboardPerRole is generated from the permission table: a
+// member's dashboard shows a card (today's orders, active carts, low
+// stock, latest events) exactly when their role may read its resource
+// (staff.Allowed), and does not even read the others: with the orders,
+// carts and events tables gone, a role that may read none of them sees
+// no card fail.
+func TestDashboardPerRole(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
+		e := newEnv(t, db)
+		productID := e.storeFixture(t, "DASH-R")
+		e.anonymousOrder(t, productID)
+		cards := map[string]string{`id="orders-h"`: "order", `id="carts-h"`: "cart", `id="low-h"`: "stock", `id="ev-h"`: "event"}
+		browsers := map[staff.Role]*browser{}
+		for _, role := range staff.Roles {
+			b, _ := e.member(t, string(role)+"-dash@example.com", role)
+			browsers[role] = b
+			p := b.get("/admin/")
+			if p.Status != http.StatusOK {
+				t.Fatalf("%s: dashboard %d", role, p.Status)
+			}
+			for marker, res := range cards {
+				if shown, allowed := strings.Contains(p.Body, marker), staff.Allowed(role, res, false); shown != allowed {
+					t.Errorf("%s: card %s shown %v, the role may read %s: %v", role, marker, shown, res, allowed)
+				}
+			}
+			if role == staff.RoleCatalog && (strings.Contains(p.Body, "revenue-") || strings.Contains(p.Body, "USD</td>")) {
+				t.Errorf("catalog: the dashboard shows order totals\n%s", p.Body)
+			}
+		}
+		// The reads a role may not make are not made.
+		for _, table := range []string{"orders", "carts"} {
+			err := db.Update(context.Background(), func(tx *sqldb.Tx) error {
+				_, err := tx.Exec(context.Background(), `ALTER TABLE `+table+` RENAME TO `+table+`_away`)
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, role := range staff.Roles {
+			p := browsers[role].get("/admin/")
+			readsOne := staff.Allowed(role, "order", false) || staff.Allowed(role, "cart", false)
+			failedCard := strings.Contains(p.Body, "could not be read")
+			if p.Status != http.StatusOK || failedCard != readsOne {
+				t.Errorf("%s without the orders and carts tables: %d, a card failed %v, want %v", role, p.Status, failedCard, readsOne)
+			}
 		}
 	})
 }

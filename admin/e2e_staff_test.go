@@ -84,7 +84,11 @@ func TestStaffEndToEnd(t *testing.T) {
 	m.submit(`form button[type=submit]`)
 	m.fill("#email", "cat@example.com", "#password", "lamps and shades 42")
 	m.submit(`form button[type=submit]`)
-	m.run(chromedp.WaitVisible(css("#active-carts")))
+	// The dashboard of a catalog manager: low stock, no carts nor orders.
+	m.run(chromedp.WaitVisible(css("#low-h")))
+	if body := m.text("main"); strings.Contains(body, "Active carts") || strings.Contains(body, "Today's orders") {
+		t.Errorf("the catalog manager's dashboard shows carts or orders: %q", body)
+	}
 	if strings.Contains(m.text("nav"), "Orders") || strings.Contains(m.text("nav"), "Staff") {
 		t.Errorf("the catalog manager's menu: %q", m.text("nav"))
 	}
@@ -111,7 +115,7 @@ func TestStaffEndToEnd(t *testing.T) {
 	code, _ = staff.TOTPCode(secret, e.clock.Now())
 	m.fill("#code", code)
 	m.submit(`form button[type=submit]`)
-	m.run(chromedp.WaitVisible(css("#active-carts")))
+	m.run(chromedp.WaitVisible(css("#low-h")))
 
 	// They edit a product, and may not open the orders.
 	m.open("/admin/products/" + prod.ID)

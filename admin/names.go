@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/catalog"
 	"github.com/commercekit/commerce/sqldb"
 )
 
@@ -47,7 +48,9 @@ func (h *Handler) productsByID(r *http.Request, ids []string) map[string]product
 	if len(want) == 0 {
 		return out
 	}
-	res, err := h.call(r, "catalog/v1/product.list", map[string]any{"id": want, "fields": "id,sku,title", "limit": len(want)})
+	// Drafts too: product.list leaves them out unless asked.
+	res, err := h.call(r, "catalog/v1/product.list", map[string]any{"id": want, "status": []string{catalog.StatusOnline, catalog.StatusDraft},
+		"fields": "id,sku,title", "limit": len(want)})
 	if err != nil {
 		h.opts.Logger.Warn("admin: product names", "err", err)
 		return out

@@ -241,6 +241,9 @@ type revenue struct {
 // cancelled orders left out) per currency to the dashboard: one aggregate
 // read (sqldb.AdminReads.OrdersSince). When it fails, the card says so.
 func todaysOrders(h *Handler, r *http.Request, data map[string]any) {
+	if !who(r).staff.Role.Can("order", false) {
+		return // orders' totals are not the role's to see
+	}
 	now := h.opts.Now().UTC()
 	from := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
 	data["ordersOn"] = true

@@ -188,6 +188,7 @@ func (h *Handler) auditLog(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, "audit", p, formSpec{ID: "audit-filter", Fields: fieldsOf("actor:Actor", "target:Target", "action:Action", "from:From", "to:To")}, err)
 		return
 	}
+	h.nameTargets(r, list(res))
 	p.Data["entries"] = list(res)
 	p.Data["pager"] = newPager(q, limit, skip, len(list(res)))
 	h.render(w, r, http.StatusOK, "audit", p)

@@ -117,8 +117,8 @@ func Build(s *Scope, now time.Time, events []event.Event, target Target, changes
 		e.Target.Kind, _, _ = strings.Cut(s.Action, ".")
 	}
 	if len(events) > 0 && target.ID == "" {
-		id, ch := FromPayload(events[0].Payload)
-		e.Target.ID = id
+		kind, id, ch := FromPayload(events[0].Payload, e.Target.Kind)
+		e.Target.Kind, e.Target.ID = kind, id
 		if e.Changes == nil {
 			e.Changes = ch
 		}
@@ -130,28 +130,75 @@ func Build(s *Scope, now time.Time, events []event.Event, target Target, changes
 }
 
 // FromPayload reads an event's payload ({new, data}, {data, old, new},
-// {id, old}, or an area's own) and returns the id of its record and the
-// fields that changed: every field of new (created), of old (removed), or
-// those that differ between old and new; secrets redacted.
-func FromPayload(payload json.RawMessage) (string, map[string]Change) {
-	var p struct {
-		ID  any            `json:"id"`
-		Old map[string]any `json:"old"`
-		New map[string]any `json:"new"`
-	}
+// {id, old}, or an area's own) and returns the kind and id of its record
+// and the fields that changed: every field of new (created), of old
+// (removed), or those that differ between old and new; secrets redacted.
+// kind is the kind the operation names (its resource: "cart" of
+// cart.checkout) unless the payload names its record otherwise: a
+// record under a key of its own ({"order": {...}} is the order) or an
+// id under <kind>Id ({"customerId": ...} is the customer).
+func FromPayload(payload json.RawMessage, kind string) (string, string, map[string]Change) {
+	var p map[string]any
 	d := json.NewDecoder(strings.NewReader(string(payload)))
 	d.UseNumber()
 	if d.Decode(&p) != nil {
-		return "", map[string]Change{}
+		return kind, "", map[string]Change{}
 	}
-	id := str(p.ID)
-	if id == "" {
-		id = str(p.New["id"])
+	old, _ := p["old"].(map[string]any)
+	new, _ := p["new"].(map[string]any)
+	changes := Diff(old, new)
+	// Records keyed by a code (customer groups) have no id.
+	for _, id := range []any{p["id"], new["id"], old["id"], new["code"], old["code"], p["code"]} {
+		if s := str(id); s != "" {
+			return kind, s, changes
+		}
 	}
-	if id == "" {
-		id = str(p.Old["id"])
+	// A record keyed by several ids (a stock record: productId and
+	// warehouseId) is named by them, in the order of their names, joined
+	// by "/".
+	for _, rec := range []map[string]any{new, old} {
+		if id := joinedIDs(rec); id != "" {
+			return kind, id, changes
+		}
 	}
-	return id, Diff(p.Old, p.New)
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	// The operation's own kind first, then any other.
+	own := func(k string) bool { return k == kind || k == kind+"Id" }
+	sort.SliceStable(keys, func(i, j int) bool { return own(keys[i]) && !own(keys[j]) })
+	for _, k := range keys {
+		if m, ok := p[k].(map[string]any); ok && k != "data" {
+			for _, id := range []any{m["id"], m["code"]} {
+				if str(id) != "" {
+					return k, str(id), changes
+				}
+			}
+		}
+		if name, ok := strings.CutSuffix(k, "Id"); ok && name != "" && str(p[k]) != "" {
+			return name, str(p[k]), changes
+		}
+	}
+	return kind, "", changes
+}
+
+// joinedIDs returns the values of rec's fields named <name>Id, in the
+// order of their names, joined by "/"; "" when it has none.
+func joinedIDs(rec map[string]any) string {
+	var names []string
+	for k, v := range rec {
+		if strings.HasSuffix(k, "Id") && len(k) > 2 && str(v) != "" {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	ids := make([]string, len(names))
+	for i, k := range names {
+		ids[i] = str(rec[k])
+	}
+	return strings.Join(ids, "/")
 }
 
 // Diff returns the fields of old and new whose values differ, secrets

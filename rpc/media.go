@@ -80,7 +80,12 @@ func (u *mediaUpload) Serve(w http.ResponseWriter, r *http.Request) int {
 		w.Header().Set("Allow", "POST")
 		return u.s.writeError(w, r, op, commerce.NewError(commerce.EMethodNotAllowed, nil))
 	}
+	// The role's check and the audit scope of every changing operation
+	// (authorize, audited), as serveOp makes them.
 	claims, err := u.s.authenticate(r, Op{Name: op, Admin: true})
+	if err == nil {
+		err = authorize(claims, Op{Name: op})
+	}
 	if err != nil {
 		return u.s.writeError(w, r, op, err)
 	}
@@ -93,7 +98,7 @@ func (u *mediaUpload) Serve(w http.ResponseWriter, r *http.Request) int {
 	if err != nil {
 		return u.s.writeError(w, r, op, err)
 	}
-	m, err := u.svc.Upload(commerce.WithClaims(r.Context(), claims), in)
+	m, err := u.svc.Upload(audited(commerce.WithClaims(r.Context(), claims), claims, Op{Name: op}, remoteIP(r)), in)
 	if err != nil {
 		return u.s.writeError(w, r, op, err)
 	}

@@ -80,3 +80,19 @@ func (s *Server) Ops() []Op {
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
+
+// PathOps returns the names of the operations served on paths of their
+// own (HandlePath: media.upload, media.get), each once, sorted: with
+// Ops, every operation the server answers.
+func (s *Server) PathOps() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range s.paths {
+		if !seen[p.operation] {
+			seen[p.operation] = true
+			out = append(out, p.operation)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

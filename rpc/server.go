@@ -331,7 +331,8 @@ func (s *Server) serveOp(w http.ResponseWriter, r *http.Request) {
 	}
 	if rt.raw != nil {
 		args := func(v any, body []byte) error { return decodeArgs(v, rt.fields, r.URL.Query(), body) }
-		if status, err = rt.raw(commerce.WithClaims(r.Context(), claims), w, r, args); err != nil {
+		ctx := audited(commerce.WithClaims(r.Context(), claims), claims, rt.op, remoteIP(r))
+		if status, err = rt.raw(ctx, w, r, args); err != nil {
 			status = s.writeError(w, r, opName, err)
 		}
 		return

@@ -16,6 +16,8 @@ import (
 type auditNote struct {
 	target  audit.Target
 	changes map[string]audit.Change
+	// fallback: only when the transaction emits no event (AuditFallback).
+	fallback bool
 }
 
 // Audit names the target and the changes of the transaction's change for
@@ -25,6 +27,18 @@ type auditNote struct {
 // needs no call: its first event names them.
 func (tx *Tx) Audit(target audit.Target, changes map[string]audit.Change) {
 	tx.audit = &auditNote{target: target, changes: changes}
+}
+
+// AuditFallback names the target and the changes of the transaction's
+// change for a transaction that may or may not emit events: a write that
+// several operations share (a customer's sign-in, made by auth.login and
+// auth.refresh, its end by auth.logout), whose operation's entry is named
+// by its first event when it emits one, else by this note. A note of
+// Audit is kept.
+func (tx *Tx) AuditFallback(target audit.Target, changes map[string]audit.Change) {
+	if tx.audit == nil {
+		tx.audit = &auditNote{target: target, changes: changes, fallback: true}
+	}
 }
 
 // auditStatement is the insert of the audit entry of a transaction run
@@ -44,7 +58,7 @@ func (db *DB) auditStatement(ctx context.Context, tx *Tx) (Statement, *audit.Sco
 	}
 	var target audit.Target
 	var changes map[string]audit.Change
-	if tx.audit != nil {
+	if tx.audit != nil && (!tx.audit.fallback || len(events) == 0) {
 		target, changes = tx.audit.target, tx.audit.changes
 	} else if len(events) == 0 {
 		return Statement{}, nil, false

@@ -364,6 +364,9 @@ func (t customerTx) InsertRefresh(ctx context.Context, r customer.RefreshToken) 
 	if err != nil {
 		return fmt.Errorf("insert refresh token: %w", t.tx.Translate(err))
 	}
+	// The customer signed in (auth.login, auth.refresh): an admin
+	// token's call is audited; the token never is.
+	t.tx.AuditFallback(audit.Target{Kind: "customer", ID: r.CustomerID}, map[string]audit.Change{"signedIn": {After: true}})
 	return nil
 }
 
@@ -386,10 +389,20 @@ func (t customerTx) SpendRefresh(ctx context.Context, hash string) error {
 	return affected(t.tx, res, err, commerce.NewError(commerce.EInvalidToken, nil))
 }
 
-// RevokeFamily implements customer.Tx.
+// RevokeFamily implements customer.Tx. Its audit entry (an admin
+// token's auth.logout, or its auth.refresh presenting a spent token: the
+// sign-in ends although the call is refused) names the customer.
 func (t customerTx) RevokeFamily(ctx context.Context, family string) error {
+	var customerID string
+	err := t.tx.QueryRow(ctx, `SELECT customer_id FROM refresh_tokens WHERE family = ? LIMIT 1`, family).Scan(&customerID)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("revoke sign-in: %w", t.tx.Translate(err))
+	}
 	if _, err := t.tx.Exec(ctx, `DELETE FROM refresh_tokens WHERE family = ?`, family); err != nil {
 		return fmt.Errorf("revoke sign-in: %w", t.tx.Translate(err))
+	}
+	if customerID != "" {
+		t.tx.AuditFallback(audit.Target{Kind: "customer", ID: customerID}, map[string]audit.Change{"signedIn": {Before: true, After: false}})
 	}
 	return nil
 }

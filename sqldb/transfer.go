@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/commercekit/commerce/audit"
 	"github.com/commercekit/commerce/catalog"
 	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/order"
@@ -90,6 +91,11 @@ func (s *TransferStore) CreateJob(ctx context.Context, j *transfer.Job) error {
 	}
 	return s.db.Update(ctx, func(tx *Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO import_jobs (`+transferJobColumns+`) VALUES (`+Placeholders(14)+`)`, row...)
+		// product.import's audit entry: the job it started (its rows
+		// change products in the job's own transactions, under no
+		// request: job.info counts them).
+		tx.Audit(audit.Target{Kind: "job", ID: j.ID}, map[string]audit.Change{
+			"status": {After: j.Status}, "format": {After: j.Format}, "dryRun": {After: j.DryRun}})
 		return err
 	})
 }

@@ -99,7 +99,10 @@ var Exceptions = map[string][5]Access{
 	"tax.cartTaxes":            {Write, Write, None, Write, Read},
 	"promotion.cartPromotions": {Write, Write, None, Write, Read},
 	"mail.preview":             {Write, Write, None, None, Read},
-	"webhook.deliveries":       {Write, Write, None, None, Read},
+	// A customer's personal data (GDPR article 15): those who manage
+	// customers, not support.
+	"customer.export":    {Write, Write, None, Write, None},
+	"webhook.deliveries": {Write, Write, None, None, Read},
 }
 
 // ReadOps are the operations that read only although they are not
@@ -107,7 +110,7 @@ var Exceptions = map[string][5]Access{
 var ReadOps = map[string]bool{
 	"tax.cartTaxes": true, "promotion.cartPromotions": true, "mail.preview": true,
 	"webhook.deliveries": true, "product.export": true, "order.export": true,
-	"cart.calculateCart": true,
+	"cart.calculateCart": true, "customer.export": true,
 }
 
 // Resource is the resource of an operation or page action name: its
