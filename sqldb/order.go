@@ -91,11 +91,17 @@ func (s *OrderStore) Orders(ctx context.Context, f order.Filter) ([]*order.Order
 		where = append(where, `created_at <= ?`)
 		args = append(args, f.CreatedTo.UnixMilli())
 	}
-	q := `SELECT ` + orderColumns + ` FROM orders`
+	// The page's numbers first, then its orders: the numbers come from
+	// an index of the filter alone (orders_customer, orders_created, ...),
+	// sorted when the index is not in their order (a range of creation
+	// times), so that only the page's rows are read, not every order of a
+	// day to sort them (issue 37, BENCHMARKS.md "Growth").
+	q := `SELECT number FROM orders`
 	if len(where) > 0 {
 		q += ` WHERE ` + strings.Join(where, ` AND `)
 	}
-	q += ` ORDER BY number DESC LIMIT ? OFFSET ?`
+	q = `SELECT ` + orderColumns + ` FROM orders WHERE number IN (` + q + ` ORDER BY number DESC LIMIT ? OFFSET ?)
+		ORDER BY number DESC`
 	args = append(args, f.Limit, f.Skip)
 	rows, err := s.db.Query(ctx, q, args...)
 	if err != nil {

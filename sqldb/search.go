@@ -137,7 +137,8 @@ func ProductFacts(words bool) *SearchFacts {
 
 // SearchStore is product search over the database (search.Store).
 type SearchStore struct {
-	db *DB
+	db    *DB
+	cache searchCache
 }
 
 // NewSearchStore returns the product search of db.
@@ -250,14 +251,35 @@ func (s *SearchStore) Search(ctx context.Context, q search.Query) (*search.Resul
 	if err != nil {
 		return nil, err
 	}
-	res := &search.Result{IDs: []string{}, Products: []*catalog.Product{}}
+	// The first pages of a query are kept per catalog version
+	// (search_cache.go).
+	key, cached := searchKey(q)
+	cached = cached && q.Skip+q.Limit <= searchCacheHead
+	var res *search.Result
 	err = s.db.View(ctx, func(tx *Tx) error {
+		res = &search.Result{IDs: []string{}, Products: []*catalog.Product{}}
+		var version int64
+		if cached {
+			if err := tx.QueryRow(ctx, versionQuery, versionCatalog).Scan(&version); err != nil {
+				return fmt.Errorf("catalog version: %w", err)
+			}
+			if e := s.cache.get(version, key); e != nil {
+				if err := pageBySeq(ctx, tx, e.fill(q, res), res); err != nil {
+					return err
+				}
+				return catalogFillVariants(ctx, tx, res.Products)
+			}
+		}
 		sq, err := s.build(ctx, tx, ts, q)
 		if err != nil {
 			return err
 		}
-		if err := s.run(ctx, tx, sq, q, res); err != nil {
+		head, err := s.run(ctx, tx, sq, q, res, cached)
+		if err != nil {
 			return err
+		}
+		if cached {
+			s.cache.put(version, key, newSearchEntry(res, head))
 		}
 		return catalogFillVariants(ctx, tx, res.Products)
 	})
@@ -294,8 +316,10 @@ func (st *stmt) add(sql string, args ...any) {
 // and the page. A row is (kind, key, title, n, doc): the count (n); a
 // brand (key, n); a category (key = id, title, n; doc = its translations
 // for a reader of a locale other than the default); a price bucket (key =
-// its index, n); a product of the page (key = id, n = its place, doc).
-func (s *SearchStore) statement(sq *searchQuery, q search.Query) *stmt {
+// its index, n); a product of the page (key = id, title = its seq, n =
+// its place, doc). With head, the page branch gives the first
+// searchCacheHead products, with the doc of those of q's page only.
+func (s *SearchStore) statement(sq *searchQuery, q search.Query, head bool) *stmt {
 	st := &stmt{}
 	// The price in the currency, when the sort or the facet needs it: the
 	// product's lowest (its prices' key starts with product_seq).
@@ -357,18 +381,23 @@ func (s *SearchStore) statement(sq *searchQuery, q search.Query) *stmt {
 			FROM (SELECT ` + bucket.String() + ` AS bucket FROM m WHERE mp IS NOT NULL) buckets GROUP BY bucket`)
 	}
 	// The page: its products in order, numbered (UNION ALL keeps no order).
-	st.add(` UNION ALL SELECT `+strconv.Itoa(rowPage)+`, p.id, NULL, pg.n, p.doc
-		FROM (SELECT seq, ROW_NUMBER() OVER (ORDER BY `+order+`) AS n
+	lo, hi, limit, offset := 0, q.Limit, q.Limit, q.Skip
+	if head {
+		lo, hi, limit, offset = q.Skip, q.Skip+q.Limit, searchCacheHead, 0
+	}
+	st.add(` UNION ALL SELECT `+strconv.Itoa(rowPage)+`, p.id, CAST(p.seq AS TEXT), pg.n, CASE WHEN pg.n > ? AND pg.n <= ? THEN p.doc END`, lo, hi)
+	st.add(` FROM (SELECT seq, ROW_NUMBER() OVER (ORDER BY `+order+`) AS n
 			FROM (SELECT * FROM m ORDER BY `+order+` LIMIT ? OFFSET ?) x) pg
-		JOIN products p ON p.seq = pg.seq`, q.Limit, q.Skip)
+		JOIN products p ON p.seq = pg.seq`, limit, offset)
 	return st
 }
 
 // run runs the statement of a search into res. Brands come most first,
 // then by brand; categories (titled in the reader's locale, else in the
-// default) most first, then by title and id; prices by
-// bucket of each product's lowest price in the currency.
-func (s *SearchStore) run(ctx context.Context, tx *Tx, sq *searchQuery, q search.Query, res *search.Result) error {
+// default) most first, then by title and id; prices by bucket of each
+// product's lowest price in the currency. With head, it also returns the
+// seqs of the first searchCacheHead products in order.
+func (s *SearchStore) run(ctx context.Context, tx *Tx, sq *searchQuery, q search.Query, res *search.Result, head bool) ([]int64, error) {
 	if q.BrandFacet {
 		res.Brands = []search.BrandCount{}
 	}
@@ -378,23 +407,24 @@ func (s *SearchStore) run(ctx context.Context, tx *Tx, sq *searchQuery, q search
 	if q.PriceFacet {
 		res.Prices = make([]int, len(q.PriceBounds))
 	}
-	st := s.statement(sq, q)
+	st := s.statement(sq, q, head)
 	rows, err := tx.Query(ctx, st.b.String(), st.args...)
 	if err != nil {
-		return fmt.Errorf("search: %w", err)
+		return nil, fmt.Errorf("search: %w", err)
 	}
 	defer rows.Close()
 	type pageRow struct {
-		n  int
-		id string
-		p  *catalog.Product
+		n   int
+		seq int64
+		id  string
+		p   *catalog.Product
 	}
-	var page []pageRow
+	var page, first []pageRow
 	for rows.Next() {
 		var kind, n int
 		var key, title, doc sql.NullString
 		if err := rows.Scan(&kind, &key, &title, &n, &doc); err != nil {
-			return fmt.Errorf("search: %w", err)
+			return nil, fmt.Errorf("search: %w", err)
 		}
 		switch kind {
 		case rowTotal:
@@ -406,7 +436,7 @@ func (s *SearchStore) run(ctx context.Context, tx *Tx, sq *searchQuery, q search
 			if doc.Valid {
 				tr, err := decodeTranslations(doc.String)
 				if err != nil {
-					return fmt.Errorf("search: category %s: %w", key.String, err)
+					return nil, fmt.Errorf("search: category %s: %w", key.String, err)
 				}
 				if lt := tr[q.Locale].Title; lt != "" {
 					t = lt
@@ -418,17 +448,33 @@ func (s *SearchStore) run(ctx context.Context, tx *Tx, sq *searchQuery, q search
 				res.Prices[i] = n
 			}
 		case rowPage:
-			p, err := decodeProduct(doc.String)
+			seq, err := strconv.ParseInt(title.String, 10, 64)
 			if err != nil {
-				return err
+				return nil, fmt.Errorf("search: product seq %q: %w", title.String, err)
 			}
-			page = append(page, pageRow{n, key.String, p})
+			r := pageRow{n: n, seq: seq, id: key.String}
+			first = append(first, r)
+			if !doc.Valid {
+				break // before or after the page (head)
+			}
+			if r.p, err = decodeProduct(doc.String); err != nil {
+				return nil, err
+			}
+			page = append(page, r)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("search: %w", err)
+		return nil, fmt.Errorf("search: %w", err)
 	}
 	slices.SortFunc(page, func(a, b pageRow) int { return a.n - b.n })
+	var seqs []int64
+	if head {
+		slices.SortFunc(first, func(a, b pageRow) int { return a.n - b.n })
+		seqs = make([]int64, len(first))
+		for i, r := range first {
+			seqs[i] = r.seq
+		}
+	}
 	for _, r := range page {
 		res.IDs = append(res.IDs, r.id)
 		res.Products = append(res.Products, r.p)
@@ -448,7 +494,7 @@ func (s *SearchStore) run(ctx context.Context, tx *Tx, sq *searchQuery, q search
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-	return nil
+	return seqs, nil
 }
 
 // Reindex rebuilds the index from the products (search.Store).
@@ -464,7 +510,12 @@ func (s *SearchStore) Reindex(ctx context.Context) (int, error) {
 				return err
 			}
 		}
-		return tx.QueryRow(ctx, `SELECT COUNT(*) FROM products`).Scan(&n)
+		if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM products`).Scan(&n); err != nil {
+			return err
+		}
+		// The results searches keep were computed from the index
+		// before (search_cache.go): a rebuild is a change.
+		return bumpVersion(ctx, tx, versionCatalog)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("search reindex: %w", s.db.translate(err))
