@@ -60,7 +60,7 @@ ci: ## what CI runs: lint, the suite on both stores, a smoke test, the walk-thro
 
 openapi: ## regenerate the API document's files: doc comments, clients/typescript/openapi.json and commerce.d.ts
 	$(GO) generate ./rpc
-	UPDATE_OPENAPI=1 $(GO) test -count=1 -run '^TestDocumentGolden$$' ./internal/apitest
+	UPDATE_OPENAPI=1 $(GO) test -count=1 -run '^TestDocumentGolden$$' ./testkit/apitest
 	cd clients/typescript && npm ci --no-audit --no-fund && npm run generate && npm run check
 
 docs-assets: ## copy Swagger UI (swagger-ui-dist, pinned in clients/typescript/package.json) into rpc/docs for /docs

@@ -8,7 +8,7 @@ import (
 	"fmt"
 )
 
-// Error codes of SPEC.md and CONTRACT.md, spelled exactly as the interface
+// Error codes of docs/api.md, spelled exactly as the interface
 // spells them (typos included: clients match on these strings).
 const (
 	EValidation        = "validation_error"
@@ -66,31 +66,31 @@ const (
 	EShippingAddressNotset = "shipping_address_notset"  // cart.setShippingMethod, cart.checkout (sic)
 	EInvalidShippingMethod = "invalid_shipping_method"
 
-	// Payments (CONTRACT.md section 14).
+	// Payments (docs/api.md section 14).
 	EPaymentFailed = "payment_failed"
 
-	// Customers and sign-in (CONTRACT.md section 15).
+	// Customers and sign-in (docs/api.md section 15).
 	EInvalidCredentials = "invalid_credentials"
 	ETooManyAttempts    = "too_many_attempts"
 	EInvalidResetToken  = "invalid_reset_token"
 	ECustomerNotFound   = "customer_not_found"
 	EAddressNotFound    = "address_not_found"
 	EClientNotFound     = "client_not_found"
-	// Coupons (CONTRACT.md section 16).
+	// Coupons (docs/api.md section 16).
 	ECouponNotFound          = "coupon_not_found"
 	ECouponUsageLimitReached = "coupon_usage_limit_reached"
-	// Webhooks and idempotency keys (CONTRACT.md sections 17 and 18).
+	// Webhooks and idempotency keys (docs/api.md sections 17 and 18).
 	EWebhookNotFound      = "webhook_not_found"
 	EDeliveryNotFound     = "delivery_not_found"
 	EIdempotencyKeyInUse  = "idempotency_key_in_use"
 	EIdempotencyKeyReused = "idempotency_key_reused"
-	// Orders (CONTRACT.md section 13): all 400 but the *_not_found (404).
+	// Orders (docs/api.md section 13): all 400 but the *_not_found (404).
 	EOrderNotFound              = "order_not_found"
 	EInvalidOrderState          = "invalid_order_state"
 	EFulfillmentExceedsQuantity = "fulfillment_exceeds_quantity"
 	EFulfillmentNotFound        = "fulfillment_not_found"
 	ERefundExceedsCaptured      = "refund_exceeds_captured"
-	// Returns and exchanges (CONTRACT.md section 24): all 400 but
+	// Returns and exchanges (docs/api.md section 24): all 400 but
 	// return_not_found (404).
 	EReturnNotFound        = "return_not_found"
 	EInvalidReturnState    = "invalid_return_state"
@@ -98,17 +98,17 @@ const (
 	EReturnExceedsQuantity = "return_exceeds_quantity"
 	EPaymentRequired       = "payment_required"
 	EOutOfStock            = "out_of_stock"
-	// Email (CONTRACT.md section 22).
+	// Email (docs/api.md section 22).
 	EMailNotFound = "mail_not_found"
-	// Product images (CONTRACT.md section 23): invalid_media 400,
+	// Product images (docs/api.md section 23): invalid_media 400,
 	// media_not_found 404, media_in_use 409.
 	EInvalidMedia  = "invalid_media"
 	EMediaNotFound = "media_not_found"
 	EMediaInUse    = "media_in_use"
-	// Catalog import (CONTRACT.md section 25).
+	// Catalog import (docs/api.md section 25).
 	EJobNotFound = "job_not_found"
 
-	// Customer groups and price lists (CONTRACT.md section 26).
+	// Customer groups and price lists (docs/api.md section 26).
 	EGroupNotFound     = "group_not_found"
 	EPriceListNotFound = "price_list_not_found"
 	// EPricesChanged: a checkout found entry prices changed (a price
@@ -117,7 +117,7 @@ const (
 )
 
 // Error is the service's one error type. Code is one of the E* constants,
-// Data the optional value SPEC.md's error table gives for the code, and
+// Data the optional value docs/api.md section 2 gives for the code, and
 // Message a human-readable explanation that is logged, never sent for
 // internal errors.
 type Error struct {

@@ -12,7 +12,7 @@ import (
 // DefaultLocale is the store's language when --locales names none.
 const DefaultLocale = "en"
 
-// Locales are the store's languages (--locales, CONTRACT.md section 27),
+// Locales are the store's languages (--locales, docs/api.md section 27),
 // the default first. The zero value is the one language DefaultLocale.
 type Locales []string
 

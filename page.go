@@ -1,6 +1,6 @@
 package commerce
 
-// Paging limits of list operations (CONTRACT.md section 4).
+// Paging limits of list operations (docs/api.md section 4).
 const (
 	DefaultLimit = 10
 	MaxLimit     = 1000

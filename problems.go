@@ -104,7 +104,7 @@ func (p *Problems) CheckLen(path, v string, max int) {
 // be bounded (a longer pattern is validation_error).
 const MaxPatternLen = 1000
 
-// Pattern is a regular-expression filter argument (CONTRACT.md section 4):
+// Pattern is a regular-expression filter argument (docs/api.md section 4):
 // Go RE2 syntax, matched case-insensitively, anywhere in the value unless
 // the pattern anchors itself. The transport checks it (Check) while
 // decoding, so a service receives only valid patterns.

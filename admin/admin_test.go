@@ -16,9 +16,9 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/admin"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
 	"github.com/commercekit/commerce/staff"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // pages are the admin pages a test visits; every one needs a session.

@@ -28,8 +28,8 @@ func (h *Handler) auditTargets(r *http.Request, entries []any) map[string]target
 		t, _ := e["target"].(map[string]any)
 		kind, id := str(t["kind"]), str(t["id"])
 		if kind == "stock" {
-			kind, id, _ = strings.Cut(id, "/") // productId/warehouseId
-			kind, id = "product", kind
+			productID, _, _ := strings.Cut(id, "/") // productId/warehouseId
+			kind, id = "product", productID
 		}
 		if id != "" && !seen[kind+":"+id] {
 			seen[kind+":"+id] = true

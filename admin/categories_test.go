@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/commercekit/commerce/admin"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestCategoryOptionsPageThrough: the category selects and the tree list

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce/admin"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestChannelsAreTheEmittedOnes: the channels the admin offers (the events

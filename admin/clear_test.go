@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // promotionRecord is what the clearing tests read of a promotion.

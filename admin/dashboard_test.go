@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
 	"github.com/commercekit/commerce/staff"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestDashboardTodaysOrders: the dashboard's card of today's orders counts

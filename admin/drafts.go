@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Draft orders (CONTRACT.md section 24): staff taking an order by phone
+// Draft orders (docs/api.md section 24): staff taking an order by phone
 // find the customer, create the draft (draft.create), add products, set
 // the shipping address and method with the cart operations, and complete
 // it (draft.complete). The draft is a cart only admin tokens see.

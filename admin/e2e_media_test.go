@@ -17,8 +17,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/commercekit/commerce/app"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/media/s3"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // jpegFile writes a w x h JPEG of one colour to a file of the test.

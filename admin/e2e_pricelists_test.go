@@ -9,9 +9,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
 	"github.com/commercekit/commerce/staff"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // pricedProduct creates an ONLINE product priced 100.00 USD and a

@@ -12,9 +12,9 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/commercekit/commerce/app"
-	"github.com/commercekit/commerce/internal/testdb"
 	mailfile "github.com/commercekit/commerce/mail/file"
 	"github.com/commercekit/commerce/staff"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 var inviteRE = regexp.MustCompile(`/admin/invite\?token=([A-Za-z0-9_-]+)`)

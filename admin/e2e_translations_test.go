@@ -6,7 +6,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestAdminTranslationsEndToEnd: in a store in English, Spanish and

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // twoItemOrder checks out one unit of each product from an anonymous

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Customer groups (CONTRACT.md section 26): the groups' page (list,
+// Customer groups (docs/api.md section 26): the groups' page (list,
 // create, rename, remove) and a customer's groups on the customer's page.
 // Groups are customer data: the permission table's "group" resource gates
 // the groups' page, "customer" the customer's (customer.update sets a

@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce/app"
-	"github.com/commercekit/commerce/internal/apitest"
 	"github.com/commercekit/commerce/internal/password"
 	"github.com/commercekit/commerce/sqldb"
 	"github.com/commercekit/commerce/staff"
+	"github.com/commercekit/commerce/testkit/apitest"
 )
 
 // fastHash keeps the tests quick; the parameters are stored in each hash.

@@ -10,7 +10,7 @@ import (
 	"github.com/commercekit/commerce/transfer"
 )
 
-// The catalog import pages (CONTRACT.md section 25): a form uploads a file
+// The catalog import pages (docs/api.md section 25): a form uploads a file
 // (the commerce CSV or JSON Lines, or Shopify's product CSV) and starts
 // product.import's job; the job's page shows its progress while it runs
 // (htmx asks for it again every second; without JavaScript a link

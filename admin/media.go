@@ -14,7 +14,7 @@ import (
 	"github.com/commercekit/commerce/media"
 )
 
-// The product page's images (CONTRACT.md section 23): upload (file input
+// The product page's images (docs/api.md section 23): upload (file input
 // or dropped on the upload form), order, alt text, removal.
 
 // mediaUploadSpec and mediaSpec describe the image forms for their errors.

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestNamesWhereIdsWere: the dashboard's low stock names its products

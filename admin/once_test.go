@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // orderRecord is what the double-submit tests read of an order.

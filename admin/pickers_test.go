@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/commercekit/commerce/admin"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestBuildRule: the promotion rule builder writes the common rules

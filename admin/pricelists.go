@@ -12,7 +12,7 @@ import (
 	"github.com/commercekit/commerce/money"
 )
 
-// Price lists (CONTRACT.md section 26): the lists (filtered by group and
+// Price lists (docs/api.md section 26): the lists (filtered by group and
 // status), a list's fields, and its price table: a product found with
 // the product picker, its amount and tiers (minQuantity) set or removed.
 // Price lists are catalog data: the permission table's "priceList"

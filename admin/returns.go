@@ -10,7 +10,7 @@ import (
 	"github.com/commercekit/commerce"
 )
 
-// Returns and exchanges (CONTRACT.md section 24): a return is requested on
+// Returns and exchanges (docs/api.md section 24): a return is requested on
 // behalf of a customer from the order's page, then has its own page to
 // receive (quantities and restock per line), refund (the amount computed
 // shown before confirming) and reject. Every action is the API's

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
 	"github.com/commercekit/commerce/staff"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestSignInMalformedText: an email or password with a NUL byte or invalid

@@ -8,10 +8,10 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/admin"
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
 	"github.com/commercekit/commerce/staff"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 const memberPassword = "a member's long password"

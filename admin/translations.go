@@ -12,7 +12,7 @@ import (
 	"github.com/commercekit/commerce"
 )
 
-// Translations on the product and category pages (CONTRACT.md section 27).
+// Translations on the product and category pages (docs/api.md section 27).
 // For each of the store's locales but the default (Options.Locales), the
 // form has the record's title, slug and description in that locale beside
 // the default text (shown as each field's placeholder: what a reader of

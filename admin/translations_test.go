@@ -8,8 +8,8 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/app"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // threeLocales serves the store in English (the default), Spanish and

@@ -160,7 +160,7 @@ type App struct {
 	// Catalog is the catalog area, which the cart, promotions and taxes
 	// read products and category membership through.
 	Catalog *catalog.Service
-	// PriceLists is the price lists area (CONTRACT.md section 26), which
+	// PriceLists is the price lists area (docs/api.md section 26), which
 	// the catalog's reads and the cart price with.
 	PriceLists *pricelist.Service
 	// Tax is the tax area, which the cart computes its taxes through
@@ -170,7 +170,7 @@ type App struct {
 	Cart *cart.Service
 	// Order is the orders area, which checkout places orders through.
 	Order *order.Service
-	// Transfer is the catalog's import and export (CONTRACT.md section 25).
+	// Transfer is the catalog's import and export (docs/api.md section 25).
 	Transfer *transfer.Service
 	// Payments are the payment providers the service is configured with
 	// (manual and Options.PaymentProviders), by id.

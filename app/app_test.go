@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // The assembled service's /metrics has the request metrics and the VIEWED

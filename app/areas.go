@@ -90,7 +90,7 @@ var areas = []func(a *App) error{
 		}, a.now, a.opts.CartTTL)
 		a.Cart.Logger = a.logger
 		a.Cart.Locales = a.opts.Locales
-		a.Order.Exchanges = a.Cart // a return's exchange is a cart (CONTRACT.md section 24)
+		a.Order.Exchanges = a.Cart // a return's exchange is a cart (docs/api.md section 24)
 		rpc.RegisterCart(a.srv, a.Cart)
 		rpc.RegisterReturns(a.srv, a.Order, a.Cart)
 		return nil

@@ -12,7 +12,7 @@ import (
 	"github.com/commercekit/commerce/webhook"
 )
 
-// mailArea assembles the email area (CONTRACT.md section 22): before the
+// mailArea assembles the email area (docs/api.md section 22): before the
 // customer area, which queues the password-reset message through it.
 func mailArea(a *App) error {
 	key := a.opts.WebhookKey

@@ -9,7 +9,7 @@ import (
 	"github.com/commercekit/commerce/sqldb"
 )
 
-// mediaArea assembles the product images (CONTRACT.md section 23), after
+// mediaArea assembles the product images (docs/api.md section 23), after
 // the catalog, whose products list them.
 func mediaArea(a *App) error {
 	blobs := a.opts.MediaBlobs

@@ -19,9 +19,9 @@ import (
 
 	"github.com/commercekit/commerce/app"
 	"github.com/commercekit/commerce/auth"
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/payment"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // recordedNotes records the notifications the webhook applies.

@@ -10,7 +10,7 @@ import (
 	"github.com/commercekit/commerce/webhook"
 )
 
-// webhooks assembles the webhook area (CONTRACT.md section 17) and the
+// webhooks assembles the webhook area (docs/api.md section 17) and the
 // idempotency keys of POST operations (section 18).
 func webhooks(a *App) error {
 	key := a.opts.WebhookKey

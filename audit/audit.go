@@ -1,4 +1,4 @@
-// Package audit is the audit log of CONTRACT.md section 28: every change
+// Package audit is the audit log of docs/api.md section 28: every change
 // made by staff (admin app) or by an admin token or client (API) is
 // recorded in the change's own transaction, one entry per operation, with
 // who made it, their role, the operation, its target and the fields it

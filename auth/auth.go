@@ -21,7 +21,7 @@ type tokenClaims struct {
 	CustomerID   string `json:"customerId,omitempty"`
 	CustomerType string `json:"customerType,omitempty"`
 	Country      string `json:"country,omitempty"`
-	// Groups are the customer's group codes (CONTRACT.md section 26).
+	// Groups are the customer's group codes (docs/api.md section 26).
 	Groups []string `json:"groups,omitempty"`
 	Role   string   `json:"role,omitempty"`
 	jwt.RegisteredClaims

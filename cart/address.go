@@ -10,11 +10,11 @@ import (
 	"github.com/commercekit/commerce/geo"
 )
 
-// Address is a shipping or billing address (SPEC.md "Address"). It is
+// Address is a shipping or billing address (docs/api.md section 10). It is
 // stored and returned as given: validated, not normalised (a state given
 // as "Hawaii" stays "Hawaii"). PostCode and Phone are accepted as a JSON
-// number or string and kept as strings; Address2 (typed "Array Number" in
-// SPEC.md) is kept as whatever JSON value was given (null is absent).
+// number or string and kept as strings; Address2 (typed "Array Number" by the
+// original interface) is kept as whatever JSON value was given (null is absent).
 type Address struct {
 	// FirstName is the addressee's first name (required).
 	FirstName string `json:"firstName"`
@@ -23,7 +23,7 @@ type Address struct {
 	// Address1 is the street address (required).
 	Address1 string `json:"address_1"`
 	// Address2 is more of the address, kept as the JSON value given
-	// (SPEC.md types it "Array Number").
+	// (the original interface typed it "Array Number").
 	Address2 json.RawMessage `json:"address_2,omitempty"`
 	// PostCode is the postal code (required), a string or a number, kept as
 	// a string of the digits given.

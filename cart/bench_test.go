@@ -8,8 +8,8 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/cart"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // BenchmarkCart measures addToCart and calculateCart through the service

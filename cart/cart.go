@@ -1,7 +1,7 @@
 // Package cart is the shopping cart: entries priced from the catalog, stock
 // reserved per entry, promotions and taxes recalculated on every change,
 // shipping and billing addresses, the shipping method, and checkout
-// (SPEC.md "Cart", CONTRACT.md sections 3, 5, 8, 9, 10 and 11).
+// (docs/api.md sections 3, 5, 8, 9, 10 and 11).
 //
 // The cart calls the other areas in-process through interfaces it owns
 // (Catalog, Promotions, Taxes, Shipping, Stock, Payments), and every change of a cart
@@ -53,7 +53,7 @@ const (
 	StatusActive     = "ACTIVE"
 	StatusCheckedOut = "CHECKED_OUT"
 	StatusExpired    = "EXPIRED"
-	// StatusDraft is a draft order that staff build (CONTRACT.md section
+	// StatusDraft is a draft order that staff build (docs/api.md section
 	// 24): it changes as an ACTIVE cart does, by admin tokens only; it
 	// never expires (its reservations lapse as any cart's, and are
 	// taken again at completion if the stock allows).
@@ -79,7 +79,7 @@ const (
 	DefaultChannel  = "WEB"
 )
 
-// Limits (CONTRACT.md section 10).
+// Limits (docs/api.md section 10).
 const (
 	// MaxQuantityPerProduct is the most units of one product a cart holds.
 	MaxQuantityPerProduct = 100
@@ -88,7 +88,7 @@ const (
 )
 
 // DefaultTTL is how long a cart lives after its last successful operation
-// other than cart.info (CONTRACT.md: 7 days, configurable).
+// other than cart.info (docs/api.md: 7 days, configurable).
 const DefaultTTL = 7 * 24 * time.Hour
 
 // SameAsShipping is the billingAddress value that makes the billing
@@ -104,7 +104,7 @@ type Cart struct {
 	Currency   string `json:"currency"`
 	Country    string `json:"country"`
 	Channel    string `json:"channel"`
-	// Locale is the cart's language (CONTRACT.md section 27): its items'
+	// Locale is the cart's language (docs/api.md section 27): its items'
 	// titles are written in it and its order keeps it. "" for a cart made
 	// before the store had languages (the default).
 	Locale string `json:"locale,omitempty"`
@@ -157,7 +157,7 @@ type Cart struct {
 	// Groups are the customer groups its prices are selected for: those
 	// of the token of the last change made by the cart's own customer (a
 	// token without admin scope), kept so that a change by an admin
-	// token reprices it for the same groups (CONTRACT.md section 26).
+	// token reprices it for the same groups (docs/api.md section 26).
 	Groups []string `json:"groups,omitempty"`
 }
 

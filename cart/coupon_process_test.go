@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce/internal/snapcache"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestCouponCreatedByAnotherProcess (issue 27 defect 3): a coupon created

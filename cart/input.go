@@ -47,7 +47,7 @@ type AddInput struct {
 }
 
 // AddItem is an item of cart.addToCart: Quantity units of a product, to
-// be reserved in the warehouse WarehouseID (required, as SPEC.md says,
+// be reserved in the warehouse WarehouseID (required, as docs/api.md says,
 // even for a product with UNLIMITED stock, which reserves nothing).
 type AddItem struct {
 	// ProductID is the product's id; an entry of the same product gets the

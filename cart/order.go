@@ -12,7 +12,7 @@ import (
 
 // snapshot returns the order of the cart being checked out (its stock
 // committed, its payment authorised): the entries, prices, discounts,
-// taxes, addresses and shipping method as they are now (CONTRACT.md
+// taxes, addresses and shipping method as they are now (docs/api.md
 // section 13). products gives the entries' skus; number is the order's
 // allocated number.
 func snapshot(c *Cart, number string, email *string, products map[string]*catalog.Product) (*order.Order, error) {

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce/app"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestExpiredReservationsAreFree is issue 9 defect 4 through the API: with

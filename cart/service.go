@@ -40,7 +40,7 @@ type Deps struct {
 	// concurrent customer.remove (the customers area); optional.
 	Customers Customers
 	// PriceLists gives the prices of the active price lists (the price
-	// lists area, CONTRACT.md section 26); optional: none without it.
+	// lists area, docs/api.md section 26); optional: none without it.
 	PriceLists catalog.PriceLists
 }
 
@@ -52,7 +52,7 @@ type Customers interface {
 	// Pricing returns what the prices of the customer's account are
 	// selected for: its customerType and its groups (none, and "", when
 	// there is no such account). A draft's and an exchange's prices are
-	// the customer's, as their own cart's would be (CONTRACT.md section
+	// the customer's, as their own cart's would be (docs/api.md section
 	// 26).
 	Pricing(ctx context.Context, customerID string) (customerType string, groups []string, err error)
 	// IDByEmail returns the id of the account with the email, "" when
@@ -145,7 +145,7 @@ type Payments interface {
 // changes the stock, stores the cart and writes its event; see change.
 // Any valid token may call the operations; a cart whose customerId is not
 // ANON is visible only to a token with the same customerId claim or an
-// admin token, and is cart_not_found to any other (CONTRACT.md section 3).
+// admin token, and is cart_not_found to any other (docs/api.md section 3).
 //
 // Expiry: a cart expires TTL after its last successful operation other
 // than cart.info (calculateCart included: it is a use of the cart). An

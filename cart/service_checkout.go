@@ -20,7 +20,7 @@ import (
 // runs even when the request's context has ended.
 const voidTimeout = 30 * time.Second
 
-// Checkout is cart.checkout (CONTRACT.md sections 10 and 14). It applies
+// Checkout is cart.checkout (docs/api.md sections 10 and 14). It applies
 // the optional shippingAddress (available methods as setShippingAddress),
 // shippingMethod and billingAddress, then needs, in this order: entries
 // (validation_error), a shipping address (shipping_address_notset), a
@@ -345,7 +345,7 @@ func (s *Service) void(ctx context.Context, provider payment.Provider, id, cartI
 	return true
 }
 
-// orderEmail is the email of a checkout's order (CONTRACT.md section 13):
+// orderEmail is the email of a checkout's order (docs/api.md section 13):
 // the checkout's email argument, else the email of the customer's
 // account, else none; and whether the cart's customer has an account.
 func (s *Service) orderEmail(ctx context.Context, given *string, customerID string) (*string, bool, error) {

@@ -9,7 +9,7 @@ import (
 	"github.com/commercekit/commerce/promotion"
 )
 
-// ApplyCoupon is cart.applyCoupon (CONTRACT.md section 16): the cart holds
+// ApplyCoupon is cart.applyCoupon (docs/api.md section 16): the cart holds
 // the code from now on, as created, and its promotion applies when its
 // rule is met. A code the cart holds already (compared
 // case-insensitively) changes nothing: the cart is recalculated as by

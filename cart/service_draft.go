@@ -17,7 +17,7 @@ import (
 	"github.com/commercekit/commerce/stock"
 )
 
-// Draft orders (CONTRACT.md section 24): staff taking an order by phone
+// Draft orders (docs/api.md section 24): staff taking an order by phone
 // build a cart of status DRAFT for a customer. It is priced, taxed and
 // reserved as any cart, changed with the cart operations by admin tokens
 // only (canUse: its customer never sees it), never expires, and becomes an

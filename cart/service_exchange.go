@@ -17,7 +17,7 @@ import (
 	"github.com/commercekit/commerce/stock"
 )
 
-// The exchange of a return (CONTRACT.md section 24) is a cart of the
+// The exchange of a return (docs/api.md section 24) is a cart of the
 // order's customer, status EXCHANGE: its items are added, priced (the
 // price selection of addToCart, for the order's currency, country and
 // channel and the customer's type), taxed and reserved as any cart's, in
@@ -144,7 +144,7 @@ type exchangeTx struct {
 }
 
 // outOfStock turns the stock's not_enough_stock into the exchange's
-// out_of_stock, with the same data (CONTRACT.md section 24).
+// out_of_stock, with the same data (docs/api.md section 24).
 func outOfStock(err error) error {
 	var ce *commerce.Error
 	if errors.As(err, &ce) && ce.Code == commerce.ENotEnoughStock {

@@ -81,7 +81,7 @@ func (s *Service) recalc(ctx context.Context, c *Cart) error {
 		})
 	}
 	if m := c.ShippingMethod; m != nil {
-		// Taxed on the rate less its discount (CONTRACT.md section 16).
+		// Taxed on the rate less its discount (docs/api.md section 16).
 		te = append(te, tax.Entry{ID: "shipping", Quantity: 1, Amount: m.Amount - c.shippingDiscount(), TaxCode: m.TaxCode})
 	}
 	var results []tax.Result

@@ -29,11 +29,11 @@ func (s *Service) listPrices(ctx context.Context, ids, groups []string) (map[str
 }
 
 // reprice selects again, with catalog.SelectPrice, the unit price of each
-// entry that a price list prices now or priced before (CONTRACT.md section
+// entry that a price list prices now or priced before (docs/api.md section
 // 26: a cart reprices when a quantity crosses a tier or a price list
 // changes), and returns the ids of the entries whose price changed. An
 // entry no price list ever priced keeps the price selected when its units
-// were added (CONTRACT.md section 10), and so does an entry for which no
+// were added (docs/api.md section 10), and so does an entry for which no
 // price is left at all (its product lost its price in the currency:
 // addToCart refuses it, a cart holding it is not repriced to nothing).
 func (s *Service) reprice(ctx context.Context, c *Cart, sh Shopper, now time.Time) ([]string, error) {

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce/app"
-	"github.com/commercekit/commerce/internal/stripemock"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/stripemock"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 type stripeOrder struct {

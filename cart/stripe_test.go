@@ -15,10 +15,10 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/app"
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/stripemock"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/stripemock"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // stripeFront is a local server in front of Stripe (stripe-mock), or

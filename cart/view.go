@@ -8,7 +8,7 @@ import (
 	"github.com/commercekit/commerce/stock"
 )
 
-// Form selects how a cart is shown (CONTRACT.md section 10).
+// Form selects how a cart is shown (docs/api.md section 10).
 type Form uint8
 
 const (
@@ -28,7 +28,7 @@ const (
 // customerId, currency, country, channel, expirationTime, items,
 // promotions, taxes; tax and beforeTax in the AddForm only; the
 // addresses and the shipping method once set. BillingAddress is spelled
-// with a capital B, as SPEC.md writes it; for a cart whose billing is
+// with a capital B, as docs/api.md writes it; for a cart whose billing is
 // same-as-shipping it shows the shipping address.
 type View struct {
 	ID             string          `json:"id"`
@@ -61,7 +61,7 @@ type Amount = money.Amount
 type PriceView struct {
 	money.Money
 	Plain bool
-	// PriceListID is the price list that gave an entry's price (CONTRACT.md
+	// PriceListID is the price list that gave an entry's price (docs/api.md
 	// section 26), shown as priceListId; empty when the product's own
 	// prices gave it.
 	PriceListID string
@@ -153,7 +153,7 @@ type ShippingMethod struct {
 	TaxCode string    `json:"taxCode"`
 	RateID  string    `json:"rateId"`
 	Rate    PriceView `json:"rate"`
-	// Discount is the amount a promotion took off the rate (CONTRACT.md
+	// Discount is the amount a promotion took off the rate (docs/api.md
 	// section 16), absent when none did.
 	Discount *Amount `json:"discount,omitempty"`
 }

@@ -1,6 +1,6 @@
 // Package catalog holds the products and categories of the store: their
-// types, the rules a product or category must satisfy (SPEC.md "Product" and
-// "Category", CONTRACT.md section 6), the use cases behind the catalog
+// types, the rules a product or category must satisfy (docs/api.md
+// section 6), the use cases behind the catalog
 // operations, and the Store interface their storage implements.
 //
 // Other areas call the Service in-process: Products (a batch get of the
@@ -99,7 +99,7 @@ type Product struct {
 	// not read back from JSON.
 	Variants []string `json:"-"`
 	TaxCode  string   `json:"taxCode"`
-	// Slug is the product's slug in the locale read (CONTRACT.md section
+	// Slug is the product's slug in the locale read (docs/api.md section
 	// 27): a product's slugs are its translations'; "" (left out) when
 	// the locale has none. Never stored.
 	Slug string `json:"slug,omitempty"`
@@ -183,7 +183,7 @@ type Media struct {
 	ID string `json:"id"`
 	// URL is where the media is.
 	URL string `json:"url"`
-	// Alt is the image's alternative text (CONTRACT.md section 23).
+	// Alt is the image's alternative text (docs/api.md section 23).
 	Alt string `json:"alt,omitempty"`
 	// Width is the image's width in pixels, when known (an uploaded
 	// image's).

@@ -54,7 +54,7 @@ type ProductFields struct {
 	// Variant whose base is this product.
 	Variants *[]string `json:"variants,omitempty"`
 	// TaxCode names the taxes that apply to the product: every tax whose
-	// code it is (CONTRACT.md section 8).
+	// code it is (docs/api.md section 8).
 	TaxCode *string `json:"taxCode,omitempty"`
 	// Translations are the product's title, description and slug in the
 	// store's other locales (--locales), by locale; null for a locale
@@ -168,7 +168,7 @@ type ProductInfoInput struct {
 	// ID is the product's id.
 	ID string `json:"id"`
 	// Currency asks for the product's price in this currency (ISO 4217),
-	// as a new cart would get it for the token (CONTRACT.md section 26).
+	// as a new cart would get it for the token (docs/api.md section 26).
 	Currency *string `json:"currency"`
 	// Quantity is the line quantity the price is for (default 1), with
 	// currency.
@@ -243,17 +243,17 @@ type ListProductsInput struct {
 	// MediaID matches the products with a media of any of these ids.
 	MediaID commerce.StringList `json:"medias.id"`
 	// Currency asks for each product's price in this currency (ISO
-	// 4217), as a new cart would get it for the token (CONTRACT.md
+	// 4217), as a new cart would get it for the token (docs/api.md
 	// section 26).
 	Currency *string `json:"currency"`
 	// Quantity is the line quantity the prices are for (default 1), with
 	// currency.
 	Quantity *int64 `json:"quantity"`
-	// MediaCustomerType is SPEC.md's spelling of prices.customerType
-	// (CONTRACT.md section 6): the same filter.
+	// MediaCustomerType is the original interface's spelling of
+	// prices.customerType (docs/api.md section 6): the same filter.
 	MediaCustomerType commerce.StringList `json:"medias.customerType"`
-	// MediaChannel is SPEC.md's spelling of prices.channel (CONTRACT.md
-	// section 6): the same filter.
+	// MediaChannel is the original interface's spelling of prices.channel
+	// (docs/api.md section 6): the same filter.
 	MediaChannel commerce.StringList `json:"medias.channel"`
 	// Fields are the top-level fields to return besides id (all when
 	// absent); unknown names are ignored.

@@ -14,7 +14,7 @@ import (
 
 // Shopper is what a price is selected for: the cart's currency and
 // channel, the customer's country and tags (customer types such as VIP)
-// and the customer's groups (price lists, CONTRACT.md section 26).
+// and the customer's groups (price lists, docs/api.md section 26).
 type Shopper struct {
 	Currency string
 	Channel  string
@@ -23,7 +23,7 @@ type Shopper struct {
 	Groups   []string
 }
 
-// ListRule is what an ACTIVE price list is restricted to (CONTRACT.md
+// ListRule is what an ACTIVE price list is restricted to (docs/api.md
 // section 26): Groups empty for everyone, Channel and Country empty for
 // any, ValidFrom and ValidUntil nil when the list has no such bound.
 // Priority is the list's (higher wins) and Seq its creation order
@@ -106,7 +106,7 @@ type Selected struct {
 // at now (both ends inclusive) and with a tier for the quantity gives
 // the price of its largest MinQuantity not above quantity.
 //
-// With none, the product's own prices (SPEC.md's selection): a candidate
+// With none, the product's own prices (docs/api.md section 10's selection): a candidate
 // has the shopper's currency and, when it has a validity period, now
 // within it (both ends inclusive). Among the candidates the highest score
 // wins: +1 when its country is the shopper's, +2 when its channel is the
@@ -186,7 +186,7 @@ func score(p Price, s Shopper) int {
 	return score
 }
 
-// Defaults of the shopper of a catalog read (CONTRACT.md section 26): a
+// Defaults of the shopper of a catalog read (docs/api.md section 26): a
 // new cart's channel and country, and the tag of a customer without a
 // customerType (cart.Anonymous).
 const (

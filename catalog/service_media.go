@@ -9,7 +9,7 @@ import (
 )
 
 // AddMedia appends an entry to a product's medias in one transaction (an
-// uploaded image, CONTRACT.md section 23), as product.update with the
+// uploaded image, docs/api.md section 23), as product.update with the
 // medias so extended would, and emits UPDATE on PRODUCTS with data {id,
 // medias}. Errors: product_not_found, product_not_saved, validation_error
 // (an entry of that id is there already).

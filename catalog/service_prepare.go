@@ -28,7 +28,7 @@ func (s *Service) prepare(ctx context.Context, tx Tx, p *Product, in ProductFiel
 		return commerce.NewError(commerce.EMaxCategoriesPerProduct, s.MaxCategories)
 	}
 
-	// Base and Variant data, in the order CONTRACT.md section 6 gives.
+	// Base and Variant data, in the order docs/api.md section 6 gives.
 	// For mixing the two sides, a field that is present counts, even
 	// empty (variants: [] with a base is inconsistent_base_variants_data);
 	// for pairing base with variations, an empty variations list counts as

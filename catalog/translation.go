@@ -8,7 +8,7 @@ import (
 )
 
 // Translation is a record's text in one locale other than the default
-// (CONTRACT.md section 27): any subset of the fields; an empty field falls
+// (docs/api.md section 27): any subset of the fields; an empty field falls
 // back to the default's on reads.
 type Translation struct {
 	// Title is the record's name in the locale.
@@ -97,7 +97,7 @@ func joinLocales(l commerce.Locales) string {
 	return s
 }
 
-// ReadLocale returns the locale of a read (CONTRACT.md section 27): arg
+// ReadLocale returns the locale of a read (docs/api.md section 27): arg
 // when given (validation_error when it is not one of the store's), else
 // the request's Accept-Language, else the default.
 func (s *Service) ReadLocale(ctx context.Context, arg *string) (string, error) {

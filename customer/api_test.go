@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/commercekit/commerce"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 func TestRegister(t *testing.T) {

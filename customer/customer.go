@@ -1,4 +1,4 @@
-// Package customer is the customer area (CONTRACT.md section 15): shopper
+// Package customer is the customer area (docs/api.md section 15): shopper
 // accounts with an address book, sign-in with access and refresh tokens,
 // password resets, the login lock-out, and the OAuth 2.0 clients servers
 // get their own tokens with.
@@ -30,12 +30,12 @@ type Customer struct {
 	LastName     string `json:"lastName"`
 	Phone        string `json:"phone"`
 	CustomerType string `json:"customerType"`
-	// Groups are the codes of the customer's groups (CONTRACT.md section
+	// Groups are the codes of the customer's groups (docs/api.md section
 	// 26), carried in its tokens as the claim groups.
 	Groups    []string  `json:"groups"`
 	Addresses []Address `json:"addresses"`
 	CreatedAt time.Time `json:"createdAt"`
-	// Locale is the customer's language, one of the store's (CONTRACT.md
+	// Locale is the customer's language, one of the store's (docs/api.md
 	// section 27): her emails are written in it. "" for an account made
 	// before the store had languages (emails in the default).
 	Locale       string `json:"locale,omitempty"`
@@ -43,7 +43,7 @@ type Customer struct {
 }
 
 // Address is an entry of a customer's address book: a cart address
-// (CONTRACT.md section 10) with an id and the default flag.
+// (docs/api.md section 10) with an id and the default flag.
 type Address struct {
 	ID string `json:"id"`
 	cart.Address
@@ -67,7 +67,7 @@ type Client struct {
 	Name  string `json:"name"`
 	Scope string `json:"scope"`
 	// Role is the role of an admin client's tokens (claim role; "" is
-	// admin, CONTRACT.md section 28).
+	// admin, docs/api.md section 28).
 	Role       string    `json:"role,omitempty"`
 	CreatedAt  time.Time `json:"createdAt"`
 	SecretHash string    `json:"-"`

@@ -18,7 +18,7 @@ type Eraser func(doc []byte) ([]byte, bool, error)
 // PersonalFields are the fields of a JSON document (an event's payload, a
 // stored answer) that hold a person's data, wherever they appear in it:
 // the account's email, names and phone, an address's fields but its
-// country and state (CONTRACT.md sections 15 and 29: the same fields as an
+// country and state (docs/api.md sections 15 and 29: the same fields as an
 // erased order's), and a message's recipient (`to`, MAILS events).
 // ErasePersonal replaces their values with "[erased]".
 var PersonalFields = map[string]bool{
@@ -164,7 +164,7 @@ func writeJSON(out *bytes.Buffer, v any) error {
 
 // eraseRecords erases the personal data the store keeps of the customer
 // beyond its account, orders and carts, in the removal's transaction
-// (CONTRACT.md section 29): the payloads of the events about the customer,
+// (docs/api.md section 29): the payloads of the events about the customer,
 // owned by its id or one of its carts' (Event.Owner). (The stored answers
 // of idempotent requests need nothing: they are sealed with a key only
 // the client holds, and expire after 24 hours.)

@@ -31,7 +31,7 @@ type Exporter interface {
 
 // SetExporter makes x give the list name (ExportEmails, ExportReturns) of
 // customer.export; until an area does, the list is empty. It is called
-// while the service is wired, before it serves. The mail area (CONTRACT.md
+// while the service is wired, before it serves. The mail area (docs/api.md
 // section 22) gives the emails sent, the returns (section 24) the returns.
 func (s *Service) SetExporter(name string, x Exporter) {
 	if s.exports == nil {
@@ -40,7 +40,7 @@ func (s *Service) SetExporter(name string, x Exporter) {
 	s.exports[name] = x
 }
 
-// Export is the answer of customer.export (CONTRACT.md section 29, GDPR
+// Export is the answer of customer.export (docs/api.md section 29, GDPR
 // article 15): everything the store holds about a customer. Secrets and
 // their hashes (password, refresh and reset tokens) are never in it.
 type Export struct {

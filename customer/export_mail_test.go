@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce/app"
-	"github.com/commercekit/commerce/internal/testdb"
 	mailfile "github.com/commercekit/commerce/mail/file"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestExportEmailsAndReturns: with mail on, customer.export lists the

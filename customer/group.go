@@ -10,7 +10,7 @@ import (
 	"github.com/commercekit/commerce/event"
 )
 
-// Group is a customer group (CONTRACT.md section 26): price lists name
+// Group is a customer group (docs/api.md section 26): price lists name
 // the groups they are for, customers belong to groups.
 type Group struct {
 	Code      string    `json:"code"`

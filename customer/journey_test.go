@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/commercekit/commerce"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestJourney: register, sign in with a guest cart, check out, see the

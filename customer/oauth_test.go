@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/rpc"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // tokenCall posts a form to /oauth/token, with Basic credentials when id

@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce/app"
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/testdb"
 	mailfile "github.com/commercekit/commerce/mail/file"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // zenobia is the person whose data the privacy tests follow; each value

@@ -10,12 +10,12 @@ import (
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/app"
 	"github.com/commercekit/commerce/customer"
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/payment"
 	"github.com/commercekit/commerce/payment/manual"
 	"github.com/commercekit/commerce/sqldb"
 	"github.com/commercekit/commerce/sqlite"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // hold runs fn in a write transaction in the background and keeps the

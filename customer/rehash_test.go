@@ -8,9 +8,9 @@ import (
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/auth"
 	"github.com/commercekit/commerce/customer"
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestRaisedParameters: a password stored with weaker argon2id parameters

@@ -20,7 +20,7 @@ import (
 	"github.com/commercekit/commerce/order"
 )
 
-// Default lifetimes and lock-out (CONTRACT.md section 15).
+// Default lifetimes and lock-out (docs/api.md section 15).
 const (
 	DefaultAccessTTL  = 15 * time.Minute
 	DefaultRefreshTTL = 30 * 24 * time.Hour
@@ -36,7 +36,7 @@ type Options struct {
 	// Params are argon2id's parameters for new hashes (DefaultParams).
 	Params *Params
 	// Mail is the email area: with mail on, a password reset is an
-	// email (CONTRACT.md section 22); nil is mail off.
+	// email (docs/api.md section 22); nil is mail off.
 	Mail *commercemail.Service
 	// Locales are the store's languages, the default first (--locales;
 	// the zero value is en alone): a customer's locale is one of them.

@@ -22,7 +22,7 @@ type Session struct {
 	Customer     *Customer `json:"customer"`
 }
 
-// accessToken mints the customer's access token (CONTRACT.md section 3
+// accessToken mints the customer's access token (docs/api.md section 3
 // claims: scope api, sub and customerId its id, customerType, and the
 // country of its default address).
 func (s *Service) accessToken(c *Customer, now time.Time) (string, error) {

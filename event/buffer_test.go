@@ -12,7 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/commercekit/commerce/event"
-	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 func TestBufferFlushesWithinInterval(t *testing.T) {

@@ -58,7 +58,7 @@ type Event struct {
 	// holds: the customer's id (CUSTOMERS), the cart's (CARTS, and ORDERS:
 	// an order is its cart's); "" when it holds none. It is stored with
 	// the event, never sent: customer.remove finds the events to erase
-	// by it (CONTRACT.md section 29).
+	// by it (docs/api.md section 29).
 	Owner string `json:"-"`
 }
 

@@ -14,11 +14,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/sample"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/loader"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/sample"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // sampleProduct is what the test reads from the sample file itself.

@@ -8,14 +8,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/loader"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // twiceFiles is a small folder in the sample's format with a record of
-// every kind, two taxes of one code (both apply, CONTRACT.md section 8)
+// every kind, two taxes of one code (both apply, docs/api.md section 8)
 // and two categories of one slug under different parents.
 var twiceFiles = map[string]string{
 	"dataCategories.jsonl": `{"parent": "ROOT", "title": "Frigoríficos"}

@@ -13,9 +13,9 @@ import (
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/app"
 	"github.com/commercekit/commerce/event"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/mail"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestOrderMail: each order event sends its message, in the order's
@@ -260,7 +260,7 @@ func TestOperations(t *testing.T) {
 	})
 }
 
-// TestReturnAndInvite: a RETURNS event (CONTRACT.md section 24) sends
+// TestReturnAndInvite: a RETURNS event (docs/api.md section 24) sends
 // return_update to the order's address; a staff invitation queued through
 // the Go API sends staff_invite with its token only in the message.
 func TestReturnAndInvite(t *testing.T) {

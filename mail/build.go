@@ -158,7 +158,7 @@ func (s *Service) orderData(o *order.Order, template, locale string) (*Data, str
 	return d, locale, true
 }
 
-// ReturnRecord is what return_update reads of a return (CONTRACT.md
+// ReturnRecord is what return_update reads of a return (docs/api.md
 // section 24's record, as its RETURNS events carry it).
 type ReturnRecord struct {
 	ID      string `json:"id"`

@@ -77,7 +77,7 @@ type RefundView struct {
 	Amount, Reason string
 }
 
-// ReturnView is a return (CONTRACT.md section 24).
+// ReturnView is a return (docs/api.md section 24).
 type ReturnView struct {
 	Number, Status string
 	// Lines are the returned items.

@@ -16,11 +16,11 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/app"
-	"github.com/commercekit/commerce/internal/apitest"
 	"github.com/commercekit/commerce/mail"
 	mailfile "github.com/commercekit/commerce/mail/file"
 	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/apitest"
 )
 
 // shop is a running service whose mail goes to files in dir, with a

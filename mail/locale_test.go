@@ -7,13 +7,13 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/app"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/mail"
 	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
-// TestLocaleMail (CONTRACT.md section 27): a cart made in Spanish holds its
+// TestLocaleMail (docs/api.md section 27): a cart made in Spanish holds its
 // items' titles in Spanish, its order keeps the locale and the order
 // confirmation is written in Spanish; cart.info reads the titles in the
 // locale asked for; a customer registered in Spanish gets her welcome in

@@ -1,4 +1,4 @@
-// Package mail is the email area (CONTRACT.md section 22): the messages
+// Package mail is the email area (docs/api.md section 22): the messages
 // the shop sends its customers, rendered from templates (built in,
 // overridable file by file, per locale), queued in the database and sent
 // by a dispatcher through a Sender (the adapters mail/smtp and mail/file),
@@ -56,7 +56,7 @@ const (
 	StaffInvite       = "staff_invite"
 )
 
-// Templates lists every template, in the order of CONTRACT.md section 22.
+// Templates lists every template, in the order of docs/api.md section 22.
 var Templates = []string{OrderConfirmation, OrderShipped, OrderRefunded, OrderCancelled, ReturnUpdate,
 	PasswordReset, Welcome, StaffInvite}
 
@@ -138,7 +138,7 @@ const DefaultLocale = "en"
 
 // ResolveLocale returns the first of candidates (most specific first: the
 // order's, the cart's, the customer's) among available, else
-// DefaultLocale. A candidate "es-MX" also matches "es". CONTRACT.md
+// DefaultLocale. A candidate "es-MX" also matches "es". docs/api.md
 // section 27 adds locale to customers, carts and orders; every message
 // resolves its locale through Renderer.Locale, which calls this.
 func ResolveLocale(available []string, candidates ...string) string {

@@ -8,12 +8,12 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce/app"
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/mailpit"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/mail"
 	"github.com/commercekit/commerce/mail/smtp"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/mailpit"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // mailpitShop is a shop whose mail goes to a Mailpit, retried every

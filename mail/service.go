@@ -12,7 +12,7 @@ import (
 	"github.com/commercekit/commerce/order"
 )
 
-// Defaults of the configuration (CONTRACT.md section 22).
+// Defaults of the configuration (docs/api.md section 22).
 const (
 	DefaultFrom       = "Shop <shop@localhost>"
 	DefaultShopName   = "Shop"
@@ -64,7 +64,7 @@ type Orders interface {
 // Recipient is what a message needs of a customer.
 type Recipient struct {
 	ID, Email, FirstName string
-	// Locale is the customer's locale ("" until CONTRACT.md section 27
+	// Locale is the customer's locale ("" until docs/api.md section 27
 	// gives customers one).
 	Locale string
 }
@@ -284,7 +284,7 @@ func (s *Service) QueueReset(ctx context.Context, tx Tx, r Reset) (bool, error) 
 	return true, nil
 }
 
-// Invite is a staff_invite message to queue (CONTRACT.md section 28).
+// Invite is a staff_invite message to queue (docs/api.md section 28).
 type Invite struct {
 	To string
 	// URL is the link that sets the password, with Token in it.

@@ -16,9 +16,9 @@ import (
 	"testing"
 
 	"github.com/commercekit/commerce/app"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/media"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestUploadStripsAndOrients: an upload is stored turned upright by its

@@ -14,9 +14,9 @@ import (
 	"testing"
 
 	"github.com/commercekit/commerce/app"
-	"github.com/commercekit/commerce/internal/apitest"
 	"github.com/commercekit/commerce/media"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/apitest"
 )
 
 // shop is a running service keeping its images in memory, with a

@@ -1,4 +1,4 @@
-// Package media is the product images area (CONTRACT.md section 23): the
+// Package media is the product images area (docs/api.md section 23): the
 // upload pipeline (sniff the content, check the size before decoding,
 // decode, auto-orient, re-encode without metadata), the records of the
 // uploaded images, their resized copies made on first request, and the

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce/app"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/media"
 	"github.com/commercekit/commerce/media/s3"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestS3Upload: the service over the S3 store (a real S3-compatible

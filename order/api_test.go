@@ -5,9 +5,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestJourney: checkout places the order (snapshot, number 1001, the

@@ -11,10 +11,10 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/cart"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/money"
 	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // BenchmarkCheckout compares cart.checkout (which now places the order:

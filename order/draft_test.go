@@ -3,9 +3,9 @@ package order_test
 import (
 	"testing"
 
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestDraftOrder: staff create a draft for a customer (by email), change

@@ -8,7 +8,7 @@ import (
 )
 
 // Erased replaces personal data in an order whose customer was removed
-// (CONTRACT.md section 15).
+// (docs/api.md section 15).
 const Erased = "[erased]"
 
 // Erase removes the personal data of the order (customer.remove): the

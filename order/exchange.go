@@ -10,7 +10,7 @@ import (
 // Exchanges makes the exchanges of returns (implemented by the cart
 // area: an exchange is a cart of the order's customer, priced, taxed and
 // reserved as any cart, and checked out into the replacement order
-// through the cart's checkout path; CONTRACT.md section 24). The orders
+// through the cart's checkout path; docs/api.md section 24). The orders
 // area cannot call the cart itself (the cart calls the orders area at
 // checkout), so it names what it needs here.
 type Exchanges interface {

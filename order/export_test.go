@@ -8,13 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestOrderExport: order.export streams one CSV row per order item, with
 // the filters; bad filters are 400 before anything is streamed; an api
-// token is 403 (CONTRACT.md section 25).
+// token is 403 (docs/api.md section 25).
 func TestOrderExport(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {
 		s := newShop(t, db)

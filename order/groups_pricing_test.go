@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // pricedItem is a cart line's unit price as cart.calculateCart answers
@@ -19,7 +19,7 @@ type pricedItem struct {
 	} `json:"price"`
 }
 
-// TestDraftAndExchangePricedForGroups (CONTRACT.md section 26): a draft
+// TestDraftAndExchangePricedForGroups (docs/api.md section 26): a draft
 // staff take for a customer of a group, and an exchange of their return,
 // are priced by the group's price list exactly as the customer's own cart
 // (their token's groups claim) is; staff changing the draft keep its

@@ -9,9 +9,9 @@ import (
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/app"
 	"github.com/commercekit/commerce/event"
-	"github.com/commercekit/commerce/internal/apitest"
 	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/apitest"
 )
 
 // shop is a running service with a category, a 21% gross default tax, a

@@ -1,6 +1,6 @@
 // Package order is the order a checkout places and what happens to it
 // after: capture, fulfilment, delivery, cancellation and refunds
-// (CONTRACT.md sections 13 and 14).
+// (docs/api.md sections 13 and 14).
 //
 // An order is created by cart.checkout in the transaction that checks the
 // cart out (Service.Place, through the cart's Tx.Orders()), as a snapshot:
@@ -35,7 +35,7 @@ import (
 	"github.com/commercekit/commerce/money"
 )
 
-// Error codes of the orders area (CONTRACT.md section 13).
+// Error codes of the orders area (docs/api.md section 13).
 const (
 	ENotFound                   = commerce.EOrderNotFound
 	EInvalidState               = commerce.EInvalidOrderState
@@ -93,7 +93,7 @@ var (
 )
 
 // Sources of an order (source): a storefront's checkout, or a draft
-// order completed by staff (CONTRACT.md section 24). Orders stored before
+// order completed by staff (docs/api.md section 24). Orders stored before
 // sources existed read as SourceStorefront.
 const (
 	SourceStorefront = "STOREFRONT"
@@ -132,7 +132,7 @@ type Order struct {
 	Country           string `json:"country"`
 	Channel           string `json:"channel"`
 	// Locale is the language of the cart the order was placed from
-	// (CONTRACT.md section 27): its emails are written in it.
+	// (docs/api.md section 27): its emails are written in it.
 	Locale          string          `json:"locale,omitempty"`
 	Items           []*Item         `json:"items"`
 	ShippingAddress json.RawMessage `json:"shippingAddress,omitempty"`
@@ -143,7 +143,7 @@ type Order struct {
 	Payments        []*Payment      `json:"payments"`
 	Fulfillments    []*Fulfillment  `json:"fulfillments"`
 	Refunds         []*Refund       `json:"refunds"`
-	// Returns are the ids of the order's returns (CONTRACT.md section
+	// Returns are the ids of the order's returns (docs/api.md section
 	// 24), in creation order.
 	Returns []string `json:"returns"`
 	// Source is where the order was taken: SourceStorefront, or
@@ -200,7 +200,7 @@ type ShippingMethod struct {
 	Rate  money.Money `json:"rate"`
 }
 
-// Totals are the order's totals (CONTRACT.md section 13).
+// Totals are the order's totals (docs/api.md section 13).
 type Totals struct {
 	Items    money.Money `json:"items"`
 	Discount money.Money `json:"discount"`

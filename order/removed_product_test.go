@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // product.remove takes the product's stock with it: an order of the

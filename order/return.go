@@ -8,7 +8,7 @@ import (
 	"github.com/commercekit/commerce/money"
 )
 
-// Return statuses (CONTRACT.md section 24).
+// Return statuses (docs/api.md section 24).
 const (
 	ReturnRequested = "REQUESTED"
 	ReturnReceived  = "RECEIVED"
@@ -82,7 +82,7 @@ func nextReturnStatus(r *Return, op string) (string, error) {
 	return next, nil
 }
 
-// Return is a return of units of an order (CONTRACT.md section 24), as
+// Return is a return of units of an order (docs/api.md section 24), as
 // clients see it and as stored. CartID, Value and SKUs are kept by the
 // store beside the document, never shown.
 type Return struct {

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce/app"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestReturnErrors: every refusal of the return operations, with its code,

@@ -4,10 +4,10 @@ import (
 	"testing"
 
 	"github.com/commercekit/commerce/app"
-	"github.com/commercekit/commerce/internal/stripemock"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/stripemock"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestStripeReturn: a return of an order paid with Stripe is refunded

@@ -10,10 +10,10 @@ import (
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/app"
 	"github.com/commercekit/commerce/event"
-	"github.com/commercekit/commerce/internal/testdb"
 	mailfile "github.com/commercekit/commerce/mail/file"
 	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // ret calls a return operation with the token and returns the return.
@@ -146,7 +146,7 @@ func TestReturnJourney(t *testing.T) {
 			t.Errorf("ORDERS events %v, want %v", got, want)
 		}
 		// The customer's mail, in order: each step of the order, of
-		// the return and of the exchange's order (CONTRACT.md sections
+		// the return and of the exchange's order (docs/api.md sections
 		// 22 and 24). The refund's one transaction emits the order's
 		// REFUND, the exchange order's CREATE and the return's REFUND,
 		// in that order.

@@ -304,7 +304,7 @@ func apply(ctx context.Context, tx Tx, o *Order, op *Operation, _ payment.Receip
 			}
 		}
 		// The uses of coupons and limited promotions come back
-		// (CONTRACT.md section 16).
+		// (docs/api.md section 16).
 		if _, err := tx.Promotions().ReleaseRedemptions(ctx, o.CartID); err != nil {
 			return "", err
 		}

@@ -12,7 +12,7 @@ import (
 	"github.com/commercekit/commerce/stock"
 )
 
-// Returns (CONTRACT.md section 24). A return is its own record (return.go)
+// Returns (docs/api.md section 24). A return is its own record (return.go)
 // whose every change is one transaction that locks the return, then its
 // order (the order's row serialises everything that counts units of its
 // returns: 50 parallel return.request for the same units never take more

@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce/app"
-	"github.com/commercekit/commerce/internal/stripemock"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/stripemock"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestStripeJourneys runs the journeys with the stripe provider against

@@ -9,12 +9,12 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/money"
 	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/payment"
 	"github.com/commercekit/commerce/payment/manual"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // lossy is a remote provider that does what it is asked (once per

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestExecAtCommitInterrupted: a statement sent with the COMMIT that

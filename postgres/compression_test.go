@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestLZ4Documents: on a server built with lz4, the documents written on

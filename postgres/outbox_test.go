@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce/event"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 func newEvent(t *testing.T, payload any) event.Event {

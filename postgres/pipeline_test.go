@@ -16,9 +16,9 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/event"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/postgres"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // roundTrips is a TCP proxy in front of PostgreSQL that counts the round

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/postgres"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestConnectionBudget: a process opens at most MaxConns connections to

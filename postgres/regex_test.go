@@ -8,10 +8,10 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/catalog"
-	"github.com/commercekit/commerce/internal/storetest"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/postgres"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/storetest"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestTranslateRegex checks the ARE printed for some patterns

@@ -3,9 +3,9 @@ package postgres_test
 import (
 	"testing"
 
-	"github.com/commercekit/commerce/internal/storetest"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/storetest"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestSearchLocaleC runs the search conformance suite on databases created

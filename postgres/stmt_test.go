@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestStatementsPrepared: pgx prepares a statement once per connection

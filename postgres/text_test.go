@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestBadTextIsValidationError: text that PostgreSQL refuses (a NUL byte,

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/commercekit/commerce/event"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestPriceListCRUD: create, info, list, update (fields, setPrices,

@@ -9,9 +9,9 @@ import (
 
 	"github.com/commercekit/commerce"
 	cartpkg "github.com/commercekit/commerce/cart"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/pricelist"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // BenchmarkPriceLists measures cart.addToCart (in-process, as

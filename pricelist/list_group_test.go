@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestPriceListListByGroup: priceList.list's group matches the lists

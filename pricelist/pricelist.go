@@ -1,4 +1,4 @@
-// Package pricelist is the price lists area (CONTRACT.md section 26):
+// Package pricelist is the price lists area (docs/api.md section 26):
 // named lists of prices for groups of customers, a channel, a country
 // and a period, with a priority and quantity tiers. Prices are selected
 // by catalog.SelectPrice, with the lists' prices this area keeps in

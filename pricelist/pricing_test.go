@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // refList is a price list as the reference implementation sees it.
@@ -27,7 +27,7 @@ type refShopper struct {
 	groups                []string
 }
 
-// refPrice is the reference selection (CONTRACT.md section 26, SPEC.md's
+// refPrice is the reference selection (docs/api.md section 26, docs/api.md's
 // product prices): written from the contract, independently of
 // catalog.SelectPrice. lists are in creation order; the product's own
 // prices are the test's: 100.00 USD for everyone, 90.00 for VIP, 95.00

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/commercekit/commerce/event"
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // promo is a promotion as a client reads it.

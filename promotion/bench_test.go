@@ -8,13 +8,13 @@ import (
 	"os"
 	"testing"
 
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/money"
 	"github.com/commercekit/commerce/promotion"
 	"github.com/commercekit/commerce/promotion/engine"
 	"github.com/commercekit/commerce/promotion/engine/enginetest"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // Sizes of the benchmark, those of the engine's: 1,000 active promotions

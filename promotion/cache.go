@@ -107,7 +107,7 @@ func (s *Service) holding(ctx context.Context, codes []string) (*snapshot, error
 
 // Evaluate applies the active promotions to the entries (unit prices in
 // minor units of a currency with the given precision), following
-// CONTRACT.md section 7, with the category membership of the entries'
+// docs/api.md section 7, with the category membership of the entries'
 // products (descendant categories included) from the catalog; products the
 // catalog does not know are in no category. The caller bounds the
 // quantities (the cart allows MaxQuantity per product and MaxEntries

@@ -11,10 +11,10 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/internal/snapcache"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/promotion"
 	"github.com/commercekit/commerce/promotion/engine"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // countingStore is a real store whose reads by the cache are counted, and

@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce"
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/money"
 	"github.com/commercekit/commerce/promotion"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // category creates a category through the catalog API and returns its id.
@@ -45,7 +45,7 @@ func cartPromotions(t *testing.T, srv *apitest.Server, version string, req any) 
 	return compact(t, string(r.Raw))
 }
 
-// TestWorkedExample runs the worked example of CONTRACT.md section 7 end
+// TestWorkedExample runs the worked example of docs/api.md section 7 end
 // to end: categories and products from the catalog (C sits in a
 // sub-category of the promotion's category), the promotion created over
 // HTTP, and cartPromotions in both forms on both path versions.
@@ -369,7 +369,7 @@ func TestCrossInstanceRefresh(t *testing.T) {
 	}
 }
 
-// TestCartPromotionsInProcess runs the worked example of CONTRACT.md
+// TestCartPromotionsInProcess runs the worked example of docs/api.md
 // section 7 through the service, with requests built in Go (PlainPrice,
 // MoneyPrice) rather than decoded: the same form rules and results.
 func TestCartPromotionsInProcess(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 const (
 	// MaxCodeLength is the most characters a coupon code has.
 	MaxCodeLength = 64
-	// MaxCoupons is the most codes a cart holds (CONTRACT.md section 16).
+	// MaxCoupons is the most codes a cart holds (docs/api.md section 16).
 	MaxCoupons = 5
 )
 

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // couponPromo is a promotion with its coupon fields, as a client reads it.

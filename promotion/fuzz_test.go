@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/commercekit/commerce"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/promotion"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // FuzzCartPromotions feeds arbitrary request bodies to cartPromotions: it

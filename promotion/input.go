@@ -29,7 +29,7 @@ type CreateInput struct {
 }
 
 // Coupon is the optional coupon fields of promotion.create and
-// promotion.update (CONTRACT.md section 16): a code (unique,
+// promotion.update (docs/api.md section 16): a code (unique,
 // case-insensitive; on update "" removes it), startDate and endDate
 // (RFC 3339), usageLimit and usageLimitPerCustomer (positive integers).
 // The dates are strings the service parses, not times the transport
@@ -73,7 +73,7 @@ type UpdateInput struct {
 // id matches any of the ids (at most MaxListIDs); title is a
 // case-insensitive Go RE2 pattern matching anywhere in the title; active
 // matches the flag. limit (1..1000, default 10) and skip (>= 0) page the
-// result, in creation order; fields (CONTRACT.md section 4) reduces each
+// result, in creation order; fields (docs/api.md section 4) reduces each
 // record to id plus the named fields.
 type ListInput struct {
 	// ID matches the promotions with any of these ids.
@@ -93,12 +93,12 @@ type ListInput struct {
 // CartInput is the argument of promotion.cartPromotions.
 //
 // The form is decided by the shape of items[].price, whatever the path's
-// version (CONTRACT.md section 2): a plain number is the v1 form, a money
+// version (docs/api.md section 2): a plain number is the v1 form, a money
 // object {amount, currency, precision} the v2 form; every item must use the
 // same form, and the response uses it too.
 //
 // In the v1 form prices are in major units of Currency (an optional
-// argument SPEC.md does not have, default USD; it gives the precision the
+// argument the original interface did not have, default USD; it gives the precision the
 // prices are read with and the discounts computed in); more decimals than
 // the currency has is validation_error. In the v2 form amounts are integers
 // in minor units, precision must equal the currency's ISO 4217 minor unit,

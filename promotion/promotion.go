@@ -1,5 +1,5 @@
 // Package promotion is the promotion area: promotions defined by the rule
-// language of SPEC.md (create, read, list, update), and the computation of
+// language of docs/api.md section 7 (create, read, list, update), and the computation of
 // the promotions that apply to a list of cart entries
 // (promotion.cartPromotions, and Service.Evaluate for the cart in-process).
 //
@@ -23,7 +23,7 @@ import (
 // engine. It is the only class implemented: any other is validation_error.
 const ClassDefault = "default"
 
-// Limits of promotion.cartPromotions, the same as the cart's (CONTRACT.md
+// Limits of promotion.cartPromotions, the same as the cart's (docs/api.md
 // section 10): they bound the work of an evaluation, which grows with the
 // number of units.
 const (
@@ -50,7 +50,7 @@ type Promotion struct {
 	Priority int         `json:"priority"`
 	If       engine.Rule `json:"if"`
 	Then     engine.Rule `json:"then"`
-	// Coupon fields (CONTRACT.md section 16), absent when not set. Code is
+	// Coupon fields (docs/api.md section 16), absent when not set. Code is
 	// as created; it is unique compared by CodeKey. The promotion applies
 	// from StartDate until before EndDate. UsageLimit bounds the orders
 	// that use it, UsageLimitPerCustomer those of one customer (ANON

@@ -57,7 +57,7 @@ var (
 // New validates a promotion.create request and returns the promotion it
 // describes, with a new id: title must be a non-empty string, class
 // `default`, active a boolean, priority an integer (any sign; lower is
-// evaluated first), if and then rules as CONTRACT.md section 7 item 8 says.
+// evaluated first), if and then rules as docs/api.md section 7 item 8 says.
 // Every problem is reported in one validation_error.
 func New(in CreateInput) (Promotion, error) {
 	var problems commerce.Problems

@@ -6,7 +6,7 @@ import (
 	"github.com/commercekit/commerce/audit"
 )
 
-// RegisterAudit registers audit.list under /audit/v1/ (CONTRACT.md
+// RegisterAudit registers audit.list under /audit/v1/ (docs/api.md
 // section 28): owners and admins only (staff.Resources' row "audit"), read
 // (GET or POST). There is no operation that changes or removes an entry.
 func RegisterAudit(s *Server, svc *audit.Service) {

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/commercekit/commerce/internal/apitest"
+	"github.com/commercekit/commerce/testkit/apitest"
 )
 
 // auditExample is an operation's example for TestAuditEveryOperation:

@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"github.com/commercekit/commerce/audit"
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
 	"github.com/commercekit/commerce/staff"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // pathOpWrites says which operations of paths of their own

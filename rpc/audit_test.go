@@ -9,9 +9,9 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/audit"
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 func auditEntries(t *testing.T, s *apitest.Server, query string) []audit.Entry {

@@ -19,7 +19,7 @@ func (s *Server) Call(ctx context.Context, claims commerce.Claims, path string, 
 	return s.CallOnce(ctx, claims, path, args, "")
 }
 
-// CallOnce is Call under an idempotency key (CONTRACT.md section 18), as a
+// CallOnce is Call under an idempotency key (docs/api.md section 18), as a
 // POST with the Idempotency-Key header runs: the first call with the key
 // (scoped to the claims, idemScope) runs and its answer is stored; a later one
 // with the same key, operation and arguments gets that answer again (an

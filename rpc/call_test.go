@@ -10,10 +10,10 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/auth"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/rpc"
 	"github.com/commercekit/commerce/shipping"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestCallOnce: an in-process call under an idempotency key runs once; a

@@ -107,7 +107,7 @@ func RegisterCart(s *Server, svc *cart.Service) {
 
 // cartRead adapts a read of a cart (cart.info, cart.calculateCart) to an
 // operation answering {ok, cart, locale}: the cart in the calculateCart
-// form, its items' titles in the locale of the read (CONTRACT.md section
+// form, its items' titles in the locale of the read (docs/api.md section
 // 27).
 func cartRead[A any](svc *cart.Service, fn func(context.Context, A) (*cart.Cart, error), locale func(A) *string) func(context.Context, *A) (any, error) {
 	return func(ctx context.Context, a *A) (any, error) {

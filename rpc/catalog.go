@@ -42,7 +42,7 @@ func RegisterCatalog(s *Server, svc *catalog.Service) {
 			return nil, svc.RemoveProduct(ctx, a.ID)
 		})
 	Handle(s, Op{Service: service, Name: "product.info", Read: true, Result: Partial(productRead{}),
-		Doc: "A product, with the fields asked for (all by default), in the locale asked for (CONTRACT.md section 27).", Errors: []string{commerce.EProductNotFound}},
+		Doc: "A product, with the fields asked for (all by default), in the locale asked for (docs/api.md section 27).", Errors: []string{commerce.EProductNotFound}},
 		func(ctx context.Context, a *catalog.ProductInfoInput) (any, error) {
 			locale, err := svc.ReadLocale(ctx, a.Locale)
 			if err != nil {
@@ -222,7 +222,7 @@ func listAnswer[T any](page commerce.Page, list []T, fields []string) (any, erro
 	return commerce.List{Page: page, Data: data}, nil
 }
 
-// localeList is the answer of a list read in a locale (CONTRACT.md
+// localeList is the answer of a list read in a locale (docs/api.md
 // section 27): the page, the records and the locale.
 type localeList struct {
 	commerce.List

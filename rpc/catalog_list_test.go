@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce"
-	"github.com/commercekit/commerce/internal/storetest"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/storetest"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 func TestCatalogProductList(t *testing.T) {
@@ -157,7 +157,7 @@ func TestCatalogProductList(t *testing.T) {
 }
 
 // TestCatalogRegexFilters: regex filters are RE2 on both stores
-// (CONTRACT.md section 4), PostgreSQL included: \b is a word boundary,
+// (docs/api.md section 4), PostgreSQL included: \b is a word boundary,
 // not a backspace.
 func TestCatalogRegexFilters(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, db *sqldb.DB) {

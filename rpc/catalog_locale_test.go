@@ -8,9 +8,9 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/app"
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // localeServer is a service with the locales en (default), es and fr.
@@ -44,7 +44,7 @@ func str(p *string) string {
 	return *p
 }
 
-// TestCatalogLocales: every catalog read of CONTRACT.md section 27 answers
+// TestCatalogLocales: every catalog read of docs/api.md section 27 answers
 // the translated title, description and slug of a translated record, the
 // default's for a field left untranslated or a locale without a
 // translation, and names the locale it chose (argument, then

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // catalogFixture is a small catalog for the product tests: Appliances
@@ -147,7 +147,7 @@ func TestCatalogProductCreate(t *testing.T) {
 			{"missing variation", productBody("X", f.sport, "base", f.base, "variations", []any{map[string]any{"id": "size", "value": "L"}}), 400, commerce.EVariationDataNotFound, "color", true},
 			{"empty variation value", productBody("X", f.sport, "base", f.base, "variations", []any{map[string]any{"id": "size", "value": ""}, map[string]any{"id": "color", "value": "red"}}), 400, commerce.EVariationDataNotFound, "size", true},
 			{"variation of no modifier", productBody("X", f.sport, "base", f.base, "variations", []any{map[string]any{"id": "size", "value": "L"}, map[string]any{"id": "color", "value": "red"}, map[string]any{"id": "fit", "value": "slim"}}), 400, commerce.EValidation, nil, false},
-			// CONTRACT.md section 6 order: a missing modifier value comes before an extra variation.
+			// docs/api.md section 6 order: a missing modifier value comes before an extra variation.
 			{"missing variation beats one of no modifier", productBody("X", f.sport, "base", f.base, "variations", []any{map[string]any{"id": "size", "value": "L"}, map[string]any{"id": "fit", "value": "slim"}}), 400, commerce.EVariationDataNotFound, "color", true},
 			// A present variants list counts, even empty; an empty variations list does not.
 			{"empty variants with base and variations", productBody("X", f.sport, "variants", []string{}, "base", f.base, "variations", []any{map[string]any{"id": "size", "value": "L"}}), 400, commerce.EInconsistentBaseVariants, nil, true},

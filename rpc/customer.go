@@ -34,13 +34,13 @@ type (
 	}
 )
 
-// RegisterCustomer registers the customer area (CONTRACT.md section 15):
+// RegisterCustomer registers the customer area (docs/api.md section 15):
 //
 //   - under /customer/v1/: customer.register (any valid token),
 //     customer.info (GET or POST), customer.update, customer.addAddress,
 //     customer.removeAddress, customer.remove (any valid token: a customer
 //     token acts on its own account, an admin token on any, others get
-//     customer_not_found), customer.export (the same rules; CONTRACT.md
+//     customer_not_found), customer.export (the same rules; docs/api.md
 //     section 29), customer.list (admin, GET or POST), and
 //     client.create, client.list (GET or POST), client.remove (admin);
 //   - under /auth/v1/: auth.login, auth.refresh, auth.logout,

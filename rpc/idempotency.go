@@ -20,7 +20,7 @@ import (
 )
 
 // IdempotencyStore keeps the answers of requests made with an
-// Idempotency-Key (CONTRACT.md section 18), per scope (idemScope: who the
+// Idempotency-Key (docs/api.md section 18), per scope (idemScope: who the
 // caller is and what its token lets it see) and key. Implemented by
 // package sqldb, so that keys hold across processes and restarts.
 type IdempotencyStore interface {

@@ -18,10 +18,10 @@ import (
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/app"
 	"github.com/commercekit/commerce/auth"
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/rpc"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 type idemAnswer struct {

@@ -28,7 +28,7 @@ type previewResult struct {
 }
 
 // RegisterMail registers the email operations under /mail/v1/, all admin
-// only (CONTRACT.md section 22): mail.list and mail.info (read: GET or
+// only (docs/api.md section 22): mail.list and mail.info (read: GET or
 // POST), mail.resend and mail.preview.
 func RegisterMail(s *Server, svc *mail.Service) {
 	Handle(s, Op{Service: "mail", Name: "mail.list", Read: true, Admin: true, Result: mailList{},

@@ -24,7 +24,7 @@ type mediaResult struct {
 	Media media.Media `json:"media"`
 }
 
-// RegisterMedia registers the product images' endpoints (CONTRACT.md
+// RegisterMedia registers the product images' endpoints (docs/api.md
 // section 23):
 //
 //   - POST /catalog/v1/media.upload (also under /services): admin only; a

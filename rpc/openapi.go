@@ -21,7 +21,7 @@ import (
 )
 
 // transportErrors are the codes every operation can return, whatever it
-// does: the transport's checks and failures (CONTRACT.md section 2).
+// does: the transport's checks and failures (docs/api.md section 2).
 // operation_not_found (404) and method_not_allowed (405) answer paths and
 // methods the document does not list, so no operation lists them.
 var transportErrors = []string{
@@ -30,7 +30,7 @@ var transportErrors = []string{
 }
 
 // errorData is the schema of the data of an error code, where the code has
-// one (CONTRACT.md section 2; SPEC.md's error table); a code not listed
+// one (docs/api.md section 2); a code not listed
 // here may carry any data. The data is left out when an error has none.
 func (g *schemaGen) errorData(code string) (schema, bool) {
 	str := func(d string) schema { return schema{"type": "string", "description": d} }
@@ -233,7 +233,7 @@ func mapsKeys(m map[string]bool) func(func(string) bool) {
 }
 
 // operation is the operation object of a route for a method; idem: POST
-// requests may carry an Idempotency-Key (CONTRACT.md section 18).
+// requests may carry an Idempotency-Key (docs/api.md section 18).
 func (g *schemaGen) operation(rt *route, service, version, method string, idem bool) schema {
 	op := rt.op
 	id := service + "." + version + "." + op.Name
@@ -264,7 +264,7 @@ func (g *schemaGen) operation(rt *route, service, version, method string, idem b
 	}
 	arg := derefType(rt.arg)
 	// Query-string parameters and the body are merged (the body wins,
-	// CONTRACT.md section 2). A GET's arguments are its query parameters,
+	// docs/api.md section 2). A GET's arguments are its query parameters,
 	// the required ones marked so. A POST's are its JSON body, whose schema
 	// marks them, or, with no body at all, its query parameters (the body
 	// is optional, so that such a POST validates). A POST that sends a body
@@ -402,7 +402,7 @@ var replayedHeader = schema{ReplayedHeader: schema{
 // answer per error status, listing its codes, each with its data: the
 // transport's codes, the operation's (Op.Errors) and, with idem, those of
 // Idempotency-Key. A code not listed is a fault of the document, which
-// the API tests catch (internal/apitest).
+// the API tests catch (testkit/apitest).
 func (g *schemaGen) responses(rt *route, idem bool) schema {
 	okSchema := schema{"type": "object", "required": []string{"ok"}, "properties": schema{"ok": schema{"const": true}}}
 	result := okSchema
@@ -500,7 +500,7 @@ func (g *schemaGen) errorComponents() map[string]schema {
 	for code := range g.errCodes {
 		data, has := g.errorData(code)
 		if !has {
-			data = schema{"description": "The code's data, when it has one (CONTRACT.md section 2)."}
+			data = schema{"description": "The code's data, when it has one (docs/api.md section 2)."}
 		}
 		props := schema{
 			"ok":    schema{"const": false},

@@ -7,7 +7,7 @@ import (
 	"github.com/commercekit/commerce/money"
 )
 
-// The cart's two answer forms (CONTRACT.md section 10), which the contract
+// The cart's two answer forms (docs/api.md section 10), which the contract
 // fixes: cart.addToCart and cart.removeFromCart answer in the addToCart
 // form (amounts are plain numbers in major units, entries are
 // cart.AddEntry, the cart carries tax and beforeTax), every other
@@ -126,12 +126,12 @@ func (g *schemaGen) formView(t reflect.Type, m mode) schema {
 	s := g.object(t, m)
 	props := s["properties"].(schema)
 	entry := reflect.TypeFor[cart.CalculateEntry]()
-	desc := "A cart in the calculateCart form (CONTRACT.md section 10): the answer of every cart operation but " +
+	desc := "A cart in the calculateCart form (docs/api.md section 10): the answer of every cart operation but " +
 		"cart.addToCart and cart.removeFromCart. Every computed amount is a money object {amount (minor units), " +
 		"currency, precision}; an entry shows its taxes as a list of lines."
 	if g.form == formAdd {
 		entry = reflect.TypeFor[cart.AddEntry]()
-		desc = "A cart in the addToCart form (CONTRACT.md section 10): the answer of cart.addToCart and " +
+		desc = "A cart in the addToCart form (docs/api.md section 10): the answer of cart.addToCart and " +
 			"cart.removeFromCart. Every amount is a plain number in major units (577.65); an entry shows its " +
 			"tax, beforeTax and taxDetail, and the cart carries tax and beforeTax besides taxes."
 		props["tax"] = nonNull(props["tax"].(schema))

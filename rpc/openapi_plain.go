@@ -4,7 +4,7 @@ import "github.com/commercekit/commerce"
 
 // plainPaths are the endpoints outside the operations, which need no
 // bearer token: health, readiness, metrics, this document and its page,
-// the OAuth token endpoint (CONTRACT.md section 15) and the Stripe
+// the OAuth token endpoint (docs/api.md section 15) and the Stripe
 // webhook (section 14).
 func plainPaths(g *schemaGen) map[string]schema {
 	noAuth := []any{}

@@ -287,7 +287,7 @@ func (g *schemaGen) object(t reflect.Type, m mode) schema {
 		s := g.of(f.sf.Type, m)
 		r := ruleOf(f)
 		if m == modeIn && r.required {
-			// null means absent (CONTRACT.md section 2): not a value of
+			// null means absent (docs/api.md section 2): not a value of
 			// a required argument.
 			s = nonNull(s)
 		}
@@ -342,7 +342,7 @@ func (g *schemaGen) object(t reflect.Type, m mode) schema {
 	return out
 }
 
-// patternType is the type of the regex filters (CONTRACT.md section 4).
+// patternType is the type of the regex filters (docs/api.md section 4).
 var patternType = reflect.TypeFor[commerce.Pattern]()
 
 // patternDoc says what a regex filter takes, after its field's doc.

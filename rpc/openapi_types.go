@@ -36,7 +36,7 @@ import (
 //
 // The services check these rules themselves; the document only states
 // them, and states no more than they enforce: a request the document
-// rejects but the service accepts fails the API tests (internal/apitest),
+// rejects but the service accepts fails the API tests (testkit/apitest),
 // and TestRequiredArgumentsDocumented checks that every argument an
 // operation reports as required when it is missing is required here.
 var fieldRules = map[reflect.Type]map[string]string{
@@ -46,7 +46,7 @@ var fieldRules = map[reflect.Type]map[string]string{
 		"categories": "required", "stockStatus": "required"},
 	reflect.TypeFor[catalog.ProductFields]():          {"status": "enum=" + catalog.StatusOnline + "|" + catalog.StatusDraft},
 	reflect.TypeFor[catalog.UpdateProductInput]():     {"id": "required"},
-	reflect.TypeFor[catalog.CreateCategoryInput]():    {"title": "required", "slug": "required"}, // parent defaults to ROOT (CONTRACT.md section 6)
+	reflect.TypeFor[catalog.CreateCategoryInput]():    {"title": "required", "slug": "required"}, // parent defaults to ROOT (docs/api.md section 6)
 	reflect.TypeFor[catalog.UpdateCategoryInput]():    {"id": "required"},
 	reflect.TypeFor[catalog.RemoveInput]():            {"id": "required"},
 	reflect.TypeFor[catalog.ProductInfoInput]():       {"id": "required"},
@@ -171,7 +171,7 @@ var fieldRules = map[reflect.Type]map[string]string{
 }
 
 // requiredOneOf are the argument types of which one of several fields is
-// required (either name of the same argument, CONTRACT.md section 4): the
+// required (either name of the same argument, docs/api.md section 4): the
 // body schema says so with anyOf, the GET's parameters cannot.
 var requiredOneOf = map[reflect.Type][]string{
 	reflect.TypeFor[cart.InfoInput]():     {"cartId", "id"},
@@ -211,7 +211,7 @@ func typeOverrides() map[reflect.Type]func(g *schemaGen, m mode) schema {
 		},
 		reflect.TypeFor[cart.PriceView](): func(g *schemaGen, m mode) schema {
 			return schema{
-				"description": "A price: {amount, currency} with a plain amount in major units, or a money object; an entry's price also carries priceListId, the price list that gave it (CONTRACT.md section 26).",
+				"description": "A price: {amount, currency} with a plain amount in major units, or a money object; an entry's price also carries priceListId, the price list that gave it (docs/api.md section 26).",
 				"anyOf": []any{
 					schema{"type": "object", "required": []string{"amount", "currency"}, "properties": schema{
 						"amount": schema{"type": "number"}, "currency": schema{"type": "string"},

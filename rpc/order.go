@@ -18,7 +18,7 @@ type orderList struct {
 }
 
 // RegisterOrder registers the order operations under /order/v1/
-// (CONTRACT.md section 13). order.info and order.list (GET or POST) and
+// (docs/api.md section 13). order.info and order.list (GET or POST) and
 // order.cancel are open to any valid token, the service deciding who
 // sees what (an admin token every order, a token with customerId that
 // customer's, any other token ANON orders by id and no order.list);

@@ -27,7 +27,7 @@ type (
 	}
 )
 
-// RegisterGroups registers the customer groups (CONTRACT.md section 26)
+// RegisterGroups registers the customer groups (docs/api.md section 26)
 // under /customer/v1/: group.create, group.update, group.remove and
 // group.list (GET or POST); admin tokens only, others get forbidden.
 func RegisterGroups(s *Server, svc *customer.Service) {
@@ -56,7 +56,7 @@ func RegisterGroups(s *Server, svc *customer.Service) {
 		})
 }
 
-// RegisterPriceLists registers the price lists (CONTRACT.md section 26)
+// RegisterPriceLists registers the price lists (docs/api.md section 26)
 // under /catalog/v1/: priceList.create, priceList.update,
 // priceList.remove, priceList.info and priceList.list (GET or POST);
 // admin tokens only, others get forbidden. priceList.remove answers with

@@ -23,7 +23,7 @@ type draftResult struct {
 }
 
 // RegisterReturns registers the operations of returns, exchanges and
-// draft orders under /order/v1/ (CONTRACT.md section 24).
+// draft orders under /order/v1/ (docs/api.md section 24).
 // return.request, return.cancel, return.info and return.list (GET or POST)
 // are open to any valid token, the service deciding who may (an admin
 // token, or the order's customer); return.receive, return.refund,

@@ -17,7 +17,7 @@ import (
 func writes(op Op) bool { return !op.Read && !staff.ReadOps[op.Name] }
 
 // authorize refuses an admin whose role may not run the operation
-// (CONTRACT.md section 28): the one place where the API checks roles,
+// (docs/api.md section 28): the one place where the API checks roles,
 // against the one table (staff.Allowed), for tokens and clients of scope
 // admin over HTTP and for the admin app's calls in process alike. Tokens
 // without the admin scope are not concerned: their rights are the

@@ -25,11 +25,11 @@ type searchFacets struct {
 }
 
 // RegisterSearch registers product.search under /catalog/v1/ (a read: GET
-// or POST, any valid token; CONTRACT.md section 21). It answers {ok, page,
+// or POST, any valid token; docs/api.md section 21). It answers {ok, page,
 // total, data, facets}.
 func RegisterSearch(s *Server, svc *search.Service) {
 	Handle(s, Op{Service: "catalog", Name: "product.search", Read: true, Result: Partial(searchResult{}),
-		Doc: "ONLINE products matching the words of q (the last also as a prefix) and the filters, ranked, a page at a time, with the facets asked for counted over the whole match; the words are found in the text of the locale asked for and the default's (CONTRACT.md section 27)."},
+		Doc: "ONLINE products matching the words of q (the last also as a prefix) and the filters, ranked, a page at a time, with the facets asked for counted over the whole match; the words are found in the text of the locale asked for and the default's (docs/api.md section 27)."},
 		func(ctx context.Context, a *search.SearchInput) (any, error) {
 			return svc.Search(ctx, *a)
 		})

@@ -506,7 +506,7 @@ type RawField struct {
 	Name string
 	JSON []byte
 	// Locale, when not "", is written as the answer's "locale" (the
-	// language of a read, CONTRACT.md section 27); it must need no
+	// language of a read, docs/api.md section 27); it must need no
 	// escaping (commerce.Locales are language tags).
 	Locale string
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/commercekit/commerce/staff"
 )
 
-// Status returns the HTTP status of an error code (CONTRACT.md section 2).
+// Status returns the HTTP status of an error code (docs/api.md section 2).
 func Status(code string) int {
 	switch code {
 	case commerce.EInvalidToken, commerce.EInvalidCredentials:

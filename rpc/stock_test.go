@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce/app"
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
 	"github.com/commercekit/commerce/stock"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // stockReserve reserves q units of the product in w1 for a cart as the

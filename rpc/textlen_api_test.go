@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/commercekit/commerce"
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestFreeTextCapped (issue 27 defect 1): titles, names and the fields of

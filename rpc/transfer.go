@@ -16,7 +16,7 @@ import (
 // maxFormField is the longest value of a product.import form field.
 const maxFormField = 1024
 
-// RegisterTransfer registers the catalog's import and export (CONTRACT.md
+// RegisterTransfer registers the catalog's import and export (docs/api.md
 // section 25): product.import (multipart upload), job.info and
 // product.export under /catalog/v1/, order.export under /order/v1/. Who
 // may call: every one of them needs a token with the admin scope (others

@@ -22,7 +22,7 @@ type deliveryResult struct {
 }
 
 // RegisterWebhooks registers the webhook operations under /event/v1/, all
-// admin only (CONTRACT.md section 17): webhook.create (answers {webhook,
+// admin only (docs/api.md section 17): webhook.create (answers {webhook,
 // secret}; the secret is shown only there), webhook.info, webhook.list and
 // webhook.deliveries (read: GET or POST), webhook.update, webhook.remove
 // ({webhook}) and webhook.redeliver ({delivery}).

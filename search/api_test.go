@@ -13,11 +13,11 @@ import (
 	"testing"
 
 	"github.com/commercekit/commerce"
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/sample"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/loader"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/sample"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // fridge is a product of the sample, as the file has it.

@@ -21,11 +21,11 @@ import (
 	"github.com/commercekit/commerce/app"
 	"github.com/commercekit/commerce/auth"
 	"github.com/commercekit/commerce/catalog"
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/money"
 	"github.com/commercekit/commerce/search"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // The words of the benchmark catalog: a product's title is a type, a brand,

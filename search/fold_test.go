@@ -11,8 +11,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 var foldSQL = flag.String("fold-sql", "", "TestFoldParity writes the rows of product_search_chars (PostgreSQL migration 0023_search_fold.sql), as the tokenizer gives them, to this file")
@@ -158,7 +158,7 @@ func applyChars(m map[rune]string, s string) []string {
 
 // TestFoldParity: PostgreSQL folds text as SQLite's FTS5 tokenizer does,
 // character for character, so that both stores find the same products
-// (CONTRACT.md section 21). The table product_search_chars of migration
+// (docs/api.md section 21). The table product_search_chars of migration
 // 0023_search_fold.sql is what the tokenizer does with each character of
 // Unicode (not ASCII, not a surrogate), checked in full; and the functions
 // that fold the indexed text and the query (product_search_doc,

@@ -6,7 +6,7 @@ import (
 )
 
 // LocaleMarker returns what the index puts before every word of a
-// product's text in locale (CONTRACT.md section 27): "0l" + the locale's
+// product's text in locale (docs/api.md section 27): "0l" + the locale's
 // letters and digits in lower case + "0" ("0les0" for es, "0lptbr0" for
 // pt-BR). A marked word is one token for both stores' tokenizers (letters
 // and digits only), and one no text holds by chance: so that one index

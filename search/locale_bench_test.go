@@ -11,9 +11,9 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/catalog"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/search"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // localeBenchProducts is the catalog size of BenchmarkSearchLocales:
@@ -27,7 +27,7 @@ func localeBenchProducts() int {
 }
 
 // BenchmarkSearchLocales compares product.search's store query on a
-// catalog in one locale with the same catalog in two (CONTRACT.md
+// catalog in one locale with the same catalog in two (docs/api.md
 // section 27: every product also has a title and description in es, as
 // long as its own, of words the queries do not hold: the vocabulary
 // spelled backwards), searched in the second locale, where each word is

@@ -11,9 +11,9 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/catalog"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/search"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // vocabulary is the words of the random catalogs: accents, case, digits
@@ -109,7 +109,7 @@ func TestSearchParity(t *testing.T) {
 		if r.IntN(10) == 0 {
 			p.Status = catalog.StatusDraft
 		}
-		// Translations (CONTRACT.md section 27): half the products in
+		// Translations (docs/api.md section 27): half the products in
 		// Spanish, some in French too, some with a title only.
 		if r.IntN(2) == 0 {
 			p.Translations = catalog.Translations{"es": {Title: phrase(r, 1+r.IntN(4)), Description: phrase(r, r.IntN(6))}}

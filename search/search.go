@@ -1,4 +1,4 @@
-// Package search is product search (CONTRACT.md section 21,
+// Package search is product search (docs/api.md section 21,
 // product.search): the words of a query matched against the title, brand,
 // sku and description of the ONLINE products, case- and accent-
 // insensitively, the last word also as a prefix (search as you type);

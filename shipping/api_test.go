@@ -15,10 +15,10 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/event"
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/sample"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/sample"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // apiMethod is a shipping method as a client reads it.

@@ -48,7 +48,7 @@ type RateInput struct {
 }
 
 // InfoInput names a method in shipping.info and shipping.remove: `id`, or
-// its alias `shippingId` (CONTRACT.md section 4).
+// its alias `shippingId` (docs/api.md section 4).
 type InfoInput struct {
 	// ID is the method's id (or give it as shippingId).
 	ID string `json:"id"`

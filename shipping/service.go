@@ -255,7 +255,7 @@ func (s *Service) Available(ctx context.Context, country, state, currency string
 // state) in currency: its winning rate group's id and its rate in the
 // currency (see Select). A method that does not exist (or was removed),
 // is inactive, or serves neither the address nor the currency is
-// invalid_shipping_method, with no data: SPEC.md gives setShippingMethod
+// invalid_shipping_method, with no data: docs/api.md gives setShippingMethod
 // and checkout that code for a method not allowed for the cart, and an
 // unknown id is not allowed either (shipping_not_found is for the
 // shipping.* operations). An empty methodID is invalid_shipping_method

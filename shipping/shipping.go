@@ -1,5 +1,5 @@
 // Package shipping holds the shipping methods a cart can be shipped with
-// (CONTRACT.md section 10) and the pure rules that decide which methods are
+// (docs/api.md section 10) and the pure rules that decide which methods are
 // available for an address and a currency, at what rate.
 //
 // A Method has rate groups (its "rates"). Each group lists the locations

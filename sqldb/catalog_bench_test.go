@@ -12,9 +12,9 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/catalog"
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // benchCatalog is a seeded catalog: 100 categories of 1,000 products each

@@ -55,7 +55,7 @@ type productDoc struct {
 	Variations      []variationDoc      `json:"variations,omitempty"`
 	Modifiers       []string            `json:"modifiers,omitempty"`
 	TaxCode         string              `json:"taxCode"`
-	// Translations are the product's text in other locales (CONTRACT.md
+	// Translations are the product's text in other locales (docs/api.md
 	// section 27); absent when none, as before they existed.
 	Translations catalog.Translations `json:"translations,omitempty"`
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/commercekit/commerce/search"
 )
 
-// Languages (CONTRACT.md section 27): a product's translations are kept in
+// Languages (docs/api.md section 27): a product's translations are kept in
 // its stored form and, as the search index reads them, in the columns
 // i18n_title and i18n_text (every word marked with its locale,
 // search.LocaleText); a category's in its column translations. Translated

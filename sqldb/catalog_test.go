@@ -10,12 +10,12 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/catalog"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // The catalog store's own behaviour is checked by the conformance suite
-// (internal/storetest/catalog.go, run by sqlite and postgres); these tests
+// (testkit/storetest/catalog.go, run by sqlite and postgres); these tests
 // check the service over the real store.
 
 // catalogSeed creates a category under ROOT and a product in it through the

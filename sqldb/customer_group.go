@@ -8,7 +8,7 @@ import (
 	"github.com/commercekit/commerce/customer"
 )
 
-// Customer groups (CONTRACT.md section 26): a row of customer_groups
+// Customer groups (docs/api.md section 26): a row of customer_groups
 // each; the customers' groups are in their documents.
 
 const groupColumns = `code, title, created_at`

@@ -22,7 +22,7 @@ import (
 // for INSERT and DELETE only, MySQL not at all) needs those statements
 // rewritten in sqldb before a Dialect for it can work: there is no switch
 // for it here, since a switch no statement consults would only pretend to
-// be a boundary. The dialect conformance suite (internal/storetest,
+// be a boundary. The dialect conformance suite (testkit/storetest,
 // "dialect") checks the three forms.
 type Dialect interface {
 	// Name names the database in logs and metrics. Code must not branch

@@ -7,8 +7,8 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/event"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // BenchmarkEventsAfter measures what a follower of the log (the webhook

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce/event"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestEventHeadsAfter: the webhook follower's read gives the events

@@ -10,7 +10,7 @@ import (
 )
 
 // The erasure of a customer's personal data from the event log
-// (customer.remove, CONTRACT.md section 29).
+// (customer.remove, docs/api.md section 29).
 
 // EraseEvents implements customer.Tx. Each owner's events are read
 // through the partial index events_owner (the query states the index's

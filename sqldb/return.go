@@ -13,7 +13,7 @@ import (
 	"github.com/commercekit/commerce/order"
 )
 
-// Returns (CONTRACT.md section 24) are rows of returns, stored as orders
+// Returns (docs/api.md section 24) are rows of returns, stored as orders
 // are: the columns the store filters, sorts and locks by, the return as
 // clients see it (data) and what is kept beside it (internal: the
 // exchange's cart, value and skus). Numbers come from return_numbers as

@@ -85,7 +85,7 @@ type WordMatch struct {
 // RelevanceRank returns the rank expression of a search (SearchMatch.Rank)
 // from where each word of the query is found, and its arguments: the
 // products whose title holds more of the words first, then those whose
-// brand or sku holds more (CONTRACT.md section 21: title matches rank
+// brand or sku holds more (docs/api.md section 21: title matches rank
 // first; a title holding every word is first of all). It is a count, the
 // same on every database: the databases' own scores (FTS5's bm25,
 // PostgreSQL's ts_rank) weigh the frequency and the length of the text

@@ -12,14 +12,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/commercekit/commerce/internal/storetest"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/postgres"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/storetest"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // The stock store's behaviour is the conformance suite
-// internal/storetest.Stock, run on both databases by the sqlite and postgres
+// testkit/storetest.Stock, run on both databases by the sqlite and postgres
 // packages. The tests here race processes on one PostgreSQL database.
 
 // TestStockNoOversellTwoPools races 200 reservations for the last 7 units

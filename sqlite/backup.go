@@ -16,7 +16,7 @@ import (
 	"time"
 )
 
-// Backups and restores of the SQLite database (CONTRACT.md section 29).
+// Backups and restores of the SQLite database (docs/api.md section 29).
 //
 // A backup is VACUUM INTO from a connection of its own: it reads the
 // database in one read transaction, a snapshot of every commit answered

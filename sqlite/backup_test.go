@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
 	"github.com/commercekit/commerce/sqlite"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // rows returns how many rows the table of the database at path has, read

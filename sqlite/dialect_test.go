@@ -8,9 +8,9 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/catalog"
-	"github.com/commercekit/commerce/internal/storetest"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/storetest"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestRegexComplexAnswered: patterns that PostgreSQL refuses as too

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestRegexpStopsWithinRow (issue 27 defect 1): the regexp function bound

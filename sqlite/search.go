@@ -53,7 +53,7 @@ func (*Dialect) SearchMatch(q search.Query) sqldb.SearchMatch {
 		term := phrase
 		if q.Marker != "" {
 			// The word in the default text, or marked in the locale's
-			// (CONTRACT.md section 27).
+			// (docs/api.md section 27).
 			term = "(" + phrase + " OR " + quote(q.Marker+w, last) + ")"
 		}
 		b.WriteString(term)

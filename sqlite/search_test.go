@@ -7,9 +7,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/search"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestWordsAsTheTokenizer: search.Words splits and folds a query as the

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce/event"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
 	"github.com/commercekit/commerce/sqlite"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // holdWriter starts a write that holds the single writer until release is

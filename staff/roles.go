@@ -6,7 +6,7 @@ import (
 )
 
 // Role is what a staff member, an admin token or an admin client may do
-// (CONTRACT.md section 28). Tokens and clients of scope admin without a
+// (docs/api.md section 28). Tokens and clients of scope admin without a
 // role are RoleAdmin.
 type Role string
 

@@ -8,9 +8,9 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/catalog"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
 	"github.com/commercekit/commerce/stock"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // stockRows counts the stock records and reservations of a product.

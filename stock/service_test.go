@@ -12,9 +12,9 @@ import (
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/catalog"
 	"github.com/commercekit/commerce/event"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
 	"github.com/commercekit/commerce/stock"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // clock is a clock the test moves.

@@ -1,5 +1,5 @@
 // Package stock keeps the quantity of each product in each warehouse and
-// the carts' reservations of it (CONTRACT.md section 9).
+// the carts' reservations of it (docs/api.md section 9).
 //
 // A Stock record is the pair (productId, warehouseId) with the Quantity on
 // hand and the Reserved part of it held by carts; Available is the
@@ -39,7 +39,7 @@ import (
 )
 
 // DefaultTTL is how long a reservation holds its units when the service is
-// given no other duration (CONTRACT.md: 24 h, configurable).
+// given no other duration (docs/api.md: 24 h, configurable).
 const DefaultTTL = 24 * time.Hour
 
 // SweepBatch is the most reservations one sweep transaction expires.

@@ -14,10 +14,10 @@ import (
 	"testing"
 
 	"github.com/commercekit/commerce/event"
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/sample"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/sample"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // apiTax is a tax as a client reads it.

@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
 	"github.com/commercekit/commerce/tax"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestTaxesAcrossProcesses: two services over one database (two processes

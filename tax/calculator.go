@@ -19,7 +19,7 @@ type Input struct {
 	Base int64
 	// Net is the exact net amount: Base for a net price; for a gross price
 	// Base / (1 + sum of percentage rates / 100), unrounded, so each line
-	// is rounded once (CONTRACT.md section 8).
+	// is rounded once (docs/api.md section 8).
 	Net *big.Rat
 	// Precision is the number of decimals of the cart's currency.
 	Precision int

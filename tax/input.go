@@ -64,8 +64,8 @@ type ListInput struct {
 	commerce.PageArgs
 }
 
-// CartTaxesInput holds the arguments of tax.cartTaxes. Currency is not in
-// SPEC.md, which gives plain-number prices without one: it is an optional
+// CartTaxesInput holds the arguments of tax.cartTaxes. Currency was not in
+// the original interface, which gives plain-number prices without one: it is an optional
 // ISO 4217 code, default USD, that sets the precision prices are read and
 // taxes rounded in.
 type CartTaxesInput struct {

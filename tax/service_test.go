@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"github.com/commercekit/commerce"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/money"
 	"github.com/commercekit/commerce/sqldb"
 	"github.com/commercekit/commerce/tax"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 func ptr[T any](v T) *T { return &v }

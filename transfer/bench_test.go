@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/testdb"
 	"github.com/commercekit/commerce/transfer"
 )
 

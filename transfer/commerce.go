@@ -14,14 +14,14 @@ import (
 	"github.com/commercekit/commerce/money"
 )
 
-// The columns of the `commerce` CSV (CONTRACT.md section 25), and
+// The columns of the `commerce` CSV (docs/api.md section 25), and
 // `classifications` (id=value|id=value), which the contract does not
 // name but a catalog cannot move without (see README).
 var commerceColumns = []string{"sku", "status", "title", "description", "brand", "categories", "isNetPrice",
 	"stockStatus", "taxCode", "images", "base", "variations", "modifiers", "classifications"}
 
 // translationFields are the fields of a translations.<locale>.<field>
-// column (CONTRACT.md sections 25 and 27).
+// column (docs/api.md sections 25 and 27).
 var translationFields = []string{"title", "description", "slug"}
 
 // column is a column of a commerce CSV: its name, and the currency,

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/commercekit/commerce/internal/apitest"
+	"github.com/commercekit/commerce/testkit/apitest"
 	"github.com/commercekit/commerce/transfer"
 )
 

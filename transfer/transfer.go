@@ -1,4 +1,4 @@
-// Package transfer is the catalog's import and export (CONTRACT.md
+// Package transfer is the catalog's import and export (docs/api.md
 // section 25): product.import reads a file in the `commerce` CSV, the
 // `commerce` JSON Lines or Shopify's product CSV format and creates or
 // updates each product by sku in a background job that job.info follows;

@@ -7,15 +7,15 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/app"
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/testdb"
 	"github.com/commercekit/commerce/transfer"
 )
 
 func withLocales(o *app.Options) { o.Locales = commerce.Locales{"en", "es", "pt-BR"} }
 
-// TestImportTranslations: products' translations (CONTRACT.md section 27)
+// TestImportTranslations: products' translations (docs/api.md section 27)
 // go out in product.export as translations.<locale>.title, .description
 // and .slug columns (JSON Lines: translations) for each of the store's
 // other locales, and come back in by product.import: exported, imported

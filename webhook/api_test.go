@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce/event"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 	"github.com/commercekit/commerce/webhook"
 )
 

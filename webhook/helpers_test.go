@@ -18,8 +18,8 @@ import (
 
 	"github.com/commercekit/commerce/app"
 	"github.com/commercekit/commerce/event"
-	"github.com/commercekit/commerce/internal/apitest"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/apitest"
 	"github.com/commercekit/commerce/webhook"
 )
 

@@ -1,4 +1,4 @@
-// Package webhook is the webhook area (CONTRACT.md section 17): webhook
+// Package webhook is the webhook area (docs/api.md section 17): webhook
 // subscriptions, the deliveries the outbox follower creates for them, and
 // the dispatcher that sends each delivery, signed per the Standard Webhooks
 // specification, with retries on a schedule.

@@ -821,13 +821,13 @@ export interface paths {
         };
         /**
          * product.info
-         * @description A product, with the fields asked for (all by default), in the locale asked for (CONTRACT.md section 27). Any valid token (api or admin scope). Required arguments: `id`.
+         * @description A product, with the fields asked for (all by default), in the locale asked for (docs/api.md section 27). Any valid token (api or admin scope). Required arguments: `id`.
          */
         get: operations["catalog.v1.product.info.get"];
         put?: never;
         /**
          * product.info
-         * @description A product, with the fields asked for (all by default), in the locale asked for (CONTRACT.md section 27). Any valid token (api or admin scope). Required arguments: `id`.
+         * @description A product, with the fields asked for (all by default), in the locale asked for (docs/api.md section 27). Any valid token (api or admin scope). Required arguments: `id`.
          */
         post: operations["catalog.v1.product.info"];
         delete?: never;
@@ -889,13 +889,13 @@ export interface paths {
         };
         /**
          * product.search
-         * @description ONLINE products matching the words of q (the last also as a prefix) and the filters, ranked, a page at a time, with the facets asked for counted over the whole match; the words are found in the text of the locale asked for and the default's (CONTRACT.md section 27). Any valid token (api or admin scope).
+         * @description ONLINE products matching the words of q (the last also as a prefix) and the filters, ranked, a page at a time, with the facets asked for counted over the whole match; the words are found in the text of the locale asked for and the default's (docs/api.md section 27). Any valid token (api or admin scope).
          */
         get: operations["catalog.v1.product.search.get"];
         put?: never;
         /**
          * product.search
-         * @description ONLINE products matching the words of q (the last also as a prefix) and the filters, ranked, a page at a time, with the facets asked for counted over the whole match; the words are found in the text of the locale asked for and the default's (CONTRACT.md section 27). Any valid token (api or admin scope).
+         * @description ONLINE products matching the words of q (the last also as a prefix) and the filters, ranked, a page at a time, with the facets asked for counted over the whole match; the words are found in the text of the locale asked for and the default's (docs/api.md section 27). Any valid token (api or admin scope).
          */
         post: operations["catalog.v1.product.search"];
         delete?: never;
@@ -2502,7 +2502,7 @@ export interface components {
             /** @description Items are the products to add, all or none (a failing item leaves the cart and the stock untouched). */
             items: components["schemas"]["cart.AddItemInput"][];
         };
-        /** @description AddItem is an item of cart.addToCart: Quantity units of a product, to be reserved in the warehouse WarehouseID (required, as SPEC.md says, even for a product with UNLIMITED stock, which reserves nothing). */
+        /** @description AddItem is an item of cart.addToCart: Quantity units of a product, to be reserved in the warehouse WarehouseID (required, as docs/api.md says, even for a product with UNLIMITED stock, which reserves nothing). */
         "cart.AddItemInput": {
             /** @description ProductID is the product's id; an entry of the same product gets the quantity added. */
             productId: string;
@@ -2514,11 +2514,11 @@ export interface components {
             /** @description WarehouseID is the warehouse the units are reserved in. */
             warehouseId: string;
         };
-        /** @description Address is a shipping or billing address (SPEC.md "Address"). It is stored and returned as given: validated, not normalised (a state given as "Hawaii" stays "Hawaii"). PostCode and Phone are accepted as a JSON number or string and kept as strings; Address2 (typed "Array Number" in SPEC.md) is kept as whatever JSON value was given (null is absent). */
+        /** @description Address is a shipping or billing address (docs/api.md section 10). It is stored and returned as given: validated, not normalised (a state given as "Hawaii" stays "Hawaii"). PostCode and Phone are accepted as a JSON number or string and kept as strings; Address2 (typed "Array Number" by the original interface) is kept as whatever JSON value was given (null is absent). */
         "cart.Address": {
             /** @description Address1 is the street address (required). */
             address_1: string;
-            /** @description Address2 is more of the address, kept as the JSON value given (SPEC.md types it "Array Number"). */
+            /** @description Address2 is more of the address, kept as the JSON value given (the original interface typed it "Array Number"). */
             address_2?: unknown;
             /** @description City is the city (required). */
             city: string;
@@ -2543,7 +2543,7 @@ export interface components {
         "cart.AddressArgInput": {
             /** @description Address1 is the street address (required). */
             address_1: string;
-            /** @description Address2 is more of the address, kept as the JSON value given (SPEC.md types it "Array Number"). */
+            /** @description Address2 is more of the address, kept as the JSON value given (the original interface typed it "Array Number"). */
             address_2?: unknown;
             /** @description City is the city (required). */
             city: string;
@@ -2716,7 +2716,7 @@ export interface components {
             /** @description The shipping method's id. */
             id: string;
         };
-        /** @description A price: {amount, currency} with a plain amount in major units, or a money object; an entry's price also carries priceListId, the price list that gave it (CONTRACT.md section 26). */
+        /** @description A price: {amount, currency} with a plain amount in major units, or a money object; an entry's price also carries priceListId, the price list that gave it (docs/api.md section 26). */
         "cart.PriceView": {
             amount: number;
             currency: string;
@@ -2762,7 +2762,7 @@ export interface components {
         };
         /** @description ShippingMethod is the cart's shipping method: the method's id, title and taxCode, the rate group it is charged by (rateId) and the rate in the cart's currency. */
         "cart.ShippingMethod": {
-            /** @description Discount is the amount a promotion took off the rate (CONTRACT.md section 16), absent when none did. */
+            /** @description Discount is the amount a promotion took off the rate (docs/api.md section 16), absent when none did. */
             discount?: components["schemas"]["money.Amount"] | null;
             id: string;
             rate: components["schemas"]["cart.PriceView"];
@@ -2772,7 +2772,7 @@ export interface components {
         };
         /** @description ShippingMethod is the cart's shipping method: the method's id, title and taxCode, the rate group it is charged by (rateId) and the rate in the cart's currency. */
         "cart.ShippingMethodAddForm": {
-            /** @description Discount is the amount a promotion took off the rate (CONTRACT.md section 16), absent when none did. */
+            /** @description Discount is the amount a promotion took off the rate (docs/api.md section 16), absent when none did. */
             discount?: number | null;
             id: string;
             /** @description A price with its amount in major units (577.65). */
@@ -2786,7 +2786,7 @@ export interface components {
         };
         /** @description ShippingMethod is the cart's shipping method: the method's id, title and taxCode, the rate group it is charged by (rateId) and the rate in the cart's currency. */
         "cart.ShippingMethodCalculateForm": {
-            /** @description Discount is the amount a promotion took off the rate (CONTRACT.md section 16), absent when none did. */
+            /** @description Discount is the amount a promotion took off the rate (docs/api.md section 16), absent when none did. */
             discount?: components["schemas"]["money.Money"] | null;
             id: string;
             rate: components["schemas"]["money.Money"];
@@ -2831,7 +2831,7 @@ export interface components {
         "cart.Text": string | number;
         /** @description Text is a string given as a JSON string or number (postCode, phone); a number keeps its literal digits ("96815"). It marshals as a string. */
         "cart.TextInput": string | number;
-        /** @description View is a cart as clients see it. Always present: id, status, customerId, currency, country, channel, expirationTime, items, promotions, taxes; tax and beforeTax in the AddForm only; the addresses and the shipping method once set. BillingAddress is spelled with a capital B, as SPEC.md writes it; for a cart whose billing is same-as-shipping it shows the shipping address. */
+        /** @description View is a cart as clients see it. Always present: id, status, customerId, currency, country, channel, expirationTime, items, promotions, taxes; tax and beforeTax in the AddForm only; the addresses and the shipping method once set. BillingAddress is spelled with a capital B, as docs/api.md writes it; for a cart whose billing is same-as-shipping it shows the shipping address. */
         "cart.View": {
             BillingAddress?: components["schemas"]["cart.Address"] | null;
             beforeTax?: components["schemas"]["money.Amount"] | null;
@@ -2855,7 +2855,7 @@ export interface components {
             tax?: components["schemas"]["money.Amount"] | null;
             taxes: components["schemas"]["cart.TaxesView"];
         };
-        /** @description A cart in the addToCart form (CONTRACT.md section 10): the answer of cart.addToCart and cart.removeFromCart. Every amount is a plain number in major units (577.65); an entry shows its tax, beforeTax and taxDetail, and the cart carries tax and beforeTax besides taxes. */
+        /** @description A cart in the addToCart form (docs/api.md section 10): the answer of cart.addToCart and cart.removeFromCart. Every amount is a plain number in major units (577.65); an entry shows its tax, beforeTax and taxDetail, and the cart carries tax and beforeTax besides taxes. */
         "cart.ViewAddForm": {
             BillingAddress?: components["schemas"]["cart.Address"] | null;
             /** @description In major units of the cart's currency (577.65). */
@@ -2882,7 +2882,7 @@ export interface components {
             tax: number;
             taxes: components["schemas"]["cart.TaxesViewAddForm"];
         };
-        /** @description A cart in the calculateCart form (CONTRACT.md section 10): the answer of every cart operation but cart.addToCart and cart.removeFromCart. Every computed amount is a money object {amount (minor units), currency, precision}; an entry shows its taxes as a list of lines. */
+        /** @description A cart in the calculateCart form (docs/api.md section 10): the answer of every cart operation but cart.addToCart and cart.removeFromCart. Every computed amount is a money object {amount (minor units), currency, precision}; an entry shows its taxes as a list of lines. */
         "cart.ViewCalculateForm": {
             BillingAddress?: components["schemas"]["cart.Address"] | null;
             channel: string;
@@ -3043,7 +3043,7 @@ export interface components {
             status: "ONLINE" | "DRAFT";
             /** @description StockStatus is 0 NORMAL (stock is reserved and counted), 1 UNLIMITED (no stock kept) or 2 DISCONTINUED (not salable). */
             stockStatus: number;
-            /** @description TaxCode names the taxes that apply to the product: every tax whose code it is (CONTRACT.md section 8). */
+            /** @description TaxCode names the taxes that apply to the product: every tax whose code it is (docs/api.md section 8). */
             taxCode?: string | null;
             /** @description Title is the product's name. */
             title: string;
@@ -3087,7 +3087,7 @@ export interface components {
             brand?: string | null;
             /** @description Categories matches the products in any of these categories, directly. */
             categories?: components["schemas"]["commerce.StringListInput"];
-            /** @description Currency asks for each product's price in this currency (ISO 4217), as a new cart would get it for the token (CONTRACT.md section 26). */
+            /** @description Currency asks for each product's price in this currency (ISO 4217), as a new cart would get it for the token (docs/api.md section 26). */
             currency?: string | null;
             /** @description Description matches the products whose description matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
             description?: string | null;
@@ -3101,9 +3101,9 @@ export interface components {
             limit?: number | null;
             /** @description Locale is the language to answer in (one of --locales; else the Accept-Language header's, else the default). */
             locale?: string | null;
-            /** @description MediaChannel is SPEC.md's spelling of prices.channel (CONTRACT.md section 6): the same filter. */
+            /** @description MediaChannel is the original interface's spelling of prices.channel (docs/api.md section 6): the same filter. */
             "medias.channel"?: components["schemas"]["commerce.StringListInput"];
-            /** @description MediaCustomerType is SPEC.md's spelling of prices.customerType (CONTRACT.md section 6): the same filter. */
+            /** @description MediaCustomerType is the original interface's spelling of prices.customerType (docs/api.md section 6): the same filter. */
             "medias.customerType"?: components["schemas"]["commerce.StringListInput"];
             /** @description MediaID matches the products with a media of any of these ids. */
             "medias.id"?: components["schemas"]["commerce.StringListInput"];
@@ -3143,7 +3143,7 @@ export interface components {
         "catalog.LiteralPartial": unknown;
         /** @description Media is a media entry of a product. */
         "catalog.Media": {
-            /** @description Alt is the image's alternative text (CONTRACT.md section 23). */
+            /** @description Alt is the image's alternative text (docs/api.md section 23). */
             alt?: string;
             /** @description Height is the image's height in pixels, when known. */
             height?: number;
@@ -3156,7 +3156,7 @@ export interface components {
         };
         /** @description Media is a media entry of a product. */
         "catalog.MediaInput": {
-            /** @description Alt is the image's alternative text (CONTRACT.md section 23). */
+            /** @description Alt is the image's alternative text (docs/api.md section 23). */
             alt?: string;
             /** @description Height is the image's height in pixels, when known. */
             height?: number;
@@ -3169,7 +3169,7 @@ export interface components {
         };
         /** @description Media is a media entry of a product. */
         "catalog.MediaPartial": {
-            /** @description Alt is the image's alternative text (CONTRACT.md section 23). */
+            /** @description Alt is the image's alternative text (docs/api.md section 23). */
             alt?: string;
             /** @description Height is the image's height in pixels, when known. */
             height?: number;
@@ -3266,7 +3266,7 @@ export interface components {
         };
         /** @description ProductInfoInput is the argument of product.info. */
         "catalog.ProductInfoInput": {
-            /** @description Currency asks for the product's price in this currency (ISO 4217), as a new cart would get it for the token (CONTRACT.md section 26). */
+            /** @description Currency asks for the product's price in this currency (ISO 4217), as a new cart would get it for the token (docs/api.md section 26). */
             currency?: string | null;
             /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
             fields?: components["schemas"]["commerce.StringListInput"];
@@ -3329,7 +3329,7 @@ export interface components {
             currency?: string;
             priceListId?: string;
         };
-        /** @description Translation is a record's text in one locale other than the default (CONTRACT.md section 27): any subset of the fields; an empty field falls back to the default's on reads. */
+        /** @description Translation is a record's text in one locale other than the default (docs/api.md section 27): any subset of the fields; an empty field falls back to the default's on reads. */
         "catalog.Translation": {
             /** @description Description is the record's text in the locale. */
             description?: string;
@@ -3347,7 +3347,7 @@ export interface components {
             /** @description Title is the record's name in the locale ("" removes it). */
             title?: string | null;
         };
-        /** @description Translation is a record's text in one locale other than the default (CONTRACT.md section 27): any subset of the fields; an empty field falls back to the default's on reads. */
+        /** @description Translation is a record's text in one locale other than the default (docs/api.md section 27): any subset of the fields; an empty field falls back to the default's on reads. */
         "catalog.TranslationPartial": {
             /** @description Description is the record's text in the locale. */
             description?: string;
@@ -3406,7 +3406,7 @@ export interface components {
             status?: "ONLINE" | "DRAFT" | null;
             /** @description StockStatus is 0 NORMAL (stock is reserved and counted), 1 UNLIMITED (no stock kept) or 2 DISCONTINUED (not salable). */
             stockStatus?: number | null;
-            /** @description TaxCode names the taxes that apply to the product: every tax whose code it is (CONTRACT.md section 8). */
+            /** @description TaxCode names the taxes that apply to the product: every tax whose code it is (docs/api.md section 8). */
             taxCode?: string | null;
             /** @description Title is the product's name. */
             title?: string | null;
@@ -3470,11 +3470,11 @@ export interface components {
             /** @description ID is the customer's id (admin tokens); absent, the token's own customer. */
             id?: string;
         };
-        /** @description Address is an entry of a customer's address book: a cart address (CONTRACT.md section 10) with an id and the default flag. */
+        /** @description Address is an entry of a customer's address book: a cart address (docs/api.md section 10) with an id and the default flag. */
         "customer.Address": {
             /** @description Address1 is the street address (required). */
             address_1: string;
-            /** @description Address2 is more of the address, kept as the JSON value given (SPEC.md types it "Array Number"). */
+            /** @description Address2 is more of the address, kept as the JSON value given (the original interface typed it "Array Number"). */
             address_2?: unknown;
             /** @description City is the city (required). */
             city: string;
@@ -3501,7 +3501,7 @@ export interface components {
         "customer.AddressArgInput": {
             /** @description Address1 is the street address (required). */
             address_1: string;
-            /** @description Address2 is more of the address, kept as the JSON value given (SPEC.md types it "Array Number"). */
+            /** @description Address2 is more of the address, kept as the JSON value given (the original interface typed it "Array Number"). */
             address_2?: unknown;
             /** @description City is the city (required). */
             city: string;
@@ -3530,7 +3530,7 @@ export interface components {
             createdAt: string;
             id: string;
             name: string;
-            /** @description Role is the role of an admin client's tokens (claim role; "" is admin, CONTRACT.md section 28). */
+            /** @description Role is the role of an admin client's tokens (claim role; "" is admin, docs/api.md section 28). */
             role?: string;
             /** @enum {string} */
             scope: "api" | "admin";
@@ -3568,11 +3568,11 @@ export interface components {
             /** Format: idn-email */
             email: string;
             firstName: string;
-            /** @description Groups are the codes of the customer's groups (CONTRACT.md section 26), carried in its tokens as the claim groups. */
+            /** @description Groups are the codes of the customer's groups (docs/api.md section 26), carried in its tokens as the claim groups. */
             groups: string[] | null;
             id: string;
             lastName: string;
-            /** @description Locale is the customer's language, one of the store's (CONTRACT.md section 27): her emails are written in it. "" for an account made before the store had languages (emails in the default). */
+            /** @description Locale is the customer's language, one of the store's (docs/api.md section 27): her emails are written in it. "" for an account made before the store had languages (emails in the default). */
             locale?: string;
             phone: string;
         };
@@ -3581,7 +3581,7 @@ export interface components {
             /** Format: date-time */
             expiresAt: string;
         };
-        /** @description Export is the answer of customer.export (CONTRACT.md section 29, GDPR article 15): everything the store holds about a customer. Secrets and their hashes (password, refresh and reset tokens) are never in it. */
+        /** @description Export is the answer of customer.export (docs/api.md section 29, GDPR article 15): everything the store holds about a customer. Secrets and their hashes (password, refresh and reset tokens) are never in it. */
         "customer.Export": {
             account: components["schemas"]["customer.Account"];
             addresses: components["schemas"]["customer.Address"][] | null;
@@ -3597,7 +3597,7 @@ export interface components {
             returns: unknown[] | null;
             signIns: components["schemas"]["customer.SignIn"][] | null;
         };
-        /** @description Group is a customer group (CONTRACT.md section 26): price lists name the groups they are for, customers belong to groups. */
+        /** @description Group is a customer group (docs/api.md section 26): price lists name the groups they are for, customers belong to groups. */
         "customer.Group": {
             code: string;
             /** Format: date-time */
@@ -3834,7 +3834,7 @@ export interface components {
         };
         /** @description The error concurrent_modification (HTTP 409). */
         "error.concurrent_modification": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            /** @description The code's data, when it has one (docs/api.md section 2). */
             data?: unknown;
             /** @constant */
             error: "concurrent_modification";
@@ -3927,7 +3927,7 @@ export interface components {
         };
         /** @description The error group_not_found (HTTP 404). */
         "error.group_not_found": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            /** @description The code's data, when it has one (docs/api.md section 2). */
             data?: unknown;
             /** @constant */
             error: "group_not_found";
@@ -3936,7 +3936,7 @@ export interface components {
         };
         /** @description The error idempotency_key_in_use (HTTP 409). */
         "error.idempotency_key_in_use": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            /** @description The code's data, when it has one (docs/api.md section 2). */
             data?: unknown;
             /** @constant */
             error: "idempotency_key_in_use";
@@ -3945,7 +3945,7 @@ export interface components {
         };
         /** @description The error idempotency_key_reused (HTTP 422). */
         "error.idempotency_key_reused": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            /** @description The code's data, when it has one (docs/api.md section 2). */
             data?: unknown;
             /** @constant */
             error: "idempotency_key_reused";
@@ -3954,7 +3954,7 @@ export interface components {
         };
         /** @description The error inconsistent_base_variantions_data (HTTP 400). */
         "error.inconsistent_base_variantions_data": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            /** @description The code's data, when it has one (docs/api.md section 2). */
             data?: unknown;
             /** @constant */
             error: "inconsistent_base_variantions_data";
@@ -3963,7 +3963,7 @@ export interface components {
         };
         /** @description The error inconsistent_base_variants_data (HTTP 400). */
         "error.inconsistent_base_variants_data": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            /** @description The code's data, when it has one (docs/api.md section 2). */
             data?: unknown;
             /** @constant */
             error: "inconsistent_base_variants_data";
@@ -3972,7 +3972,7 @@ export interface components {
         };
         /** @description The error inconsistent_base_variations_data (HTTP 400). */
         "error.inconsistent_base_variations_data": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            /** @description The code's data, when it has one (docs/api.md section 2). */
             data?: unknown;
             /** @constant */
             error: "inconsistent_base_variations_data";
@@ -3999,7 +3999,7 @@ export interface components {
         };
         /** @description The error invalid_credentials (HTTP 401). */
         "error.invalid_credentials": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            /** @description The code's data, when it has one (docs/api.md section 2). */
             data?: unknown;
             /** @constant */
             error: "invalid_credentials";
@@ -4027,7 +4027,7 @@ export interface components {
         };
         /** @description The error invalid_reset_token (HTTP 400). */
         "error.invalid_reset_token": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            /** @description The code's data, when it has one (docs/api.md section 2). */
             data?: unknown;
             /** @constant */
             error: "invalid_reset_token";
@@ -4036,7 +4036,7 @@ export interface components {
         };
         /** @description The error invalid_return_state (HTTP 400). */
         "error.invalid_return_state": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            /** @description The code's data, when it has one (docs/api.md section 2). */
             data?: unknown;
             /** @constant */
             error: "invalid_return_state";
@@ -4045,7 +4045,7 @@ export interface components {
         };
         /** @description The error invalid_shipping_method (HTTP 400). */
         "error.invalid_shipping_method": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            /** @description The code's data, when it has one (docs/api.md section 2). */
             data?: unknown;
             /** @constant */
             error: "invalid_shipping_method";
@@ -4071,7 +4071,7 @@ export interface components {
         };
         /** @description The error item_not_found (HTTP 404). */
         "error.item_not_found": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            /** @description The code's data, when it has one (docs/api.md section 2). */
             data?: unknown;
             /** @constant */
             error: "item_not_found";
@@ -4080,7 +4080,7 @@ export interface components {
         };
         /** @description The error job_not_found (HTTP 404). */
         "error.job_not_found": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            /** @description The code's data, when it has one (docs/api.md section 2). */
             data?: unknown;
             /** @constant */
             error: "job_not_found";
@@ -4089,7 +4089,7 @@ export interface components {
         };
         /** @description The error mail_not_found (HTTP 404). */
         "error.mail_not_found": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            /** @description The code's data, when it has one (docs/api.md section 2). */
             data?: unknown;
             /** @constant */
             error: "mail_not_found";
@@ -4148,7 +4148,7 @@ export interface components {
         };
         /** @description The error method_not_allowed (HTTP 405). */
         "error.method_not_allowed": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            /** @description The code's data, when it has one (docs/api.md section 2). */
             data?: unknown;
             /** @constant */
             error: "method_not_allowed";
@@ -4166,7 +4166,7 @@ export interface components {
         };
         /** @description The error no_modifiers_found (HTTP 400). */
         "error.no_modifiers_found": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            /** @description The code's data, when it has one (docs/api.md section 2). */
             data?: unknown;
             /** @constant */
             error: "no_modifiers_found";
@@ -4192,7 +4192,7 @@ export interface components {
         };
         /** @description The error operation_not_found (HTTP 404). */
         "error.operation_not_found": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            /** @description The code's data, when it has one (docs/api.md section 2). */
             data?: unknown;
             /** @constant */
             error: "operation_not_found";
@@ -4210,7 +4210,7 @@ export interface components {
         };
         /** @description The error out_of_stock (HTTP 400). */
         "error.out_of_stock": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            /** @description The code's data, when it has one (docs/api.md section 2). */
             data?: unknown;
             /** @constant */
             error: "out_of_stock";
@@ -4236,7 +4236,7 @@ export interface components {
         };
         /** @description The error payment_required (HTTP 400). */
         "error.payment_required": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            /** @description The code's data, when it has one (docs/api.md section 2). */
             data?: unknown;
             /** @constant */
             error: "payment_required";
@@ -4272,7 +4272,7 @@ export interface components {
         };
         /** @description The error price_list_not_found (HTTP 404). */
         "error.price_list_not_found": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            /** @description The code's data, when it has one (docs/api.md section 2). */
             data?: unknown;
             /** @constant */
             error: "price_list_not_found";
@@ -4292,7 +4292,7 @@ export interface components {
         };
         /** @description The error prices_changed (HTTP 400). */
         "error.prices_changed": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            /** @description The code's data, when it has one (docs/api.md section 2). */
             data?: unknown;
             /** @constant */
             error: "prices_changed";
@@ -4319,7 +4319,7 @@ export interface components {
         };
         /** @description The error product_not_saved (HTTP 409). */
         "error.product_not_saved": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            /** @description The code's data, when it has one (docs/api.md section 2). */
             data?: unknown;
             /** @constant */
             error: "product_not_saved";
@@ -4347,7 +4347,7 @@ export interface components {
         };
         /** @description The error request_too_large (HTTP 413). */
         "error.request_too_large": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            /** @description The code's data, when it has one (docs/api.md section 2). */
             data?: unknown;
             /** @constant */
             error: "request_too_large";
@@ -4356,7 +4356,7 @@ export interface components {
         };
         /** @description The error return_exceeds_quantity (HTTP 400). */
         "error.return_exceeds_quantity": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            /** @description The code's data, when it has one (docs/api.md section 2). */
             data?: unknown;
             /** @constant */
             error: "return_exceeds_quantity";
@@ -4365,7 +4365,7 @@ export interface components {
         };
         /** @description The error return_not_found (HTTP 404). */
         "error.return_not_found": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            /** @description The code's data, when it has one (docs/api.md section 2). */
             data?: unknown;
             /** @constant */
             error: "return_not_found";
@@ -4374,7 +4374,7 @@ export interface components {
         };
         /** @description The error return_window_expired (HTTP 400). */
         "error.return_window_expired": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            /** @description The code's data, when it has one (docs/api.md section 2). */
             data?: unknown;
             /** @constant */
             error: "return_window_expired";
@@ -4383,7 +4383,7 @@ export interface components {
         };
         /** @description The error shipping_address_not_set (HTTP 400). */
         "error.shipping_address_not_set": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            /** @description The code's data, when it has one (docs/api.md section 2). */
             data?: unknown;
             /** @constant */
             error: "shipping_address_not_set";
@@ -4392,7 +4392,7 @@ export interface components {
         };
         /** @description The error shipping_address_notset (HTTP 400). */
         "error.shipping_address_notset": {
-            /** @description The code's data, when it has one (CONTRACT.md section 2). */
+            /** @description The code's data, when it has one (docs/api.md section 2). */
             data?: unknown;
             /** @constant */
             error: "shipping_address_notset";
@@ -4773,14 +4773,14 @@ export interface components {
             fulfillments: (components["schemas"]["order.Fulfillment"] | null)[] | null;
             id: string;
             items: (components["schemas"]["order.Item"] | null)[] | null;
-            /** @description Locale is the language of the cart the order was placed from (CONTRACT.md section 27): its emails are written in it. */
+            /** @description Locale is the language of the cart the order was placed from (docs/api.md section 27): its emails are written in it. */
             locale?: string;
             number: string;
             /** @enum {string} */
             paymentStatus: "AUTHORIZED" | "PAID" | "PARTIALLY_REFUNDED" | "REFUNDED" | "VOIDED";
             payments: (components["schemas"]["order.Payment"] | null)[] | null;
             refunds: (components["schemas"]["order.Refund"] | null)[] | null;
-            /** @description Returns are the ids of the order's returns (CONTRACT.md section 24), in creation order. */
+            /** @description Returns are the ids of the order's returns (docs/api.md section 24), in creation order. */
             returns: string[] | null;
             shippingAddress?: unknown;
             shippingMethod?: components["schemas"]["order.ShippingMethod"] | null;
@@ -4873,7 +4873,7 @@ export interface components {
             /** @description OrderID is the order the units come from. */
             orderId: string;
         };
-        /** @description Return is a return of units of an order (CONTRACT.md section 24), as clients see it and as stored. CartID, Value and SKUs are kept by the store beside the document, never shown. */
+        /** @description Return is a return of units of an order (docs/api.md section 24), as clients see it and as stored. CartID, Value and SKUs are kept by the store beside the document, never shown. */
         "order.Return": {
             /** Format: date-time */
             createdAt: string;
@@ -4974,7 +4974,7 @@ export interface components {
             /** @enum {string} */
             status: "PLACED" | "COMPLETED" | "CANCELLED";
         };
-        /** @description Totals are the order's totals (CONTRACT.md section 13). */
+        /** @description Totals are the order's totals (docs/api.md section 13). */
         "order.Totals": {
             discount: components["schemas"]["money.Money"];
             items: components["schemas"]["money.Money"];
@@ -5130,9 +5130,9 @@ export interface components {
         /**
          * @description CartInput is the argument of promotion.cartPromotions.
          *
-         *     The form is decided by the shape of items[].price, whatever the path's version (CONTRACT.md section 2): a plain number is the v1 form, a money object {amount, currency, precision} the v2 form; every item must use the same form, and the response uses it too.
+         *     The form is decided by the shape of items[].price, whatever the path's version (docs/api.md section 2): a plain number is the v1 form, a money object {amount, currency, precision} the v2 form; every item must use the same form, and the response uses it too.
          *
-         *     In the v1 form prices are in major units of Currency (an optional argument SPEC.md does not have, default USD; it gives the precision the prices are read with and the discounts computed in); more decimals than the currency has is validation_error. In the v2 form amounts are integers in minor units, precision must equal the currency's ISO 4217 minor unit, and every item must have the same currency (Currency, when given too, must be it).
+         *     In the v1 form prices are in major units of Currency (an optional argument the original interface did not have, default USD; it gives the precision the prices are read with and the discounts computed in); more decimals than the currency has is validation_error. In the v2 form amounts are integers in minor units, precision must equal the currency's ISO 4217 minor unit, and every item must have the same currency (Currency, when given too, must be it).
          */
         "promotion.CartInput": {
             /** @description CartID is a reference the caller chooses (required, not checked against the carts). */
@@ -5207,7 +5207,7 @@ export interface components {
             discounts: components["schemas"]["promotion.Discount"][] | null;
             id: string;
         };
-        /** @description ListInput is the argument of promotion.list; every filter is optional. id matches any of the ids (at most MaxListIDs); title is a case-insensitive Go RE2 pattern matching anywhere in the title; active matches the flag. limit (1..1000, default 10) and skip (>= 0) page the result, in creation order; fields (CONTRACT.md section 4) reduces each record to id plus the named fields. */
+        /** @description ListInput is the argument of promotion.list; every filter is optional. id matches any of the ids (at most MaxListIDs); title is a case-insensitive Go RE2 pattern matching anywhere in the title; active matches the flag. limit (1..1000, default 10) and skip (>= 0) page the result, in creation order; fields (docs/api.md section 4) reduces each record to id plus the named fields. */
         "promotion.ListInput": {
             /** @description Active matches the active (true) or inactive (false) promotions. */
             active?: boolean | null;
@@ -5230,7 +5230,7 @@ export interface components {
         "promotion.Promotion": {
             active: boolean;
             class: string;
-            /** @description Coupon fields (CONTRACT.md section 16), absent when not set. Code is as created; it is unique compared by CodeKey. The promotion applies from StartDate until before EndDate. UsageLimit bounds the orders that use it, UsageLimitPerCustomer those of one customer (ANON orders are not counted per customer); UsageCount is how many orders use it now (a cancelled order gives its use back). */
+            /** @description Coupon fields (docs/api.md section 16), absent when not set. Code is as created; it is unique compared by CodeKey. The promotion applies from StartDate until before EndDate. UsageLimit bounds the orders that use it, UsageLimitPerCustomer those of one customer (ANON orders are not counted per customer); UsageCount is how many orders use it now (a cancelled order gives its use back). */
             code?: string | null;
             /** Format: date-time */
             endDate?: string | null;
@@ -5249,7 +5249,7 @@ export interface components {
         "promotion.PromotionPartial": {
             active?: boolean;
             class?: string;
-            /** @description Coupon fields (CONTRACT.md section 16), absent when not set. Code is as created; it is unique compared by CodeKey. The promotion applies from StartDate until before EndDate. UsageLimit bounds the orders that use it, UsageLimitPerCustomer those of one customer (ANON orders are not counted per customer); UsageCount is how many orders use it now (a cancelled order gives its use back). */
+            /** @description Coupon fields (docs/api.md section 16), absent when not set. Code is as created; it is unique compared by CodeKey. The promotion applies from StartDate until before EndDate. UsageLimit bounds the orders that use it, UsageLimitPerCustomer those of one customer (ANON orders are not counted per customer); UsageCount is how many orders use it now (a cancelled order gives its use back). */
             code?: string | null;
             /** Format: date-time */
             endDate?: string | null;
@@ -5554,7 +5554,7 @@ export interface components {
             /** @description Rates are the group's prices, one per currency. */
             rates: components["schemas"]["shipping.RateInput"][];
         };
-        /** @description InfoInput names a method in shipping.info and shipping.remove: `id`, or its alias `shippingId` (CONTRACT.md section 4). */
+        /** @description InfoInput names a method in shipping.info and shipping.remove: `id`, or its alias `shippingId` (docs/api.md section 4). */
         "shipping.InfoInput": {
             /** @description ID is the method's id (or give it as shippingId). */
             id: string;
@@ -5729,7 +5729,7 @@ export interface components {
             id: string;
             items: components["schemas"]["tax.CartTaxesLine"][] | null;
         };
-        /** @description CartTaxesInput holds the arguments of tax.cartTaxes. Currency is not in SPEC.md, which gives plain-number prices without one: it is an optional ISO 4217 code, default USD, that sets the precision prices are read and taxes rounded in. */
+        /** @description CartTaxesInput holds the arguments of tax.cartTaxes. Currency was not in the original interface, which gives plain-number prices without one: it is an optional ISO 4217 code, default USD, that sets the precision prices are read and taxes rounded in. */
         "tax.CartTaxesInput": {
             /** @description CartID is a reference the caller chooses, returned as given. */
             cartId: string;
@@ -5844,7 +5844,7 @@ export interface components {
             brand?: string | null;
             /** @description Categories matches the products in any of these categories, directly. */
             categories?: components["schemas"]["commerce.StringListInput"];
-            /** @description Currency asks for each product's price in this currency (ISO 4217), as a new cart would get it for the token (CONTRACT.md section 26). */
+            /** @description Currency asks for each product's price in this currency (ISO 4217), as a new cart would get it for the token (docs/api.md section 26). */
             currency?: string | null;
             /** @description Description matches the products whose description matches the pattern. A regular expression (Go RE2 syntax), case-insensitive, matching anywhere in the text unless anchored with ^ or $; at most 1000 bytes. */
             description?: string | null;
@@ -5860,9 +5860,9 @@ export interface components {
             limit?: number | null;
             /** @description Locale is the language to answer in (one of --locales; else the Accept-Language header's, else the default). */
             locale?: string | null;
-            /** @description MediaChannel is SPEC.md's spelling of prices.channel (CONTRACT.md section 6): the same filter. */
+            /** @description MediaChannel is the original interface's spelling of prices.channel (docs/api.md section 6): the same filter. */
             "medias.channel"?: components["schemas"]["commerce.StringListInput"];
-            /** @description MediaCustomerType is SPEC.md's spelling of prices.customerType (CONTRACT.md section 6): the same filter. */
+            /** @description MediaCustomerType is the original interface's spelling of prices.customerType (docs/api.md section 6): the same filter. */
             "medias.customerType"?: components["schemas"]["commerce.StringListInput"];
             /** @description MediaID matches the products with a media of any of these ids. */
             "medias.id"?: components["schemas"]["commerce.StringListInput"];
@@ -11745,7 +11745,7 @@ export interface operations {
                 modifiers?: string[];
                 /** @description Variants are the ids of a Base product's Variants, each an existing Variant whose base is this product. */
                 variants?: string[];
-                /** @description TaxCode names the taxes that apply to the product: every tax whose code it is (CONTRACT.md section 8). */
+                /** @description TaxCode names the taxes that apply to the product: every tax whose code it is (docs/api.md section 8). */
                 taxCode?: string;
                 /** @description Translations are the product's title, description and slug in the store's other locales (--locales), by locale; null for a locale removes its translation. */
                 translations?: string;
@@ -11916,13 +11916,13 @@ export interface operations {
                 "prices.channel"?: string[];
                 /** @description MediaID matches the products with a media of any of these ids. */
                 "medias.id"?: string[];
-                /** @description Currency asks for each product's price in this currency (ISO 4217), as a new cart would get it for the token (CONTRACT.md section 26). */
+                /** @description Currency asks for each product's price in this currency (ISO 4217), as a new cart would get it for the token (docs/api.md section 26). */
                 currency?: string;
                 /** @description Quantity is the line quantity the prices are for (default 1), with currency. */
                 quantity?: number;
-                /** @description MediaCustomerType is SPEC.md's spelling of prices.customerType (CONTRACT.md section 6): the same filter. */
+                /** @description MediaCustomerType is the original interface's spelling of prices.customerType (docs/api.md section 6): the same filter. */
                 "medias.customerType"?: string[];
-                /** @description MediaChannel is SPEC.md's spelling of prices.channel (CONTRACT.md section 6): the same filter. */
+                /** @description MediaChannel is the original interface's spelling of prices.channel (docs/api.md section 6): the same filter. */
                 "medias.channel"?: string[];
                 /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
                 fields?: string[];
@@ -12044,13 +12044,13 @@ export interface operations {
                 "prices.channel"?: string[];
                 /** @description MediaID matches the products with a media of any of these ids. */
                 "medias.id"?: string[];
-                /** @description Currency asks for each product's price in this currency (ISO 4217), as a new cart would get it for the token (CONTRACT.md section 26). */
+                /** @description Currency asks for each product's price in this currency (ISO 4217), as a new cart would get it for the token (docs/api.md section 26). */
                 currency?: string;
                 /** @description Quantity is the line quantity the prices are for (default 1), with currency. */
                 quantity?: number;
-                /** @description MediaCustomerType is SPEC.md's spelling of prices.customerType (CONTRACT.md section 6): the same filter. */
+                /** @description MediaCustomerType is the original interface's spelling of prices.customerType (docs/api.md section 6): the same filter. */
                 "medias.customerType"?: string[];
-                /** @description MediaChannel is SPEC.md's spelling of prices.channel (CONTRACT.md section 6): the same filter. */
+                /** @description MediaChannel is the original interface's spelling of prices.channel (docs/api.md section 6): the same filter. */
                 "medias.channel"?: string[];
                 /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
                 fields?: string[];
@@ -12314,7 +12314,7 @@ export interface operations {
                 locale?: string;
                 /** @description ID is the product's id. */
                 id: string;
-                /** @description Currency asks for the product's price in this currency (ISO 4217), as a new cart would get it for the token (CONTRACT.md section 26). */
+                /** @description Currency asks for the product's price in this currency (ISO 4217), as a new cart would get it for the token (docs/api.md section 26). */
                 currency?: string;
                 /** @description Quantity is the line quantity the price is for (default 1), with currency. */
                 quantity?: number;
@@ -12411,7 +12411,7 @@ export interface operations {
                 locale?: string;
                 /** @description ID is the product's id. */
                 id?: string;
-                /** @description Currency asks for the product's price in this currency (ISO 4217), as a new cart would get it for the token (CONTRACT.md section 26). */
+                /** @description Currency asks for the product's price in this currency (ISO 4217), as a new cart would get it for the token (docs/api.md section 26). */
                 currency?: string;
                 /** @description Quantity is the line quantity the price is for (default 1), with currency. */
                 quantity?: number;
@@ -12582,13 +12582,13 @@ export interface operations {
                 "prices.channel"?: string[];
                 /** @description MediaID matches the products with a media of any of these ids. */
                 "medias.id"?: string[];
-                /** @description Currency asks for each product's price in this currency (ISO 4217), as a new cart would get it for the token (CONTRACT.md section 26). */
+                /** @description Currency asks for each product's price in this currency (ISO 4217), as a new cart would get it for the token (docs/api.md section 26). */
                 currency?: string;
                 /** @description Quantity is the line quantity the prices are for (default 1), with currency. */
                 quantity?: number;
-                /** @description MediaCustomerType is SPEC.md's spelling of prices.customerType (CONTRACT.md section 6): the same filter. */
+                /** @description MediaCustomerType is the original interface's spelling of prices.customerType (docs/api.md section 6): the same filter. */
                 "medias.customerType"?: string[];
-                /** @description MediaChannel is SPEC.md's spelling of prices.channel (CONTRACT.md section 6): the same filter. */
+                /** @description MediaChannel is the original interface's spelling of prices.channel (docs/api.md section 6): the same filter. */
                 "medias.channel"?: string[];
                 /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
                 fields?: string[];
@@ -12710,13 +12710,13 @@ export interface operations {
                 "prices.channel"?: string[];
                 /** @description MediaID matches the products with a media of any of these ids. */
                 "medias.id"?: string[];
-                /** @description Currency asks for each product's price in this currency (ISO 4217), as a new cart would get it for the token (CONTRACT.md section 26). */
+                /** @description Currency asks for each product's price in this currency (ISO 4217), as a new cart would get it for the token (docs/api.md section 26). */
                 currency?: string;
                 /** @description Quantity is the line quantity the prices are for (default 1), with currency. */
                 quantity?: number;
-                /** @description MediaCustomerType is SPEC.md's spelling of prices.customerType (CONTRACT.md section 6): the same filter. */
+                /** @description MediaCustomerType is the original interface's spelling of prices.customerType (docs/api.md section 6): the same filter. */
                 "medias.customerType"?: string[];
-                /** @description MediaChannel is SPEC.md's spelling of prices.channel (CONTRACT.md section 6): the same filter. */
+                /** @description MediaChannel is the original interface's spelling of prices.channel (docs/api.md section 6): the same filter. */
                 "medias.channel"?: string[];
                 /** @description Fields are the top-level fields to return besides id (all when absent); unknown names are ignored. */
                 fields?: string[];
@@ -13249,7 +13249,7 @@ export interface operations {
                 modifiers?: string[];
                 /** @description Variants are the ids of a Base product's Variants, each an existing Variant whose base is this product. */
                 variants?: string[];
-                /** @description TaxCode names the taxes that apply to the product: every tax whose code it is (CONTRACT.md section 8). */
+                /** @description TaxCode names the taxes that apply to the product: every tax whose code it is (docs/api.md section 8). */
                 taxCode?: string;
                 /** @description Translations are the product's title, description and slug in the store's other locales (--locales), by locale; null for a locale removes its translation. */
                 translations?: string;

@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce"
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/sample"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/loader"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/sample"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestJourney: against the service with the sample catalog, both

@@ -253,7 +253,7 @@ func redact(dsn string) string {
 	return u.String()
 }
 
-// mailSender returns the sender --mail names (CONTRACT.md section 22):
+// mailSender returns the sender --mail names (docs/api.md section 22):
 // file:DIR, smtp://..., smtps://..., none (nil), or "" for the default, a
 // folder mail beside the SQLite file (./data/mail with PostgreSQL). where
 // says where mail goes, for the log line (never a password).

@@ -12,12 +12,12 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/auth"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/payment"
 	"github.com/commercekit/commerce/payment/manual"
 	"github.com/commercekit/commerce/payment/stripe"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // checkoutCrashTest streams checkouts (cart.create, addToCart, checkout,

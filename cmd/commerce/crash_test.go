@@ -20,7 +20,7 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/auth"
-	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestMain lets the crash test run `serve` in a child process of its own

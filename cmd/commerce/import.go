@@ -17,7 +17,7 @@ import (
 )
 
 // importCmd runs `commerce import [--format shopify] FILE`: it uploads the
-// file to product.import of a running service (CONTRACT.md section 25),
+// file to product.import of a running service (docs/api.md section 25),
 // follows the job with job.info, drawing a progress bar on stderr, and
 // prints the outcome and each rejected row (line, sku, error) on stdout. It
 // fails (non-zero exit) when the service refuses the file or the job

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestImportCommand uploads a file to a running service, follows the job

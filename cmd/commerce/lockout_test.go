@@ -9,7 +9,7 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/auth"
-	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestLockoutAcrossProcesses runs two `serve` processes on one PostgreSQL

@@ -13,8 +13,8 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/auth"
-	"github.com/commercekit/commerce/internal/mailpit"
-	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/testkit/mailpit"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // mailCrashTest places a burst of 200 orders, each to an address of its

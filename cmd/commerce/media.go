@@ -18,7 +18,7 @@ func init() {
 	flagEnv["media-base-url"] = "COMMERCE_MEDIA_BASE_URL"
 }
 
-// mediaFlags are serve's flags of the product images (CONTRACT.md
+// mediaFlags are serve's flags of the product images (docs/api.md
 // section 23).
 type mediaFlags struct {
 	store, widths, baseURL string

@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestOrdersTwoServeProcesses: two `serve` processes on one PostgreSQL
-// database (CONTRACT.md sections 13 and 16), every race through both at
+// database (docs/api.md sections 13 and 16), every race through both at
 // once:
 //   - 50 checkouts of carts holding a code with usageLimit 10: exactly 10
 //     orders, 40 coupon_usage_limit_reached that leave their carts ACTIVE

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // Two `serve` processes on one PostgreSQL database, 200 shoppers racing

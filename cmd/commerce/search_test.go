@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/commercekit/commerce/catalog"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/search"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestSearchReindex empties the search index behind the products' back,

@@ -27,7 +27,7 @@ const staffUsage = `usage: commerce staff add --email E [--role R]   (password o
 roles: owner, admin, catalog, orders, support (the first member added is an owner)`
 
 // staffCmd is `commerce staff add|list|remove|disable|password`
-// (CONTRACT.md section 28): it manages the admin app's staff accounts.
+// (docs/api.md section 28): it manages the admin app's staff accounts.
 // Passwords are read from the first line of standard input (never a
 // flag, which would show in the process list and the shell's history).
 // Its changes are in the audit log under the actor "cli" as an owner.

@@ -15,7 +15,7 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/auth"
-	"github.com/commercekit/commerce/internal/stripemock"
+	"github.com/commercekit/commerce/testkit/stripemock"
 )
 
 // --stripe-webhook-secret beats COMMERCE_STRIPE_WEBHOOK_SECRET: only an

@@ -12,7 +12,7 @@ import (
 )
 
 // TestTokenGroups: commerce token --group (repeatable) mints a token whose
-// groups claim lists the codes in order (CONTRACT.md section 26); an empty
+// groups claim lists the codes in order (docs/api.md section 26); an empty
 // code is refused.
 func TestTokenGroups(t *testing.T) {
 	secret := strings.Repeat("s", 40)

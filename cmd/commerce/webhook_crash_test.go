@@ -14,7 +14,7 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/auth"
-	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/testkit/testdb"
 	"github.com/commercekit/commerce/webhook"
 )
 

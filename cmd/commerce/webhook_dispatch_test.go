@@ -22,7 +22,7 @@ import (
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/auth"
 	"github.com/commercekit/commerce/event"
-	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // standardWebhookProblem checks a webhook request as the Standard

@@ -18,9 +18,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/commercekit/commerce/internal/mailpit"
 	"github.com/commercekit/commerce/mail"
 	"github.com/commercekit/commerce/mail/smtp"
+	"github.com/commercekit/commerce/testkit/mailpit"
 )
 
 func TestNew(t *testing.T) {

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/commercekit/commerce"
-	"github.com/commercekit/commerce/internal/stripemock"
 	"github.com/commercekit/commerce/payment"
 	"github.com/commercekit/commerce/payment/stripe"
+	"github.com/commercekit/commerce/testkit/stripemock"
 )
 
 // expectPost checks that reqs is one POST to path carrying the idempotency

@@ -1,4 +1,4 @@
--- Customers (CONTRACT.md section 15). The customer is one JSON document
+-- Customers (docs/api.md section 15). The customer is one JSON document
 -- (data: names, phone, addresses); the columns are what the store looks
 -- up and filters by. password_hash is an argon2id PHC string. seq gives the
 -- creation order of lists.

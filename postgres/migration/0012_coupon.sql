@@ -1,4 +1,4 @@
--- Coupons and promotion limits (CONTRACT.md section 16). code is as
+-- Coupons and promotion limits (docs/api.md section 16). code is as
 -- created, code_key its comparison key (NFC, lower case), unique; start_at
 -- and end_at are Unix milliseconds (NULL: unbounded); usage_count is how
 -- many orders use the promotion now, kept below usage_limit by a

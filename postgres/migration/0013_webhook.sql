@@ -1,4 +1,4 @@
--- Webhooks (CONTRACT.md section 17). seq gives the creation order of
+-- Webhooks (docs/api.md section 17). seq gives the creation order of
 -- lists. secret is the signing secret sealed with AES-GCM (a key derived
 -- from the service's JWT secret): it must be usable for HMAC, so it cannot
 -- be hashed. channels and types are JSON arrays (types NULL: all types).

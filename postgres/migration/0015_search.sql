@@ -1,4 +1,4 @@
--- Product search (CONTRACT.md section 21): a tsvector per product over its
+-- Product search (docs/api.md section 21): a tsvector per product over its
 -- title (weight A), brand and sku (B) and description (C), with a GIN
 -- index, kept by a trigger in the product's own transaction. The text is
 -- folded as SQLite's FTS5 unicode61 tokenizer with remove_diacritics 2

@@ -1,4 +1,4 @@
--- Product search folds text as SQLite does (CONTRACT.md section 21: both
+-- Product search folds text as SQLite does (docs/api.md section 21: both
 -- stores find the same products), whatever the database's locale, and
 -- indexes words of any length.
 --

@@ -1,4 +1,4 @@
--- The owner of an event's personal data (CONTRACT.md section 29): the id
+-- The owner of an event's personal data (docs/api.md section 29): the id
 -- of the customer (CUSTOMERS events) or of the cart (CARTS events, and
 -- ORDERS events: an order is its cart's) whose personal data the payload
 -- holds, '' for events that hold none. customer.remove finds the

@@ -1,4 +1,4 @@
--- Product images (CONTRACT.md section 23). One row per uploaded image;
+-- Product images (docs/api.md section 23). One row per uploaded image;
 -- the bytes are in the media store (--media-store), under "<id>/".
 -- ext names the stored format (jpg, png, gif, webp); bytes and sha256 are
 -- those of the stored image. A product lists an image in its medias

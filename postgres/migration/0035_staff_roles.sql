@@ -1,5 +1,5 @@
 -- Staff roles, offboarding, the second factor and the audit log
--- (CONTRACT.md section 28). Accounts made before roles keep every power
+-- (docs/api.md section 28). Accounts made before roles keep every power
 -- they had: they are owners.
 ALTER TABLE staff ADD COLUMN role TEXT NOT NULL DEFAULT 'owner';
 -- A disabled member cannot sign in and has no session.

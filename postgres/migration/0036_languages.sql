@@ -1,4 +1,4 @@
--- Languages (CONTRACT.md section 27): the twin of
+-- Languages (docs/api.md section 27): the twin of
 -- sqlite/migration/0036_languages.sql. A category's translations are the
 -- column translations, a product's are in its stored form; translated
 -- slugs are unique per kind and locale in catalog_slugs.

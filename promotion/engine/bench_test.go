@@ -88,7 +88,7 @@ func BenchmarkEvaluateFullCart(b *testing.B) {
 }
 
 // BenchmarkEvaluateCoupons is BenchmarkEvaluate with 200 of the 1,000
-// promotions carrying a code and dates (CONTRACT.md section 16): the cart
+// promotions carrying a code and dates (docs/api.md section 16): the cart
 // holds 5 codes, and half the dated promotions are outside their dates at
 // the evaluation's time; the cart has a shipping rate.
 func BenchmarkEvaluateCoupons(b *testing.B) {

@@ -16,7 +16,7 @@ func unitDiscount(price int64, d *Discount, precision int) int64 {
 	var v int64
 	switch {
 	case d.IsPercentage:
-		// Rounded per unit, half away from zero (CONTRACT.md section 5).
+		// Rounded per unit, half away from zero (docs/api.md section 5).
 		v = mulDivPow10(price, d.Rate.Units, -d.Rate.Scale, 100)
 	case d.IsFixedPrice:
 		v = price - max(minor(d.Rate, precision), 0)

@@ -18,7 +18,7 @@ type Entry struct {
 
 // Categories maps a product id to the ids of every category the product
 // belongs to, together with all their ancestors: a product in a
-// sub-category counts for each category above it (CONTRACT.md section 6).
+// sub-category counts for each category above it (docs/api.md section 6).
 // Products absent from the map are in no category.
 type Categories map[string][]string
 
@@ -35,7 +35,7 @@ type Result struct {
 	Shipping *ShippingDiscount
 	// Fired lists the ids of the promotions that fired, in evaluation
 	// order, whether or not their discount came to more than zero: the
-	// promotions an order uses (CONTRACT.md section 16).
+	// promotions an order uses (docs/api.md section 16).
 	Fired []string
 }
 
@@ -84,7 +84,7 @@ type ItemUse struct {
 }
 
 // Evaluate applies the promotions of the index to the entries following
-// CONTRACT.md section 7. precision is the currency's number of decimals
+// docs/api.md section 7. precision is the currency's number of decimals
 // (USD 2, JPY 0, JOD 3; clamped to 0..18), used to turn rates given in major
 // units into minor units. Entries with a non-positive quantity hold no
 // units. The work grows with the number of units, so the caller bounds
@@ -523,12 +523,12 @@ func (s *scratch) apply(n *node, cheapest bool) {
 			s.apply(&n.kids[i], cheapest)
 		}
 	case anyOf:
-		// CONTRACT.md: "any applies only the first".
+		// docs/api.md: "any applies only the first".
 		s.apply(&n.kids[0], cheapest)
 	}
 }
 
-// almost checks rule n against the units left after all firings (CONTRACT.md
+// almost checks rule n against the units left after all firings (docs/api.md
 // section 7, item 7), recording its almost fulfilled leaves when record is
 // set. Leaves take the units they collect, so the sub-rules of an `all` use
 // disjoint units.

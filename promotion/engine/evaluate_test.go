@@ -60,7 +60,7 @@ func TestEvaluate(t *testing.T) {
 		wantAlmost []AlmostFulfilled
 	}{
 		{
-			name:   "worked example of CONTRACT.md",
+			name:   "worked example of docs/api.md",
 			promos: []promo{{"fx", 1, cheap3If, cheap3Then}},
 			entries: []Entry{
 				{"A", "pa", 1, 57765},

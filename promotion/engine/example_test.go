@@ -7,7 +7,7 @@ import (
 	"github.com/commercekit/commerce/promotion/engine"
 )
 
-// The worked example of CONTRACT.md section 7: fixed price 10 for the 3
+// The worked example of docs/api.md section 7: fixed price 10 for the 3
 // cheapest units of a category.
 func Example() {
 	rules, err := engine.Parse(

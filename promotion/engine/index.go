@@ -55,7 +55,7 @@ type compiled struct {
 	cond       node
 	then       node
 	// thenCheapest: `then` picks cheapest first when a rule of `if` whose
-	// kind says so has lowestPrice (CONTRACT.md section 7, item 2).
+	// kind says so has lowestPrice (docs/api.md section 7, item 2).
 	thenCheapest bool
 }
 

@@ -14,7 +14,7 @@ import (
 //
 // A kind whose leaves count units of entries (every kind so far) gives ids:
 // the evaluation then takes, targets and counts the units of the entries
-// that match the leaf's id, as CONTRACT.md section 7 says. A kind that does
+// that match the leaf's id, as docs/api.md section 7 says. A kind that does
 // not (a condition on the cart as a whole, a target that is not a unit)
 // gives eval instead.
 type kind struct {
@@ -36,7 +36,7 @@ type kind struct {
 	eval evaluator
 	// lowestPriceOrdersThen: a leaf of the kind with lowestPrice in a
 	// promotion's `if` makes its `then` pick the cheapest units first
-	// (CONTRACT.md section 7, item 2: category rules do, product rules do
+	// (docs/api.md section 7, item 2: category rules do, product rules do
 	// not).
 	lowestPriceOrdersThen bool
 	// usesCategories: matching needs the category membership of the

@@ -1,6 +1,6 @@
 package engine
 
-// The `shipping` rule (CONTRACT.md section 16): a `then` rule whose target
+// The `shipping` rule (docs/api.md section 16): a `then` rule whose target
 // is the cart's shipping line, {"shipping": {"discount": {...}}}. Its
 // discount applies to the shipping method's rate as section 7 step 5 says
 // for a unit (isPercentage 100 is free shipping). The shipping line is one

@@ -1,5 +1,5 @@
 // Package engine is the pure promotion engine: it parses and validates the
-// rule language of a promotion's `if` and `then` (CONTRACT.md section 7,
+// rule language of a promotion's `if` and `then` (docs/api.md section 7,
 // item 8) and evaluates active promotions against cart entries (items 1-7).
 //
 // It knows nothing about storage or transport: the caller passes the active
@@ -329,7 +329,7 @@ func (p *parser) discount(path string, raw json.RawMessage) *Discount {
 }
 
 // object decodes a JSON object, dropping null members: a null optional
-// field means the field is absent (CONTRACT.md section 2).
+// field means the field is absent (docs/api.md section 2).
 func (p *parser) object(path string, raw json.RawMessage) (map[string]json.RawMessage, bool) {
 	var m map[string]json.RawMessage
 	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &m) != nil {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/commercekit/commerce/internal/sample"
+	"github.com/commercekit/commerce/testkit/sample"
 
 	"github.com/commercekit/commerce"
 )

@@ -1,4 +1,4 @@
--- Orders (CONTRACT.md section 13). The order is one JSON document (data,
+-- Orders (docs/api.md section 13). The order is one JSON document (data,
 -- as clients see it) plus what the service keeps and never shows
 -- (internal: pending payment operations, the warehouses each item's units
 -- came from); the columns are what the store filters, sorts and locks by.

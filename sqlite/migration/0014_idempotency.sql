@@ -1,4 +1,4 @@
--- Idempotency keys (CONTRACT.md section 18), per token subject. fingerprint
+-- Idempotency keys (docs/api.md section 18), per token subject. fingerprint
 -- is a SHA-256 of the operation and its canonical arguments. status is 0
 -- while the first request runs (until locked_until, Unix milliseconds),
 -- then the stored answer's HTTP status with its body. created_at (Unix

@@ -1,4 +1,4 @@
--- Product search (CONTRACT.md section 21): an FTS5 index over the title,
+-- Product search (docs/api.md section 21): an FTS5 index over the title,
 -- brand, sku and description of every product, kept by triggers in the
 -- product's own transaction. It is an external-content index (the text
 -- stays in products only); its rowid is the product's seq. Tokens are

@@ -1,4 +1,4 @@
--- Email (CONTRACT.md section 22). One row per message, rendered when it is
+-- Email (docs/api.md section 22). One row per message, rendered when it is
 -- queued: to_addr, subject, text and html are what is sent. message_id is
 -- the Message-ID header, fixed at queueing (a resend after a crash is the
 -- same message). event_id is the event that caused the message; the

@@ -1,4 +1,4 @@
--- Returns (CONTRACT.md section 24). A return is one JSON document (data,
+-- Returns (docs/api.md section 24). A return is one JSON document (data,
 -- as clients see it) plus what the service keeps and never shows
 -- (internal: the exchange's cart and value); the columns are what the
 -- store filters, sorts and locks by. Times are Unix milliseconds.

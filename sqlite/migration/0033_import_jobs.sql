@@ -1,4 +1,4 @@
--- Catalog import jobs (CONTRACT.md section 25): one row per product.import,
+-- Catalog import jobs (docs/api.md section 25): one row per product.import,
 -- its counters moved on after every batch of rows, so that job.info follows
 -- it from any process. errors holds the first 1,000 row errors as a JSON
 -- array of {line, sku, error, data}. Times are Unix milliseconds.

@@ -1,4 +1,4 @@
--- Customer groups and price lists (CONTRACT.md section 26). A customer's
+-- Customer groups and price lists (docs/api.md section 26). A customer's
 -- groups are in its JSON document (customers.data); a group is a code and
 -- a title. A price list is one JSON document (data: title, groups, channel,
 -- country, dates, priority) with the columns the store looks up by, and

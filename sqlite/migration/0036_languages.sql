@@ -1,4 +1,4 @@
--- Languages (CONTRACT.md section 27). A product's translations are in its
+-- Languages (docs/api.md section 27). A product's translations are in its
 -- stored form (products.doc); a category's in the column translations
 -- ({"es": {"title": ..., "description": ..., "slug": ...}}). Translated
 -- slugs are unique per kind and locale: catalog_slugs holds each one

@@ -1,4 +1,4 @@
--- Import jobs' heartbeat (CONTRACT.md section 25): beat_at is when the
+-- Import jobs' heartbeat (docs/api.md section 25): beat_at is when the
 -- process running a job last said it is alive (Unix milliseconds; every
 -- transfer.BeatInterval and with every batch). A RUNNING job whose beat is
 -- older than transfer.StaleAfter was left by a process that stopped

@@ -146,7 +146,7 @@ func checking(t testing.TB, h http.Handler, args argumentsFunc) http.Handler {
 // operation). It returns "" when all is well.
 //
 // The transport merges the query string and the body into one argument
-// object (CONTRACT.md section 2); the document describes a POST's
+// object (docs/api.md section 2); the document describes a POST's
 // arguments as its body and a GET's as its query parameters. A request
 // whose arguments are split between the two (POST x.update?id=... with
 // the changes in the body), or a GET with a body, that the document

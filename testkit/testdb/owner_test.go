@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce/event"
-	"github.com/commercekit/commerce/internal/testdb"
 	"github.com/commercekit/commerce/sqldb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestEventOwnerBackfill: migration 0028 gives the events written before

@@ -14,8 +14,8 @@ import (
 	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/pb33f/libopenapi-validator/config"
 
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // jsonDoc is a decoded OpenAPI document.
@@ -252,7 +252,7 @@ func TestDocument30(t *testing.T) {
 }
 
 // TestCartAnswersDocumented: every operation answering a cart names one
-// of the two documented cart schemas (CONTRACT.md section 10: the
+// of the two documented cart schemas (docs/api.md section 10: the
 // addToCart form for cart.addToCart and cart.removeFromCart, the
 // calculateCart form for the others), whose items are typed entries and
 // whose every amount has one form (no free-form schema but address_2, no
@@ -304,8 +304,8 @@ func TestCartAnswersDocumented(t *testing.T) {
 				}
 				return
 			}
-			// address_2 is any JSON value, as given (SPEC.md types it
-			// "Array Number"): the one free-form field of a cart.
+			// address_2 is any JSON value, as given (the original interface
+			// typed it "Array Number"): the one free-form field of a cart.
 			if (len(sch) == 0 || (len(sch) == 1 && sch["description"] != nil)) && where != "cart.Address.address_2" {
 				t.Errorf("%s: %s is free-form", name, where)
 			}

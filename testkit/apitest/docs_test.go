@@ -12,8 +12,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestDocsPageOffline renders /docs in headless Chromium that can reach

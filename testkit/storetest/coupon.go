@@ -14,7 +14,7 @@ import (
 )
 
 // Coupon is the suite of the coupon fields and the uses of promotions
-// (promotion.Store and promotion.Tx, CONTRACT.md section 16): the fields
+// (promotion.Store and promotion.Tx, docs/api.md section 16): the fields
 // stored and read back, codes unique by their key, Redeem's limits (also
 // under concurrency) and ReleaseRedemptions.
 func Coupon(t *testing.T, open Opener) {

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/commercekit/commerce/internal/stripemock"
+	"github.com/commercekit/commerce/testkit/stripemock"
 )
 
 func TestStart(t *testing.T) {

@@ -165,7 +165,7 @@ var regexTitles = []string{
 }
 
 // regexPatterns are RE2 patterns every store must match exactly as Go's
-// regexp does (CONTRACT.md section 4).
+// regexp does (docs/api.md section 4).
 var regexPatterns = []string{
 	// word boundaries: \b is a backspace in PostgreSQL's syntax
 	`\bfridge`, `fridge\b`, `\Bfridge`, `\bx\b`, `\b\d+\b`,

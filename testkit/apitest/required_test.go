@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/commercekit/commerce"
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // openAPI is the part of /openapi.json these tests read.

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // The middleware's own tests: checkExchange, and the checking handler

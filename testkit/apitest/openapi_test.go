@@ -15,8 +15,8 @@ import (
 	"testing"
 
 	"github.com/commercekit/commerce"
-	"github.com/commercekit/commerce/internal/apitest"
-	"github.com/commercekit/commerce/internal/testdb"
+	"github.com/commercekit/commerce/testkit/apitest"
+	"github.com/commercekit/commerce/testkit/testdb"
 )
 
 // TestDocumentValid checks /openapi.json with a standard OpenAPI 3.1

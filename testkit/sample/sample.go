@@ -17,7 +17,7 @@ func Dir(t testing.TB) string {
 	if !ok {
 		t.Skip("cannot locate the module root: skipping the sample data test")
 	}
-	// This file is <root>/internal/sample/sample.go; shared/ sits next to <root>.
+	// This file is <root>/testkit/sample/sample.go; shared/ sits next to <root>.
 	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "data", "microbase-sample")
 	if _, err := os.Stat(filepath.Join(dir, "dataProductsFridges.jsonl")); err != nil {
 		t.Skipf("the MicroBase sample is not at %s (only the project's workspace and CI have shared/): skipping", dir)
