@@ -13,10 +13,6 @@ import (
 // the groups' page, "customer" the customer's (customer.update sets a
 // customer's groups).
 
-func init() {
-	pageResources["groups"] = "group"
-}
-
 // groupRoutes serves the groups' pages when the groups' operations are
 // assembled.
 func (h *Handler) groupRoutes() {

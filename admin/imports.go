@@ -25,11 +25,6 @@ import (
 // most MaxUpload bytes here (the form's limit); larger ones go through
 // the API or `commerce import`.
 
-func init() {
-	// The pages under /admin/imports are product.import's (pageAction).
-	pageResources["imports"] = "product.import"
-}
-
 // importSpec describes the upload form for its errors.
 var importSpec = formSpec{ID: "import-form", Fields: fieldsOf("file:File", "format:Format", "currency:Currency", "dryRun:Dry run")}
 

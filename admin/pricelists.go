@@ -19,10 +19,6 @@ import (
 // resource gates the pages; a role that may not read customer groups
 // types the groups' codes.
 
-func init() {
-	pageResources["pricelists"] = "priceList"
-}
-
 // priceRoutes serves the pages of customer groups and price lists.
 func (h *Handler) priceRoutes() {
 	h.groupRoutes()

@@ -15,7 +15,9 @@ var pageResources = map[string]string{
 	"products": "product", "categories": "category", "pickers": "product", "promotions": "promotion",
 	"taxes": "tax", "shipping": "shipping", "events": "event", "orders": "order", "returns": "return",
 	"drafts": "draft", "customers": "customer", "webhooks": "webhook", "mail": "mail", "staff": "staff",
-	"audit": "audit",
+	"audit": "audit", "groups": "group", "pricelists": "priceList",
+	// The pages under /admin/imports are product.import's.
+	"imports": "product.import",
 }
 
 // pageAction is the operation or resource a request of the app asks for,

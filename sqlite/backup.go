@@ -189,7 +189,7 @@ func Restore(ctx context.Context, from, path string, now time.Time) (kept string
 		return "", fmt.Errorf("restore: %w", err)
 	}
 	tmp := path + ".restore-tmp"
-	if err := copyFile(from, tmp); err != nil {
+	if err := CopyFile(from, tmp); err != nil {
 		os.Remove(tmp)
 		return kept, fmt.Errorf("restore: %w", err)
 	}
@@ -238,8 +238,10 @@ func dsn(path, options string) string {
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + options
 }
 
-// copyFile copies the file from into the new file to and syncs it.
-func copyFile(from, to string) error {
+// CopyFile copies the file from into the file to (made or emptied) and
+// syncs it: a database file that no connection has open, such as a
+// backup being restored or the tests' migrated template.
+func CopyFile(from, to string) error {
 	in, err := os.Open(from)
 	if err != nil {
 		return err

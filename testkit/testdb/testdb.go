@@ -10,7 +10,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -103,7 +102,7 @@ func SQLiteAt(t testing.TB, path string) *sqldb.DB {
 		if err != nil {
 			t.Fatalf("migrated template database: %v", err)
 		}
-		if err := copyFile(tmpl, path); err != nil {
+		if err := sqlite.CopyFile(tmpl, path); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -294,22 +293,4 @@ func makeTemplate() (string, error) {
 		return "", err
 	}
 	return path, nil
-}
-
-// copyFile copies the file at from to a new file at to.
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
