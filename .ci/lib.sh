@@ -4,6 +4,12 @@
 
 export PATH="/usr/local/go/bin:$HOME/go/bin:$PATH"
 
+# -trimpath: builds do not record the checkout's path, so the build cache
+# (compiles, vet) is shared by clones at other paths: CI's fresh clone
+# reuses what an earlier run on the machine compiled instead of
+# recompiling the module (about 4 minutes each for vet and staticcheck).
+export GOFLAGS="${GOFLAGS:+$GOFLAGS }-trimpath"
+
 PGHOST=${PGHOST:-127.0.0.1} PGPORT=${PGPORT:-5432} PGUSER=${PGUSER:-postgres}
 NATS_PORT=${NATS_PORT:-4222}
 

@@ -23,6 +23,13 @@ import (
 //go:embed migration/*.sql
 var migrations embed.FS
 
+// Migrations is the schema: the migration files Migrate applies, in
+// file-name order (tests key a migrated template database on them).
+func Migrations() fs.FS {
+	sub, _ := fs.Sub(migrations, "migration")
+	return sub
+}
+
 // Options configure Open.
 type Options struct {
 	// Now is the clock; time.Now when nil.
@@ -86,10 +93,9 @@ func OpenWith(ctx context.Context, url string, o Options) (*sqldb.DB, error) {
 		}
 		pools = append(pools, p)
 	}
-	sub, _ := fs.Sub(migrations, "migration")
 	return sqldb.New(sqldb.Config{
 		Dialect: Dialect{}, Write: pools[0], Read: pools[1], Regex: pools[2],
-		RegexTimeout: o.RegexTimeout, Migrations: sub, Now: o.Now,
+		RegexTimeout: o.RegexTimeout, Migrations: Migrations(), Now: o.Now,
 		// Two connections of the write pool stay for what is not a write
 		// transaction: the relay's lead, migrations.
 		WriteConcurrency: writeConns - 2, WriteQueue: o.WriteQueue,

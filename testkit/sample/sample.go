@@ -6,23 +6,42 @@ package sample
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 )
 
 // Dir returns the sample folder, or skips the test.
 func Dir(t testing.TB) string {
 	t.Helper()
-	_, file, _, ok := runtime.Caller(0)
+	root, ok := moduleRoot()
 	if !ok {
-		t.Skip("cannot locate the module root: skipping the sample data test")
+		t.Skip("cannot locate the module root (no go.mod above the working directory): skipping the sample data test")
 	}
-	// This file is <root>/testkit/sample/sample.go; shared/ sits next to <root>.
-	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "data", "microbase-sample")
+	// shared/ sits next to the module root.
+	dir := filepath.Join(root, "..", "shared", "data", "microbase-sample")
 	if _, err := os.Stat(filepath.Join(dir, "dataProductsFridges.jsonl")); err != nil {
 		t.Skipf("the MicroBase sample is not at %s (only the project's workspace and CI have shared/): skipping", dir)
 	}
 	return dir
+}
+
+// moduleRoot is the nearest folder holding go.mod at or above the working
+// directory (a test runs in its package's folder). It does not ask the
+// source file's path (runtime.Caller), which -trimpath builds leave out.
+func moduleRoot() (string, bool) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", false
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
 }
 
 // File returns the path of one file of the sample, or skips the test.

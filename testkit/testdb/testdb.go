@@ -120,9 +120,18 @@ func SQLiteAt(t testing.TB, path string) *sqldb.DB {
 // Postgres returns a migrated, freshly created PostgreSQL database that is
 // dropped at the end of the test; it skips the test when
 // COMMERCE_TEST_POSTGRES_URL is not set.
+//
+// The database is a copy of a migrated template (postgresTemplate), as
+// SQLite's are: running the migrations took about a second a database,
+// most of it the server's CPU, which the tests running beside share.
 func Postgres(t testing.TB) *sqldb.DB {
 	t.Helper()
-	return PostgresAt(t, PostgresURL(t))
+	SkipWithoutPostgres(t)
+	tmpl, err := postgresTemplate(os.Getenv(PostgresEnv))
+	if err != nil {
+		t.Fatalf("migrated template database: %v", err)
+	}
+	return PostgresAt(t, PostgresURLWith(t, "TEMPLATE "+tmpl))
 }
 
 // MaxConns is the connection budget of each store a test opens on
@@ -225,6 +234,98 @@ func WaitBlocked(t testing.TB, db *sqldb.DB, n int) {
 	}
 }
 
+// pgTemplate is the name of the migrated PostgreSQL database new test
+// databases are created from: made once per test process, or found where
+// an earlier process left it (one per set of migrations; each is a few
+// MB, kept on the server like template1).
+var pgTemplate struct {
+	once sync.Once
+	name string
+	err  error
+}
+
+// postgresTemplate returns the name of a database migrated with the
+// current migrations on the server at base: commerce_template_<hash of
+// the migrations>, made on first use under another name and renamed into
+// place, so that processes making it at once never copy half of it (the
+// one whose rename fails drops its own).
+func postgresTemplate(base string) (string, error) {
+	pgTemplate.once.Do(func() { pgTemplate.name, pgTemplate.err = makePostgresTemplate(base) })
+	return pgTemplate.name, pgTemplate.err
+}
+
+func makePostgresTemplate(base string) (string, error) {
+	hash, err := migrationsHash(postgres.Migrations())
+	if err != nil {
+		return "", err
+	}
+	name := "commerce_template_" + hash
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		return "", err
+	}
+	defer admin.Close()
+	exists := func() (bool, error) {
+		var n int
+		err := admin.QueryRow(`SELECT COUNT(*) FROM pg_database WHERE datname = $1`, name).Scan(&n)
+		return n > 0, err
+	}
+	if ok, err := exists(); err != nil || ok {
+		return name, err
+	}
+	build := "commerce_template_build_" + strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(commerce.NewID()))
+	if _, err := admin.Exec("CREATE DATABASE " + build); err != nil {
+		return "", err
+	}
+	drop := func() { admin.Exec("DROP DATABASE IF EXISTS " + build + " WITH (FORCE)") }
+	pu, err := url.Parse(base)
+	if err != nil {
+		drop()
+		return "", err
+	}
+	pu.Path = "/" + build
+	db, err := postgres.OpenWith(context.Background(), pu.String(), postgres.Options{Now: time.Now, MaxConns: MaxConns})
+	if err != nil {
+		drop()
+		return "", err
+	}
+	err = db.Migrate(context.Background())
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		drop()
+		return "", err
+	}
+	if _, err := admin.Exec("ALTER DATABASE " + build + " RENAME TO " + name); err != nil {
+		drop()
+		if ok, _ := exists(); ok {
+			return name, nil // another process made it meanwhile
+		}
+		return "", err
+	}
+	return name, nil
+}
+
+// migrationsHash is a short hash of the migration files' names and text.
+func migrationsHash(migrations fs.FS) (string, error) {
+	names, err := fs.Glob(migrations, "*.sql")
+	if err != nil {
+		return "", err
+	}
+	sort.Strings(names)
+	h := sha256.New()
+	for _, name := range names {
+		body, err := fs.ReadFile(migrations, name)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s %d\n", name, len(body))
+		h.Write(body)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:20], nil
+}
+
 // template is the migrated SQLite database new test databases copy: made
 // once per test process, or found where an earlier process left it.
 var template struct {
@@ -244,26 +345,15 @@ func sqliteTemplate() (string, error) {
 }
 
 func makeTemplate() (string, error) {
-	migrations := sqlite.Migrations()
-	names, err := fs.Glob(migrations, "*.sql")
+	hash, err := migrationsHash(sqlite.Migrations())
 	if err != nil {
 		return "", err
-	}
-	sort.Strings(names)
-	h := sha256.New()
-	for _, name := range names {
-		body, err := fs.ReadFile(migrations, name)
-		if err != nil {
-			return "", err
-		}
-		fmt.Fprintf(h, "%s %d\n", name, len(body))
-		h.Write(body)
 	}
 	dir := filepath.Join(os.TempDir(), "commerce-testdb")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, hex.EncodeToString(h.Sum(nil))[:20]+".db")
+	path := filepath.Join(dir, hash+".db")
 	if _, err := os.Stat(path); err == nil {
 		return path, nil
 	}
