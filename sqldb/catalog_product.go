@@ -276,6 +276,11 @@ func (t catalogTx) createBatch(ctx context.Context, ps []*catalog.Product) error
 	var b strings.Builder
 	b.WriteString(`INSERT INTO products (` + catalogProductColumns + `) VALUES `)
 	args := make([]any, 0, 14*len(ps))
+	indexer, _ := t.tx.db.dialect.(SearchIndexer)
+	var texts []IndexText
+	if indexer != nil {
+		texts = make([]IndexText, len(ps))
+	}
 	for i, p := range ps {
 		if i > 0 {
 			b.WriteString(", ")
@@ -286,6 +291,12 @@ func (t catalogTx) createBatch(ctx context.Context, ps []*catalog.Product) error
 			return err
 		}
 		args = append(args, row...)
+		if texts != nil {
+			// The columns of catalogProductColumns: id, sku, status,
+			// title, description, brand, ..., i18n_title, i18n_text.
+			texts[i] = IndexText{Title: p.Title, SKU: p.SKU, Description: catalogText(row[4]), Brand: catalogText(row[5]),
+				I18nTitle: catalogText(row[12]), I18nText: catalogText(row[13])}
+		}
 	}
 	b.WriteString(` RETURNING seq, id`)
 	rows, err := t.tx.Query(ctx, b.String(), args...)
@@ -306,7 +317,23 @@ func (t catalogTx) createBatch(ctx context.Context, ps []*catalog.Product) error
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("create products: %w", catalogSKUDuplicate(t.tx.Translate(err), ps[0].SKU))
 	}
-	return t.insertSides(ctx, ps, seqs)
+	if err := t.insertSides(ctx, ps, seqs); err != nil {
+		return err
+	}
+	if indexer == nil {
+		return nil
+	}
+	for i, p := range ps {
+		texts[i].Seq = seqs[p.ID]
+	}
+	return indexer.IndexProducts(ctx, t.tx, texts)
+}
+
+// catalogText is the text of a column value of catalogProductRow: "" for
+// NULL (catalogNull's nil).
+func catalogText(v any) string {
+	s, _ := v.(string)
+	return s
 }
 
 // insertSides writes the category, price and media rows of products.

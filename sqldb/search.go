@@ -29,6 +29,23 @@ type TextSearch interface {
 	SearchRebuild() []string
 }
 
+// SearchIndexer is implemented by a dialect whose search index the
+// database writes itself at the end of each product write's transaction
+// (PostgreSQL's deferred trigger), when it can write the rows of products
+// just inserted sooner and at less cost: CreateProducts hands it each
+// batch it inserts, after their side tables. A product it does not write
+// is left to the database.
+type SearchIndexer interface {
+	IndexProducts(ctx context.Context, tx *Tx, ps []IndexText) error
+}
+
+// IndexText is a product just inserted (SearchIndexer): its seq and the
+// values of its text columns as stored ("" for NULL).
+type IndexText struct {
+	Seq                                                 int64
+	Title, Brand, SKU, Description, I18nTitle, I18nText string
+}
+
 // SearchMatch is the full-text match of a query (TextSearch.SearchMatch).
 type SearchMatch struct {
 	// From is the FROM clause of the products: products p, joined with
