@@ -12,24 +12,10 @@ import (
 	"github.com/commercekit/commerce/search"
 )
 
-// TextSearch is the full-text part of product search, which each database
-// does its own way (an FTS5 table on SQLite, a tsvector table on
-// PostgreSQL, both kept by triggers of their migrations). A Dialect that
-// implements it serves SearchStore; the filters, facets, sorts and paging
-// around the match are portable SQL here.
-type TextSearch interface {
-	// SearchMatch returns how to find the products holding every word of
-	// q, the last one also as a prefix, or every product when q has no
-	// Words. q.Words are folded as SQLite's FTS5 folds text
-	// (search.Words); an index folds them again as it folds the indexed
-	// text.
-	SearchMatch(q search.Query) SearchMatch
-	// SearchRebuild returns the statements that rebuild the whole index
-	// from the products, run in one write transaction.
-	SearchRebuild() []string
-}
-
-// SearchMatch is the full-text match of a query (TextSearch.SearchMatch).
+// SearchMatch is the full-text match of a query (Dialect.SearchMatch):
+// the full-text part of product search, which each database does its own
+// way; the filters, facets, sorts and paging around the match are
+// portable SQL here.
 type SearchMatch struct {
 	// From is the FROM clause of the products: products p, joined with
 	// the index when there are words, unless Facts says otherwise.
@@ -73,7 +59,7 @@ type SearchFacts struct {
 	CategoryCounts string
 }
 
-// WordMatch is how a TextSearch tells where one word of a query is found:
+// WordMatch is how a Dialect's SearchMatch tells where one word of a query is found:
 // conditions true when the product's title, or its brand or sku, holds
 // the word (the query's last word also as a prefix, the others as whole
 // words), each with its one ? placeholder and argument.
@@ -146,14 +132,6 @@ func NewSearchStore(db *DB) *SearchStore { return &SearchStore{db: db} }
 
 var _ search.Store = (*SearchStore)(nil)
 
-func (s *SearchStore) text() (TextSearch, error) {
-	ts, ok := s.db.dialect.(TextSearch)
-	if !ok {
-		return nil, fmt.Errorf("product search: the %s dialect has no full-text search", s.db.dialect.Name())
-	}
-	return ts, nil
-}
-
 // searchQuery is the FROM and WHERE of the products a query finds,
 // with the arguments of its placeholders in order.
 type searchQuery struct {
@@ -167,8 +145,8 @@ func (q *searchQuery) String() string { return " FROM " + q.From + q.w.String() 
 
 // build returns the match of q, its filters applied. Category filters
 // take the categories given and their descendants (by path).
-func (s *SearchStore) build(ctx context.Context, tx *Tx, ts TextSearch, q search.Query) (*searchQuery, error) {
-	sq := &searchQuery{SearchMatch: ts.SearchMatch(q)}
+func (s *SearchStore) build(ctx context.Context, tx *Tx, q search.Query) (*searchQuery, error) {
+	sq := &searchQuery{SearchMatch: s.db.dialect.SearchMatch(q)}
 	sq.facts = sq.Facts
 	if sq.facts == nil {
 		sq.facts = ProductFacts(len(q.Words) > 0)
@@ -247,16 +225,12 @@ func scanStrings(rows *sql.Rows) ([]string, error) {
 // limited, let PostgreSQL's planner pick a parallel scan of the whole
 // index for matches of a few hundred products (BENCHMARKS.md, Search).
 func (s *SearchStore) Search(ctx context.Context, q search.Query) (*search.Result, error) {
-	ts, err := s.text()
-	if err != nil {
-		return nil, err
-	}
 	// The first pages of a query are kept per catalog version
 	// (search_cache.go).
 	key, cached := searchKey(q)
 	cached = cached && q.Skip+q.Limit <= searchCacheHead
 	var res *search.Result
-	err = s.db.View(ctx, func(tx *Tx) error {
+	err := s.db.View(ctx, func(tx *Tx) error {
 		res = &search.Result{IDs: []string{}, Products: []*catalog.Product{}}
 		var version int64
 		if cached {
@@ -270,7 +244,7 @@ func (s *SearchStore) Search(ctx context.Context, q search.Query) (*search.Resul
 				return catalogFillVariants(ctx, tx, res.Products)
 			}
 		}
-		sq, err := s.build(ctx, tx, ts, q)
+		sq, err := s.build(ctx, tx, q)
 		if err != nil {
 			return err
 		}
@@ -499,13 +473,9 @@ func (s *SearchStore) run(ctx context.Context, tx *Tx, sq *searchQuery, q search
 
 // Reindex rebuilds the index from the products (search.Store).
 func (s *SearchStore) Reindex(ctx context.Context) (int, error) {
-	ts, err := s.text()
-	if err != nil {
-		return 0, err
-	}
 	var n int
-	err = s.db.Update(ctx, func(tx *Tx) error {
-		for _, q := range ts.SearchRebuild() {
+	err := s.db.Update(ctx, func(tx *Tx) error {
+		for _, q := range s.db.dialect.SearchRebuild() {
 			if _, err := tx.Exec(ctx, q); err != nil {
 				return err
 			}

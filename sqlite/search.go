@@ -7,9 +7,7 @@ import (
 	"github.com/commercekit/commerce/sqldb"
 )
 
-var _ sqldb.TextSearch = (*Dialect)(nil)
-
-// SearchMatch implements sqldb.TextSearch over the FTS5 table
+// SearchMatch implements sqldb.Dialect over the FTS5 table
 // product_search (migrations 0015_search.sql, 0020_search_faster.sql):
 // every word quoted (a phrase of one token: no FTS5 syntax gets through),
 // the last one a prefix, all of them required; the products whose title
@@ -68,7 +66,7 @@ func (*Dialect) SearchMatch(q search.Query) sqldb.SearchMatch {
 	return m
 }
 
-// SearchRebuild implements sqldb.TextSearch: FTS5's rebuild reads every
+// SearchRebuild implements sqldb.Dialect: FTS5's rebuild reads every
 // product again.
 func (*Dialect) SearchRebuild() []string {
 	return []string{`INSERT INTO product_search (product_search) VALUES ('rebuild')`}
