@@ -287,8 +287,7 @@ func (t catalogTx) createBatch(ctx context.Context, ps []*catalog.Product) error
 		}
 		args = append(args, row...)
 	}
-	b.WriteString(` RETURNING seq, id`)
-	rows, err := t.tx.Query(ctx, b.String(), args...)
+	rows, err := t.tx.Query(ctx, t.tx.db.dialect.Returning(b.String(), "seq, id"), args...)
 	if err != nil {
 		return fmt.Errorf("create products: %w", catalogSKUDuplicate(err, ps[0].SKU))
 	}
@@ -361,9 +360,9 @@ func (t catalogTx) UpdateProduct(ctx context.Context, p *catalog.Product, versio
 		return err
 	}
 	var seq int64
-	err = t.tx.QueryRow(ctx, `UPDATE products SET sku = ?, status = ?, title = ?, description = ?, brand = ?,
+	err = t.tx.QueryRow(ctx, t.tx.db.dialect.Returning(`UPDATE products SET sku = ?, status = ?, title = ?, description = ?, brand = ?,
 		tax_code = ?, stock_status = ?, is_net_price = ?, base = ?, version = ?, doc = ?, i18n_title = ?, i18n_text = ?
-		WHERE id = ? AND version = ? RETURNING seq`, append(row[1:], p.ID, version)...).Scan(&seq)
+		WHERE id = ? AND version = ?`, "seq"), append(row[1:], p.ID, version)...).Scan(&seq)
 	if errors.Is(err, sql.ErrNoRows) {
 		return commerce.Errorf(commerce.EProductNotSaved, "product %s changed since version %d", p.ID, version)
 	}
@@ -388,7 +387,7 @@ func (t catalogTx) UpdateProduct(ctx context.Context, p *catalog.Product, versio
 // that comes later finds no product.
 func (t catalogTx) RemoveProduct(ctx context.Context, id string) error {
 	var seq int64
-	err := t.tx.QueryRow(ctx, `DELETE FROM products WHERE id = ? RETURNING seq`, id).Scan(&seq)
+	err := t.tx.QueryRow(ctx, t.tx.db.dialect.Returning(`DELETE FROM products WHERE id = ?`, "seq"), id).Scan(&seq)
 	if err != nil {
 		return t.tx.db.NotFound(err, catalog.ProductNotFound(id))
 	}

@@ -219,11 +219,12 @@ func scanStrings(rows *sql.Rows) ([]string, error) {
 
 // Search finds products (search.Store): the page, the count and the
 // facets asked for in one statement over the match computed once (a
-// MATERIALIZED common table expression), so that they agree and the
-// full-text match runs once. Separate statements for the page and the
-// count each evaluated the match again, and the page's, ordered and
-// limited, let PostgreSQL's planner pick a parallel scan of the whole
-// index for matches of a few hundred products (BENCHMARKS.md, Search).
+// common table expression, MATERIALIZED: Dialect.Materialized), so that
+// they agree and the full-text match runs once. Separate statements for
+// the page and the count each evaluated the match again, and the page's,
+// ordered and limited, let PostgreSQL's planner pick a parallel scan of
+// the whole index for matches of a few hundred products (BENCHMARKS.md,
+// Search).
 func (s *SearchStore) Search(ctx context.Context, q search.Query) (*search.Result, error) {
 	// The first pages of a query are kept per catalog version
 	// (search_cache.go).
@@ -299,7 +300,8 @@ func (s *SearchStore) statement(sq *searchQuery, q search.Query, head bool) *stm
 	// product's lowest (its prices' key starts with product_seq).
 	needPrice := q.PriceFacet || q.Sort == search.SortPrice || q.Sort == search.SortPriceDesc
 	f := sq.facts
-	st.add(`WITH m AS MATERIALIZED (SELECT ` + f.Seq + ` AS seq, ` + f.Brand + ` AS brand`)
+	d := s.db.dialect
+	st.add(`WITH m AS ` + d.Materialized() + `(SELECT ` + f.Seq + ` AS seq, ` + f.Brand + ` AS brand`)
 	if q.CategoryFacet && f.Categories != "" {
 		st.add(`, ` + f.Categories + ` AS cats`)
 	}
@@ -328,7 +330,7 @@ func (s *SearchStore) statement(sq *searchQuery, q search.Query, head bool) *stm
 		st.add(`, `+f.Price+` AS mp`, q.Currency)
 	}
 	st.add(sq.String()+`)
-		SELECT `+strconv.Itoa(rowTotal)+`, CAST(NULL AS TEXT), CAST(NULL AS TEXT), COUNT(*), CAST(NULL AS TEXT) FROM m`, sq.w.args...)
+		SELECT `+strconv.Itoa(rowTotal)+`, `+d.CastText("NULL")+`, `+d.CastText("NULL")+`, COUNT(*), `+d.CastText("NULL")+` FROM m`, sq.w.args...)
 	if q.BrandFacet {
 		st.add(` UNION ALL SELECT ` + strconv.Itoa(rowBrand) + `, brand, NULL, COUNT(*), NULL
 			FROM m WHERE brand IS NOT NULL GROUP BY brand`)
@@ -351,7 +353,7 @@ func (s *SearchStore) statement(sq *searchQuery, q search.Query, head bool) *stm
 			bucket.WriteString(" WHEN mp >= " + strconv.FormatInt(q.PriceBounds[i], 10) + " THEN " + strconv.Itoa(i))
 		}
 		bucket.WriteString(" ELSE 0 END")
-		st.add(` UNION ALL SELECT ` + strconv.Itoa(rowPrice) + `, CAST(bucket AS TEXT), NULL, COUNT(*), NULL
+		st.add(` UNION ALL SELECT ` + strconv.Itoa(rowPrice) + `, ` + d.CastText("bucket") + `, NULL, COUNT(*), NULL
 			FROM (SELECT ` + bucket.String() + ` AS bucket FROM m WHERE mp IS NOT NULL) buckets GROUP BY bucket`)
 	}
 	// The page: its products in order, numbered (UNION ALL keeps no order).
@@ -359,7 +361,7 @@ func (s *SearchStore) statement(sq *searchQuery, q search.Query, head bool) *stm
 	if head {
 		lo, hi, limit, offset = q.Skip, q.Skip+q.Limit, searchCacheHead, 0
 	}
-	st.add(` UNION ALL SELECT `+strconv.Itoa(rowPage)+`, p.id, CAST(p.seq AS TEXT), pg.n, CASE WHEN pg.n > ? AND pg.n <= ? THEN p.doc END`, lo, hi)
+	st.add(` UNION ALL SELECT `+strconv.Itoa(rowPage)+`, p.id, `+d.CastText("p.seq")+`, pg.n, CASE WHEN pg.n > ? AND pg.n <= ? THEN p.doc END`, lo, hi)
 	st.add(` FROM (SELECT seq, ROW_NUMBER() OVER (ORDER BY `+order+`) AS n
 			FROM (SELECT * FROM m ORDER BY `+order+` LIMIT ? OFFSET ?) x) pg
 		JOIN products p ON p.seq = pg.seq`, limit, offset)
