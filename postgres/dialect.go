@@ -20,7 +20,12 @@ import (
 const migrationLockKey = 7262002
 
 // Dialect is PostgreSQL's sqldb.Dialect.
-type Dialect struct{}
+type Dialect struct {
+	// CommonSQL is the spelling PostgreSQL shares with SQLite: Upsert
+	// (INSERT ... ON CONFLICT), Returning, CastText, Concat (||),
+	// Materialized.
+	sqldb.CommonSQL
+}
 
 var _ sqldb.Dialect = Dialect{}
 
@@ -33,11 +38,6 @@ func (Dialect) Placeholder(n int) string { return "$" + strconv.Itoa(n) }
 // ForUpdate implements sqldb.Dialect: a row lock held to the end of the
 // transaction.
 func (Dialect) ForUpdate() string { return " FOR UPDATE" }
-
-// Upsert implements sqldb.Dialect with INSERT ... ON CONFLICT DO UPDATE.
-func (Dialect) Upsert(table string, rows int, cols, key, update []string) string {
-	return sqldb.OnConflictUpsert(table, rows, cols, key, update)
-}
 
 // WritableCTE implements sqldb.Dialect.
 func (Dialect) WritableCTE() bool { return true }
@@ -228,6 +228,7 @@ func (l *lease) Release() {
 // BeginWrite implements sqldb.Dialect.
 func (Dialect) BeginWrite() string { return "BEGIN" }
 
-// SkipLocked implements sqldb.SkipLocker: rows locked by another
-// transaction are skipped, not waited for (claiming webhook deliveries).
+// SkipLocked implements sqldb.Dialect: rows locked by another
+// transaction are skipped, not waited for (claiming mail and webhook
+// deliveries).
 func (Dialect) SkipLocked() string { return " FOR UPDATE SKIP LOCKED" }

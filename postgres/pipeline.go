@@ -14,13 +14,14 @@ import (
 	"github.com/commercekit/commerce/sqldb"
 )
 
-var _ sqldb.Pipeliner = Dialect{}
-
 // errCommitRolledBack is a COMMIT of a failed transaction, which
 // PostgreSQL answers "ROLLBACK" rather than with an error.
 var errCommitRolledBack = errors.New("postgres: the transaction was rolled back at COMMIT")
 
-// Pipeline implements sqldb.Pipeliner with a pgx batch: the statements
+// Pipelines implements sqldb.Dialect: true, Update pipelines (Pipeline).
+func (Dialect) Pipelines() bool { return true }
+
+// Pipeline implements sqldb.Dialect with a pgx batch: the statements
 // go out together, with one Sync, and their answers come back together
 // (one round trip once pgx has them prepared on the connection, which it
 // caches).
@@ -98,6 +99,6 @@ func closeConn(pc *pgconn.PgConn) {
 	_ = pc.Close(ctx)
 }
 
-// Expect implements sqldb.Pipeliner with commerce_expect (migration 0025),
+// Expect implements sqldb.Dialect with commerce_expect (migration 0025),
 // which fails with SQLSTATE ZC001 (unmetCode).
-func (Dialect) Expect(cond string) string { return "commerce_expect(" + cond + ")" }
+func (Dialect) Expect(cond string) (string, bool) { return "commerce_expect(" + cond + ")", true }

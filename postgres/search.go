@@ -7,9 +7,7 @@ import (
 	"github.com/commercekit/commerce/sqldb"
 )
 
-var _ sqldb.TextSearch = Dialect{}
-
-// SearchMatch implements sqldb.TextSearch over the table product_search
+// SearchMatch implements sqldb.Dialect over the table product_search
 // (migrations 0015_search.sql, 0020_search_faster.sql and
 // 0023_search_fold.sql). The query's words (search.Words, what SQLite's
 // store quotes for FTS5) are folded again by the database as the indexed
@@ -80,7 +78,7 @@ func (Dialect) SearchMatch(q search.Query) sqldb.SearchMatch {
 	return m
 }
 
-// SearchRebuild implements sqldb.TextSearch: every product's row computed
+// SearchRebuild implements sqldb.Dialect: every product's row computed
 // again (the functions of the migrations), the facts in one pass over each
 // side table. The products are locked against writes first (SHARE: reads
 // go on; a product's transaction under way is waited for, the next ones

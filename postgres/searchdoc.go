@@ -11,9 +11,7 @@ import (
 	"github.com/commercekit/commerce/sqldb"
 )
 
-var _ sqldb.SearchIndexer = Dialect{}
-
-// IndexProducts implements sqldb.SearchIndexer: it writes the search rows
+// IndexProducts implements sqldb.Dialect: it writes the search rows
 // of products just inserted, their documents built here as the database's
 // product_search_doc builds them (postgres/migration/0023_search_fold.sql
 // and 0036_languages.sql), so that the deferred trigger product_search_write

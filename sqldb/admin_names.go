@@ -5,12 +5,20 @@ import (
 	"fmt"
 )
 
-// nameQueries read the name people know a record by, by kind: a
-// customer's email, an order's number, a return's number (R1001).
-var nameQueries = map[string]string{
-	"customer": `SELECT id, email FROM customers WHERE id IN (%s)`,
-	"order":    `SELECT id, CAST(number AS TEXT) FROM orders WHERE id IN (%s)`,
-	"return":   `SELECT id, 'R' || CAST(number AS TEXT) FROM returns WHERE id IN (%s)`,
+// nameQuery is the query reading the name people know a record of a kind
+// by: a customer's email, an order's number, a return's number (R1001);
+// ok is false for a kind without a name. Its %s is the ids'
+// placeholders.
+func nameQuery(d Dialect, kind string) (q string, ok bool) {
+	switch kind {
+	case "customer":
+		return `SELECT id, email FROM customers WHERE id IN (%s)`, true
+	case "order":
+		return `SELECT id, ` + d.CastText("number") + ` FROM orders WHERE id IN (%s)`, true
+	case "return":
+		return `SELECT id, ` + d.Concat("'R'", d.CastText("number")) + ` FROM returns WHERE id IN (%s)`, true
+	}
+	return "", false
 }
 
 // MaxNames is the most ids Names reads at once.
@@ -22,7 +30,7 @@ const MaxNames = 500
 // name are left out; at most MaxNames ids are read.
 func (a *AdminReads) Names(ctx context.Context, kind string, ids []string) (map[string]string, error) {
 	out := map[string]string{}
-	q, ok := nameQueries[kind]
+	q, ok := nameQuery(a.db.dialect, kind)
 	if !ok || len(ids) == 0 {
 		return out, nil
 	}

@@ -208,7 +208,8 @@ func (t catalogTx) UpdateCategory(ctx context.Context, old, c *catalog.Category)
 	if c.Path != old.Path {
 		oldPrefix, newPrefix := old.Path+".", c.Path+"."
 		cond, args := CatalogPathPrefix(t.tx.db.dialect, oldPrefix)
-		_, err = t.tx.Exec(ctx, `UPDATE categories SET path = CAST(? AS TEXT) || substr(path, ?), level = level + ?
+		d := t.tx.db.dialect
+		_, err = t.tx.Exec(ctx, `UPDATE categories SET path = `+d.Concat(d.CastText("?"), "substr(path, ?)")+`, level = level + ?
 			WHERE `+cond, append([]any{newPrefix, len(oldPrefix) + 1, c.Level - old.Level}, args...)...)
 		if err != nil {
 			return fmt.Errorf("move category subtree: %w", err)

@@ -276,11 +276,7 @@ func (t catalogTx) createBatch(ctx context.Context, ps []*catalog.Product) error
 	var b strings.Builder
 	b.WriteString(`INSERT INTO products (` + catalogProductColumns + `) VALUES `)
 	args := make([]any, 0, 14*len(ps))
-	indexer, _ := t.tx.db.dialect.(SearchIndexer)
-	var texts []IndexText
-	if indexer != nil {
-		texts = make([]IndexText, len(ps))
-	}
+	texts := make([]IndexText, len(ps))
 	for i, p := range ps {
 		if i > 0 {
 			b.WriteString(", ")
@@ -291,15 +287,12 @@ func (t catalogTx) createBatch(ctx context.Context, ps []*catalog.Product) error
 			return err
 		}
 		args = append(args, row...)
-		if texts != nil {
-			// The columns of catalogProductColumns: id, sku, status,
-			// title, description, brand, ..., i18n_title, i18n_text.
-			texts[i] = IndexText{Title: p.Title, SKU: p.SKU, Description: catalogText(row[4]), Brand: catalogText(row[5]),
-				I18nTitle: catalogText(row[12]), I18nText: catalogText(row[13])}
-		}
+		// The columns of catalogProductColumns: id, sku, status, title,
+		// description, brand, ..., i18n_title, i18n_text.
+		texts[i] = IndexText{Title: p.Title, SKU: p.SKU, Description: catalogText(row[4]), Brand: catalogText(row[5]),
+			I18nTitle: catalogText(row[12]), I18nText: catalogText(row[13])}
 	}
-	b.WriteString(` RETURNING seq, id`)
-	rows, err := t.tx.Query(ctx, b.String(), args...)
+	rows, err := t.tx.Query(ctx, t.tx.db.dialect.Returning(b.String(), "seq, id"), args...)
 	if err != nil {
 		return fmt.Errorf("create products: %w", catalogSKUDuplicate(err, ps[0].SKU))
 	}
@@ -320,13 +313,10 @@ func (t catalogTx) createBatch(ctx context.Context, ps []*catalog.Product) error
 	if err := t.insertSides(ctx, ps, seqs); err != nil {
 		return err
 	}
-	if indexer == nil {
-		return nil
-	}
 	for i, p := range ps {
 		texts[i].Seq = seqs[p.ID]
 	}
-	return indexer.IndexProducts(ctx, t.tx, texts)
+	return t.tx.db.dialect.IndexProducts(ctx, t.tx, texts)
 }
 
 // catalogText is the text of a column value of catalogProductRow: "" for
@@ -388,9 +378,9 @@ func (t catalogTx) UpdateProduct(ctx context.Context, p *catalog.Product, versio
 		return err
 	}
 	var seq int64
-	err = t.tx.QueryRow(ctx, `UPDATE products SET sku = ?, status = ?, title = ?, description = ?, brand = ?,
+	err = t.tx.QueryRow(ctx, t.tx.db.dialect.Returning(`UPDATE products SET sku = ?, status = ?, title = ?, description = ?, brand = ?,
 		tax_code = ?, stock_status = ?, is_net_price = ?, base = ?, version = ?, doc = ?, i18n_title = ?, i18n_text = ?
-		WHERE id = ? AND version = ? RETURNING seq`, append(row[1:], p.ID, version)...).Scan(&seq)
+		WHERE id = ? AND version = ?`, "seq"), append(row[1:], p.ID, version)...).Scan(&seq)
 	if errors.Is(err, sql.ErrNoRows) {
 		return commerce.Errorf(commerce.EProductNotSaved, "product %s changed since version %d", p.ID, version)
 	}
@@ -415,7 +405,7 @@ func (t catalogTx) UpdateProduct(ctx context.Context, p *catalog.Product, versio
 // that comes later finds no product.
 func (t catalogTx) RemoveProduct(ctx context.Context, id string) error {
 	var seq int64
-	err := t.tx.QueryRow(ctx, `DELETE FROM products WHERE id = ? RETURNING seq`, id).Scan(&seq)
+	err := t.tx.QueryRow(ctx, t.tx.db.dialect.Returning(`DELETE FROM products WHERE id = ?`, "seq"), id).Scan(&seq)
 	if err != nil {
 		return t.tx.db.NotFound(err, catalog.ProductNotFound(id))
 	}

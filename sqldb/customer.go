@@ -319,8 +319,8 @@ func (t customerTx) Delete(ctx context.Context, id string) error {
 // PostgreSQL's ON CONFLICT DO UPDATE, finding the conflicting row deleted
 // once its lock is granted, inserts the row anew.
 func (t customerTx) LockFailures(ctx context.Context, email string) ([]time.Time, error) {
-	q := t.tx.db.dialect.Upsert("login_failures", 1, []string{"email", "failures"}, []string{"email"}, []string{"email"}) +
-		` RETURNING failures`
+	d := t.tx.db.dialect
+	q := d.Returning(d.Upsert("login_failures", 1, []string{"email", "failures"}, []string{"email"}, []string{"email"}), "failures")
 	var raw string
 	if err := t.tx.QueryRow(ctx, q, email, "[]").Scan(&raw); err != nil {
 		return nil, fmt.Errorf("login failures: %w", t.tx.Translate(err))
@@ -429,7 +429,7 @@ func (t customerTx) InsertReset(ctx context.Context, r customer.ResetToken) erro
 func (t customerTx) TakeReset(ctx context.Context, hash string, now time.Time) (*customer.ResetToken, error) {
 	var r customer.ResetToken
 	var exp int64
-	err := t.tx.QueryRow(ctx, `DELETE FROM password_resets WHERE hash = ? AND expires_at > ? RETURNING hash, customer_id, expires_at`,
+	err := t.tx.QueryRow(ctx, t.tx.db.dialect.Returning(`DELETE FROM password_resets WHERE hash = ? AND expires_at > ?`, "hash, customer_id, expires_at"),
 		hash, now.UnixMilli()).Scan(&r.Hash, &r.CustomerID, &exp)
 	if err != nil {
 		return nil, fmt.Errorf("take reset token: %w", t.tx.DB().NotFound(err, commerce.NewError(commerce.EInvalidResetToken, nil)))
@@ -462,7 +462,7 @@ func (t customerTx) InsertClient(ctx context.Context, c customer.Client) error {
 
 // RemoveClient implements customer.Tx.
 func (t customerTx) RemoveClient(ctx context.Context, id string) (*customer.Client, error) {
-	c, err := scanClient(t.tx.QueryRow(ctx, `DELETE FROM oauth_clients WHERE id = ? RETURNING `+clientColumns, id))
+	c, err := scanClient(t.tx.QueryRow(ctx, t.tx.db.dialect.Returning(`DELETE FROM oauth_clients WHERE id = ?`, clientColumns), id))
 	if err != nil {
 		return nil, fmt.Errorf("remove client: %w", t.tx.DB().NotFound(err, customer.ClientNotFound(id)))
 	}

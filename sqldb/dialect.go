@@ -6,24 +6,49 @@ import (
 	"errors"
 	"strings"
 	"time"
+
+	"github.com/commercekit/commerce/search"
 )
 
 // Dialect is everything that differs between the databases the service
-// runs on. sqldb and the area stores write portable SQL with ? placeholders
-// and ask the dialect for the rest; the sqlite and postgres packages
-// implement it. Adding a database is one package implementing Dialect (and
-// opening the pools), plus its migrations.
+// runs on, as one contract: sqldb and the area stores write portable SQL
+// with ? placeholders and ask the dialect for the rest; the sqlite and
+// postgres packages implement it. Adding a database is one package
+// implementing Dialect (and opening the pools), plus its migrations
+// (docs/architecture.md, "Adding a database").
 //
-// What the portable SQL requires of a database, beyond standard SQL:
-// RETURNING on INSERT (INSERT ... DEFAULT VALUES RETURNING included),
-// UPDATE and DELETE, as SQLite (3.35 and later) and PostgreSQL have it; the
-// stores read generated keys and removed rows with it, in one statement. A
-// database without it on one of the three (MariaDB 10.5 and later has it
-// for INSERT and DELETE only, MySQL not at all) needs those statements
-// rewritten in sqldb before a Dialect for it can work: there is no switch
-// for it here, since a switch no statement consults would only pretend to
-// be a boundary. The dialect conformance suite (testkit/storetest,
-// "dialect") checks the three forms.
+// Every dialect implements every method, and the shared code never
+// type-asserts a dialect for an optional part: where a database cannot do
+// something, its method says so explicitly (Pipelines and WritableCTE
+// report false, SkipLocked, ForUpdate and Materialized return "",
+// LimitStatements reports false, TryLead returns a nil Lease), and the
+// shared code takes the path that works without it. Code must not branch
+// on Name either.
+//
+// The methods fall into four groups:
+//
+//   - spelling: the pieces of SQL the databases write differently
+//     (Placeholder, ForUpdate, SkipLocked, Upsert, Returning, CastText,
+//     Concat, Materialized, Regex, JSONText, ByteRange), each returning
+//     text the shared statements are built with, so that they hold no
+//     construct of one database outside a method here;
+//   - capabilities: what the shared code may rely on (WritableCTE,
+//     Pipelines with Pipeline and Expect, LimitStatements);
+//   - product search: the full-text match and the rebuild of its index
+//     (SearchMatch, SearchRebuild), kept by triggers of the migrations,
+//     and the index rows of new products where the service writes them at
+//     less cost than the triggers (IndexProducts);
+//   - transactions, errors and the event log (Classify, BeginWrite,
+//     ReadOnly, EventKey, EventHorizon, AwaitEvents, LockMigrations,
+//     TryLead).
+//
+// What the portable SQL still requires of a database, beyond standard
+// SQL: a statement that returns the rows an INSERT (INSERT ... DEFAULT
+// VALUES included, and an Upsert), UPDATE or DELETE wrote or removed
+// (Returning), LIMIT ? OFFSET ?, and window functions (ROW_NUMBER). The
+// dialect conformance suite (testkit/storetest, "dialect") checks
+// Returning's three forms. CommonSQL is the spelling SQLite and
+// PostgreSQL share, which their dialects embed.
 type Dialect interface {
 	// Name names the database in logs and metrics. Code must not branch
 	// on it: what differs is a method here.
@@ -38,6 +63,14 @@ type Dialect interface {
 	// transactions never run at the same time anyway.
 	ForUpdate() string
 
+	// SkipLocked is the clause appended to a SELECT that claims rows
+	// (mail, webhook deliveries): it locks the rows it reads and skips
+	// those another transaction has locked (" FOR UPDATE SKIP LOCKED"),
+	// so that concurrent claimers take disjoint batches without waiting
+	// for each other; "" where write transactions never run at the same
+	// time, so that a claim is atomic anyway.
+	SkipLocked() string
+
 	// Upsert returns an INSERT of rows rows of cols into table (each row
 	// len(cols) ? placeholders, the arguments row after row) that, for a
 	// row whose key columns match an existing row, sets the update
@@ -46,11 +79,56 @@ type Dialect interface {
 	// the new one.
 	Upsert(table string, rows int, cols, key, update []string) string
 
+	// Returning returns stmt, an INSERT (an Upsert's included), UPDATE or
+	// DELETE of one table, made into a query of the columns cols (a
+	// comma-separated list) of each row it wrote or removed, in one
+	// statement: how the stores read generated keys and removed rows.
+	Returning(stmt, cols string) string
+
+	// CastText returns expr (a column, a ? placeholder, NULL) converted
+	// to text.
+	CastText(expr string) string
+
+	// Concat returns the text expressions exprs concatenated.
+	Concat(exprs ...string) string
+
+	// Materialized is the word written after "WITH name AS " that makes
+	// the database compute the common table expression once, however
+	// often the statement reads it ("MATERIALIZED "), or "" where it
+	// always does.
+	Materialized() string
+
 	// WritableCTE reports whether a WITH clause may hold a data-modifying
 	// statement whose RETURNING rows feed the main statement (WITH s AS
 	// (UPDATE ... RETURNING ...) INSERT ... SELECT ... FROM s): two
 	// changes in one round trip, where a round trip costs.
 	WritableCTE() bool
+
+	// Pipelines reports whether the driver can send several statements
+	// in one round trip (Pipeline). Update then starts a write
+	// transaction with its first statement, and writes its events with
+	// its COMMIT: two round trips fewer for every write transaction,
+	// which on a machine the database shares with the service is CPU
+	// time of both; the statements of Tx.ExecAtCommit go with the COMMIT
+	// too. Where it is false, Pipeline and Expect are never called.
+	Pipelines() bool
+
+	// Pipeline runs stmts on conn, in order, in one round trip, and
+	// returns the rows each affected, up to the first that failed, and
+	// that failure (the statements after it do not run). A COMMIT the
+	// database answers with a rollback is a failure. When interrupt (nil:
+	// none) ends first, the database is asked to stop the statement it
+	// runs, and the answers are still read (under ctx), so that the
+	// outcome is known; conn is then closed. A dialect that does not
+	// pipeline returns an error wrapping errors.ErrUnsupported.
+	Pipeline(ctx, interrupt context.Context, conn *sql.Conn, stmts []Statement) ([]int64, error)
+
+	// Expect returns the SQL of an expression that is true when cond is,
+	// and otherwise fails its statement (ErrUnmet), and ok: the check of
+	// a statement whose result is not seen before the commit
+	// (Tx.ExecAtCommit). A dialect that does not pipeline returns ok
+	// false.
+	Expect(cond string) (expr string, ok bool)
 
 	// Regex returns the condition that matches the text expression col
 	// against the Go RE2 pattern as regexp.Compile("(?i)"+pattern) would
@@ -70,6 +148,28 @@ type Dialect interface {
 	// text bytewise, whatever the collation, written so that an index on
 	// col serves it (for prefix searches).
 	ByteRange(col string) string
+
+	// SearchMatch returns how to find the products holding every word of
+	// q, the last one also as a prefix, or every product when q has no
+	// Words (search.go: the filters, facets, sorts and paging around the
+	// match are portable SQL there). q.Words are folded as SQLite's FTS5
+	// folds text (search.Words); an index folds them again as it folds
+	// the indexed text. Each database keeps its index its own way (an
+	// FTS5 table on SQLite, a tsvector table on PostgreSQL), by triggers
+	// of its migrations.
+	SearchMatch(q search.Query) SearchMatch
+
+	// SearchRebuild returns the statements that rebuild the whole search
+	// index from the products, run in one write transaction.
+	SearchRebuild() []string
+
+	// IndexProducts writes the search index rows of products just
+	// inserted (CreateProducts hands it each batch, after their side
+	// tables), where the database would otherwise build them itself at a
+	// greater cost (PostgreSQL: a deferred trigger, which leaves a row
+	// written so); a product it does not write is left to the database's
+	// triggers, and a database whose triggers cost little does nothing.
+	IndexProducts(ctx context.Context, tx *Tx, ps []IndexText) error
 
 	// Classify tells what a driver error means. detail is the violated
 	// unique key for ErrUnique (its columns joined by "_", "parent_slug"),
@@ -122,25 +222,28 @@ type Dialect interface {
 	TryLead(ctx context.Context, write *sql.DB, key int64) (Lease, error)
 }
 
-// Pipeliner is implemented by a dialect whose driver can send several
-// statements in one round trip (PostgreSQL). Update then starts a write
-// transaction with its first statement, and writes its events with its
-// COMMIT: two round trips fewer for every write transaction, which on a
-// machine the database shares with the service is CPU time of both; the
-// statements of Tx.ExecAtCommit go with the COMMIT too.
-type Pipeliner interface {
-	// Pipeline runs stmts on conn, in order, in one round trip, and
-	// returns the rows each affected, up to the first that failed, and
-	// that failure (the statements after it do not run). A COMMIT the
-	// database answers with a rollback is a failure. When interrupt (nil:
-	// none) ends first, the database is asked to stop the statement it
-	// runs, and the answers are still read (under ctx), so that the
-	// outcome is known; conn is then closed.
-	Pipeline(ctx, interrupt context.Context, conn *sql.Conn, stmts []Statement) ([]int64, error)
-	// Expect is the SQL of an expression that is true when cond is, and
-	// otherwise fails its statement (ErrUnmet): the check of a statement
-	// whose result is not seen before the commit (Tx.ExecAtCommit).
-	Expect(cond string) string
+// CommonSQL is the spelling of Dialect that SQLite and PostgreSQL share
+// (Returning, CastText, Concat, Materialized, Upsert with ON CONFLICT):
+// a Dialect of a database that writes these the same way embeds it; one
+// that does not writes its own methods.
+type CommonSQL struct{}
+
+// Returning implements Dialect.Returning with a RETURNING clause.
+func (CommonSQL) Returning(stmt, cols string) string { return stmt + " RETURNING " + cols }
+
+// CastText implements Dialect.CastText with CAST(expr AS TEXT).
+func (CommonSQL) CastText(expr string) string { return "CAST(" + expr + " AS TEXT)" }
+
+// Concat implements Dialect.Concat with the || operator.
+func (CommonSQL) Concat(exprs ...string) string { return strings.Join(exprs, " || ") }
+
+// Materialized implements Dialect.Materialized: "MATERIALIZED " (SQLite
+// 3.35 and later, PostgreSQL 12 and later).
+func (CommonSQL) Materialized() string { return "MATERIALIZED " }
+
+// Upsert implements Dialect.Upsert with OnConflictUpsert.
+func (CommonSQL) Upsert(table string, rows int, cols, key, update []string) string {
+	return OnConflictUpsert(table, rows, cols, key, update)
 }
 
 // Statement is a statement with its arguments, its placeholders the

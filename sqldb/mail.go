@@ -268,10 +268,7 @@ func setCursor(ctx context.Context, tx *Tx, name string, p Position) error {
 
 // Claim implements mail.Store.
 func (s *MailStore) Claim(ctx context.Context, claim string, now time.Time, lease time.Duration, limit int) ([]mail.Message, error) {
-	lock := ""
-	if sl, ok := s.db.dialect.(SkipLocker); ok {
-		lock = sl.SkipLocked()
-	}
+	lock := s.db.dialect.SkipLocked()
 	const due = `status = 'PENDING' AND next_attempt_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)`
 	// Most polls find nothing due: look first, without a write
 	// transaction.

@@ -291,7 +291,7 @@ func (t orderTx) Save(ctx context.Context, o *order.Order) error {
 // not be given again).
 func (t orderTx) NextNumber(ctx context.Context) (int64, error) {
 	var n int64
-	if err := t.tx.QueryRow(ctx, `INSERT INTO order_numbers DEFAULT VALUES RETURNING n`).Scan(&n); err != nil {
+	if err := t.tx.QueryRow(ctx, t.tx.db.dialect.Returning(`INSERT INTO order_numbers DEFAULT VALUES`, "n")).Scan(&n); err != nil {
 		return 0, fmt.Errorf("allocate an order number: %w", t.tx.Translate(err))
 	}
 	if _, err := t.tx.Exec(ctx, `DELETE FROM order_numbers WHERE n = ?`, n); err != nil {

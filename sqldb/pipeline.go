@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// A write transaction on a dialect that pipelines (Pipeliner): BEGIN goes
+// A write transaction on a dialect that pipelines (Dialect.Pipelines): BEGIN goes
 // out with the transaction's first statement when that is an Exec with
 // arguments, and the events go out with the COMMIT. A transaction of an
 // Exec, a second Exec and its event is then three round trips instead of
@@ -23,22 +23,23 @@ import (
 // the connection and the write turn for ever. The statements sent with the
 // COMMIT (Tx.ExecAtCommit, which may wait for row locks) are interrupted
 // when the caller goes away, or interruptMargin before commitLimit, by
-// the database (Pipeliner.Pipeline's interrupt), so that the outcome is
+// the database (Dialect.Pipeline's interrupt), so that the outcome is
 // still read.
 const (
 	commitLimit     = 30 * time.Second
 	interruptMargin = 5 * time.Second
 )
 
-// updatePiped is update on a Pipeliner: fn runs on one connection of the
-// write pool, whose transaction pipedTx begins and this function ends.
-func (db *DB) updatePiped(ctx context.Context, p Pipeliner, fn func(tx *Tx) error) error {
+// updatePiped is update on a dialect that pipelines: fn runs on one
+// connection of the write pool, whose transaction pipedTx begins and this
+// function ends.
+func (db *DB) updatePiped(ctx context.Context, fn func(tx *Tx) error) error {
 	conn, err := db.write.Conn(ctx)
 	if err != nil {
 		return db.translate(fmt.Errorf("begin: %w", err))
 	}
 	defer conn.Close()
-	q := &pipedTx{conn: conn, pipe: p}
+	q := &pipedTx{conn: conn, pipe: db.dialect}
 	// The statements run under contexts that end with the transaction
 	// (as a *sql.Tx's do): rows fn left open are closed before the
 	// transaction ends, or its connection could not be closed.
@@ -86,7 +87,7 @@ func (db *DB) updatePiped(ctx context.Context, p Pipeliner, fn func(tx *Tx) erro
 	// the answer is still read, so that the outcome is known.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitLimit)
 	ictx, icancel := context.WithTimeout(ctx, commitLimit-interruptMargin)
-	n, err := p.Pipeline(cctx, ictx, conn, stmts)
+	n, err := db.dialect.Pipeline(cctx, ictx, conn, stmts)
 	icancel()
 	cancel()
 	if err != nil {
@@ -126,11 +127,11 @@ func (q *pipedTx) run(fn func(*Tx) error, tx *Tx) error {
 	return err
 }
 
-// pipedTx is the querier of a write transaction on a Pipeliner: it sends
-// BEGIN with the first statement.
+// pipedTx is the querier of a write transaction on a dialect that
+// pipelines: it sends BEGIN with the first statement.
 type pipedTx struct {
 	conn *sql.Conn
-	pipe Pipeliner
+	pipe Dialect
 	end  context.Context // ends with the transaction
 	// endStatements ends end (the transaction's statements).
 	endStatements context.CancelFunc

@@ -269,7 +269,7 @@ func (t priceListTx) Insert(ctx context.Context, l *pricelist.PriceList) error {
 	if err != nil {
 		return err
 	}
-	err = t.tx.QueryRow(ctx, `INSERT INTO price_lists (id, code, status, currency, created_at, data) VALUES (?, ?, ?, ?, ?, ?) RETURNING seq`,
+	err = t.tx.QueryRow(ctx, t.tx.db.dialect.Returning(`INSERT INTO price_lists (id, code, status, currency, created_at, data) VALUES (?, ?, ?, ?, ?, ?)`, "seq"),
 		l.ID, l.Code, l.Status, l.Currency, l.CreatedAt.UnixMilli(), data).Scan(&l.Seq)
 	if err != nil {
 		return fmt.Errorf("insert price list: %w", t.tx.Translate(err))

@@ -65,9 +65,9 @@ func (t promotionTx) CreatePromotion(ctx context.Context, p *promotion.Promotion
 		return err
 	}
 	c := couponArgs(*p)
-	err = t.tx.QueryRow(ctx, `INSERT INTO promotions (id, title, class, active, priority, if_rule, then_rule,
+	err = t.tx.QueryRow(ctx, t.tx.db.dialect.Returning(`INSERT INTO promotions (id, title, class, active, priority, if_rule, then_rule,
 		code, code_key, start_at, end_at, usage_limit, usage_limit_per_customer)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, "seq"),
 		p.ID, p.Title, p.Class, p.Active, p.Priority, ifJSON, thenJSON, c[0], c[1], c[2], c[3], c[4], c[5]).Scan(&p.Seq)
 	if err != nil {
 		return fmt.Errorf("insert promotion: %w", t.tx.Translate(err))

@@ -126,9 +126,8 @@ func (t promotionTx) Redeem(ctx context.Context, r promotion.Redemption) error {
 		}
 		var code sql.NullString
 		var perCustomer sql.NullInt64
-		err = t.tx.QueryRow(ctx, `UPDATE promotions SET usage_count = usage_count + 1
-			WHERE id = ? AND (usage_limit IS NULL OR usage_count < usage_limit)
-			RETURNING code, usage_limit_per_customer`, id).Scan(&code, &perCustomer)
+		err = t.tx.QueryRow(ctx, t.tx.db.dialect.Returning(`UPDATE promotions SET usage_count = usage_count + 1
+			WHERE id = ? AND (usage_limit IS NULL OR usage_count < usage_limit)`, "code, usage_limit_per_customer"), id).Scan(&code, &perCustomer)
 		if errors.Is(err, sql.ErrNoRows) {
 			// At its limit, or gone.
 			err = t.tx.QueryRow(ctx, `SELECT code FROM promotions WHERE id = ?`, id).Scan(&code)

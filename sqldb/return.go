@@ -86,7 +86,7 @@ func queryReturns(ctx context.Context, query func(context.Context, string, ...an
 // NextReturnNumber implements order.Tx.
 func (t orderTx) NextReturnNumber(ctx context.Context) (int64, error) {
 	var n int64
-	if err := t.tx.QueryRow(ctx, `INSERT INTO return_numbers DEFAULT VALUES RETURNING n`).Scan(&n); err != nil {
+	if err := t.tx.QueryRow(ctx, t.tx.db.dialect.Returning(`INSERT INTO return_numbers DEFAULT VALUES`, "n")).Scan(&n); err != nil {
 		return 0, fmt.Errorf("allocate a return number: %w", t.tx.Translate(err))
 	}
 	if _, err := t.tx.Exec(ctx, `DELETE FROM return_numbers WHERE n = ?`, n); err != nil {

@@ -12,41 +12,17 @@ import (
 	"github.com/commercekit/commerce/search"
 )
 
-// TextSearch is the full-text part of product search, which each database
-// does its own way (an FTS5 table on SQLite, a tsvector table on
-// PostgreSQL, both kept by triggers of their migrations). A Dialect that
-// implements it serves SearchStore; the filters, facets, sorts and paging
-// around the match are portable SQL here.
-type TextSearch interface {
-	// SearchMatch returns how to find the products holding every word of
-	// q, the last one also as a prefix, or every product when q has no
-	// Words. q.Words are folded as SQLite's FTS5 folds text
-	// (search.Words); an index folds them again as it folds the indexed
-	// text.
-	SearchMatch(q search.Query) SearchMatch
-	// SearchRebuild returns the statements that rebuild the whole index
-	// from the products, run in one write transaction.
-	SearchRebuild() []string
-}
-
-// SearchIndexer is implemented by a dialect whose search index the
-// database writes itself at the end of each product write's transaction
-// (PostgreSQL's deferred trigger), when it can write the rows of products
-// just inserted sooner and at less cost: CreateProducts hands it each
-// batch it inserts, after their side tables. A product it does not write
-// is left to the database.
-type SearchIndexer interface {
-	IndexProducts(ctx context.Context, tx *Tx, ps []IndexText) error
-}
-
-// IndexText is a product just inserted (SearchIndexer): its seq and the
-// values of its text columns as stored ("" for NULL).
+// IndexText is a product just inserted (Dialect.IndexProducts): its seq
+// and the values of its text columns as stored ("" for NULL).
 type IndexText struct {
 	Seq                                                 int64
 	Title, Brand, SKU, Description, I18nTitle, I18nText string
 }
 
-// SearchMatch is the full-text match of a query (TextSearch.SearchMatch).
+// SearchMatch is the full-text match of a query (Dialect.SearchMatch):
+// the full-text part of product search, which each database does its own
+// way; the filters, facets, sorts and paging around the match are
+// portable SQL here.
 type SearchMatch struct {
 	// From is the FROM clause of the products: products p, joined with
 	// the index when there are words, unless Facts says otherwise.
@@ -90,7 +66,7 @@ type SearchFacts struct {
 	CategoryCounts string
 }
 
-// WordMatch is how a TextSearch tells where one word of a query is found:
+// WordMatch is how a Dialect's SearchMatch tells where one word of a query is found:
 // conditions true when the product's title, or its brand or sku, holds
 // the word (the query's last word also as a prefix, the others as whole
 // words), each with its one ? placeholder and argument.
@@ -163,14 +139,6 @@ func NewSearchStore(db *DB) *SearchStore { return &SearchStore{db: db} }
 
 var _ search.Store = (*SearchStore)(nil)
 
-func (s *SearchStore) text() (TextSearch, error) {
-	ts, ok := s.db.dialect.(TextSearch)
-	if !ok {
-		return nil, fmt.Errorf("product search: the %s dialect has no full-text search", s.db.dialect.Name())
-	}
-	return ts, nil
-}
-
 // searchQuery is the FROM and WHERE of the products a query finds,
 // with the arguments of its placeholders in order.
 type searchQuery struct {
@@ -184,8 +152,8 @@ func (q *searchQuery) String() string { return " FROM " + q.From + q.w.String() 
 
 // build returns the match of q, its filters applied. Category filters
 // take the categories given and their descendants (by path).
-func (s *SearchStore) build(ctx context.Context, tx *Tx, ts TextSearch, q search.Query) (*searchQuery, error) {
-	sq := &searchQuery{SearchMatch: ts.SearchMatch(q)}
+func (s *SearchStore) build(ctx context.Context, tx *Tx, q search.Query) (*searchQuery, error) {
+	sq := &searchQuery{SearchMatch: s.db.dialect.SearchMatch(q)}
 	sq.facts = sq.Facts
 	if sq.facts == nil {
 		sq.facts = ProductFacts(len(q.Words) > 0)
@@ -258,22 +226,19 @@ func scanStrings(rows *sql.Rows) ([]string, error) {
 
 // Search finds products (search.Store): the page, the count and the
 // facets asked for in one statement over the match computed once (a
-// MATERIALIZED common table expression), so that they agree and the
-// full-text match runs once. Separate statements for the page and the
-// count each evaluated the match again, and the page's, ordered and
-// limited, let PostgreSQL's planner pick a parallel scan of the whole
-// index for matches of a few hundred products (BENCHMARKS.md, Search).
+// common table expression, MATERIALIZED: Dialect.Materialized), so that
+// they agree and the full-text match runs once. Separate statements for
+// the page and the count each evaluated the match again, and the page's,
+// ordered and limited, let PostgreSQL's planner pick a parallel scan of
+// the whole index for matches of a few hundred products (BENCHMARKS.md,
+// Search).
 func (s *SearchStore) Search(ctx context.Context, q search.Query) (*search.Result, error) {
-	ts, err := s.text()
-	if err != nil {
-		return nil, err
-	}
 	// The first pages of a query are kept per catalog version
 	// (search_cache.go).
 	key, cached := searchKey(q)
 	cached = cached && q.Skip+q.Limit <= searchCacheHead
 	var res *search.Result
-	err = s.db.View(ctx, func(tx *Tx) error {
+	err := s.db.View(ctx, func(tx *Tx) error {
 		res = &search.Result{IDs: []string{}, Products: []*catalog.Product{}}
 		var version int64
 		if cached {
@@ -287,7 +252,7 @@ func (s *SearchStore) Search(ctx context.Context, q search.Query) (*search.Resul
 				return catalogFillVariants(ctx, tx, res.Products)
 			}
 		}
-		sq, err := s.build(ctx, tx, ts, q)
+		sq, err := s.build(ctx, tx, q)
 		if err != nil {
 			return err
 		}
@@ -342,7 +307,8 @@ func (s *SearchStore) statement(sq *searchQuery, q search.Query, head bool) *stm
 	// product's lowest (its prices' key starts with product_seq).
 	needPrice := q.PriceFacet || q.Sort == search.SortPrice || q.Sort == search.SortPriceDesc
 	f := sq.facts
-	st.add(`WITH m AS MATERIALIZED (SELECT ` + f.Seq + ` AS seq, ` + f.Brand + ` AS brand`)
+	d := s.db.dialect
+	st.add(`WITH m AS ` + d.Materialized() + `(SELECT ` + f.Seq + ` AS seq, ` + f.Brand + ` AS brand`)
 	if q.CategoryFacet && f.Categories != "" {
 		st.add(`, ` + f.Categories + ` AS cats`)
 	}
@@ -371,7 +337,7 @@ func (s *SearchStore) statement(sq *searchQuery, q search.Query, head bool) *stm
 		st.add(`, `+f.Price+` AS mp`, q.Currency)
 	}
 	st.add(sq.String()+`)
-		SELECT `+strconv.Itoa(rowTotal)+`, CAST(NULL AS TEXT), CAST(NULL AS TEXT), COUNT(*), CAST(NULL AS TEXT) FROM m`, sq.w.args...)
+		SELECT `+strconv.Itoa(rowTotal)+`, `+d.CastText("NULL")+`, `+d.CastText("NULL")+`, COUNT(*), `+d.CastText("NULL")+` FROM m`, sq.w.args...)
 	if q.BrandFacet {
 		st.add(` UNION ALL SELECT ` + strconv.Itoa(rowBrand) + `, brand, NULL, COUNT(*), NULL
 			FROM m WHERE brand IS NOT NULL GROUP BY brand`)
@@ -394,7 +360,7 @@ func (s *SearchStore) statement(sq *searchQuery, q search.Query, head bool) *stm
 			bucket.WriteString(" WHEN mp >= " + strconv.FormatInt(q.PriceBounds[i], 10) + " THEN " + strconv.Itoa(i))
 		}
 		bucket.WriteString(" ELSE 0 END")
-		st.add(` UNION ALL SELECT ` + strconv.Itoa(rowPrice) + `, CAST(bucket AS TEXT), NULL, COUNT(*), NULL
+		st.add(` UNION ALL SELECT ` + strconv.Itoa(rowPrice) + `, ` + d.CastText("bucket") + `, NULL, COUNT(*), NULL
 			FROM (SELECT ` + bucket.String() + ` AS bucket FROM m WHERE mp IS NOT NULL) buckets GROUP BY bucket`)
 	}
 	// The page: its products in order, numbered (UNION ALL keeps no order).
@@ -402,7 +368,7 @@ func (s *SearchStore) statement(sq *searchQuery, q search.Query, head bool) *stm
 	if head {
 		lo, hi, limit, offset = q.Skip, q.Skip+q.Limit, searchCacheHead, 0
 	}
-	st.add(` UNION ALL SELECT `+strconv.Itoa(rowPage)+`, p.id, CAST(p.seq AS TEXT), pg.n, CASE WHEN pg.n > ? AND pg.n <= ? THEN p.doc END`, lo, hi)
+	st.add(` UNION ALL SELECT `+strconv.Itoa(rowPage)+`, p.id, `+d.CastText("p.seq")+`, pg.n, CASE WHEN pg.n > ? AND pg.n <= ? THEN p.doc END`, lo, hi)
 	st.add(` FROM (SELECT seq, ROW_NUMBER() OVER (ORDER BY `+order+`) AS n
 			FROM (SELECT * FROM m ORDER BY `+order+` LIMIT ? OFFSET ?) x) pg
 		JOIN products p ON p.seq = pg.seq`, limit, offset)
@@ -516,13 +482,9 @@ func (s *SearchStore) run(ctx context.Context, tx *Tx, sq *searchQuery, q search
 
 // Reindex rebuilds the index from the products (search.Store).
 func (s *SearchStore) Reindex(ctx context.Context) (int, error) {
-	ts, err := s.text()
-	if err != nil {
-		return 0, err
-	}
 	var n int
-	err = s.db.Update(ctx, func(tx *Tx) error {
-		for _, q := range ts.SearchRebuild() {
+	err := s.db.Update(ctx, func(tx *Tx) error {
+		for _, q := range s.db.dialect.SearchRebuild() {
 			if _, err := tx.Exec(ctx, q); err != nil {
 				return err
 			}

@@ -108,7 +108,7 @@ func (t shippingTx) CreateMethod(ctx context.Context, m shipping.Method) error {
 // RemoveMethod implements shipping.Tx. Its countries go with it (ON DELETE
 // CASCADE).
 func (t shippingTx) RemoveMethod(ctx context.Context, id string) (shipping.Method, error) {
-	m, err := scanMethod(t.tx.QueryRow(ctx, `DELETE FROM shipping_methods WHERE id = ? RETURNING `+shippingColumns, id))
+	m, err := scanMethod(t.tx.QueryRow(ctx, t.tx.db.dialect.Returning(`DELETE FROM shipping_methods WHERE id = ?`, shippingColumns), id))
 	if err != nil {
 		return shipping.Method{}, fmt.Errorf("remove shipping method: %w", t.tx.DB().NotFound(err, shipping.NotFound(id)))
 	}

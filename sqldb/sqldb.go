@@ -5,11 +5,11 @@
 // dialect rebinds.
 //
 // Why one package for both databases: the areas' SQL is the same on both
-// (standard SQL plus RETURNING, which both support; see Dialect), so
-// writing it twice would only give the two copies room to drift. What
-// differs (driver, pragmas, placeholders, row locks, upserts, regex
-// operator, error codes, DDL) is the Dialect, provided by the sqlite and
-// postgres packages.
+// (standard SQL, with what the databases spell differently asked of the
+// Dialect), so writing it twice would only give the two copies room to
+// drift. What differs (driver, pragmas, placeholders, row locks, upserts,
+// RETURNING, casts, regex operator, text search, pipelining, error codes,
+// DDL) is the Dialect, provided by the sqlite and postgres packages.
 package sqldb
 
 import (
@@ -385,25 +385,26 @@ func (tx *Tx) bind(args []any) []any {
 // Translate turns a driver error into a *commerce.Error where it has one.
 func (tx *Tx) Translate(err error) error { return tx.db.translate(err) }
 
-// Expect is, when the transaction is pipelined (ok: on a Pipeliner, whose
-// ExecAtCommit statements go out with the COMMIT), the SQL of an
-// expression that is true when cond is and otherwise fails its statement
-// (Pipeliner.Expect): for a statement of ExecAtCommit that checks itself.
+// Expect is, when the transaction is pipelined (ok: on a dialect that
+// pipelines, whose ExecAtCommit statements go out with the COMMIT), the
+// SQL of an expression that is true when cond is and otherwise fails its
+// statement (Dialect.Expect): for a statement of ExecAtCommit that checks
+// itself.
 func (tx *Tx) Expect(cond string) (expr string, ok bool) {
-	if p, ok := tx.tx.(*pipedTx); ok {
-		return p.pipe.Expect(cond), true
+	if _, piped := tx.tx.(*pipedTx); piped {
+		return tx.db.dialect.Expect(cond)
 	}
 	return "", false
 }
 
 // ExecAtCommit runs st (one statement, ? placeholders) with the
-// transaction's commit: on a dialect that pipelines (Pipeliner), in the
+// transaction's commit: on a dialect that pipelines (Dialect.Pipelines), in the
 // commit's round trip, after the statements run before the commit and
 // before the events; elsewhere now. Its result is not seen, so a
 // statement that must affect rows checks that itself (on PostgreSQL with
 // commerce_expect, migration 0025): when that check fails, the
 // transaction fails with st.Unmet. Any other failure of st fails the
-// transaction with st's error. On a Pipeliner the statements
+// transaction with st's error. On a dialect that pipelines the statements
 // fn runs after ExecAtCommit do not see st's writes: fn must not read
 // what st writes.
 func (tx *Tx) ExecAtCommit(ctx context.Context, st Statement) error {
@@ -468,8 +469,8 @@ func (db *DB) update(ctx context.Context, fn func(tx *Tx) error) error {
 		}
 		defer db.admit.release()
 	}
-	if p, ok := db.dialect.(Pipeliner); ok {
-		return db.updatePiped(ctx, p, fn)
+	if db.dialect.Pipelines() {
+		return db.updatePiped(ctx, fn)
 	}
 	stx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {

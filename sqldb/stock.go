@@ -115,8 +115,8 @@ func (t stockTx) Lock(ctx context.Context, k stock.Key) (stock.Stock, error) {
 // SetQuantity implements stock.Tx.
 func (t stockTx) SetQuantity(ctx context.Context, k stock.Key, quantity int64) (stock.Stock, error) {
 	out := stock.Stock{ProductID: k.ProductID, WarehouseID: k.WarehouseID}
-	err := t.tx.QueryRow(ctx, `UPDATE stock SET quantity = ? WHERE product_id = ? AND warehouse_id = ? AND reserved <= ?
-		RETURNING quantity, reserved`, quantity, k.ProductID, k.WarehouseID, quantity).Scan(&out.Quantity, &out.Reserved)
+	err := t.tx.QueryRow(ctx, t.tx.db.dialect.Returning(`UPDATE stock SET quantity = ? WHERE product_id = ? AND warehouse_id = ? AND reserved <= ?`,
+		"quantity, reserved"), quantity, k.ProductID, k.WarehouseID, quantity).Scan(&out.Quantity, &out.Reserved)
 	if err == nil {
 		return out, nil
 	}
@@ -155,8 +155,8 @@ func (t stockTx) ReleaseExpired(ctx context.Context, k stock.Key, now time.Time)
 // expire marks the reservations matching cond, and not yet expired,
 // expired and gives their units back; it returns how many it marked.
 func (t stockTx) expire(ctx context.Context, cond string, args ...any) (int, error) {
-	rows, err := t.tx.Query(ctx, `UPDATE stock_reservations SET expired = true WHERE `+cond+` AND NOT expired
-		RETURNING product_id, warehouse_id, quantity`, args...)
+	rows, err := t.tx.Query(ctx, t.tx.db.dialect.Returning(`UPDATE stock_reservations SET expired = true WHERE `+cond+` AND NOT expired`,
+		"product_id, warehouse_id, quantity"), args...)
 	if err != nil {
 		return 0, err
 	}

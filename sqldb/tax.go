@@ -85,7 +85,7 @@ func (t taxTx) UpdateTax(ctx context.Context, v tax.Tax) error {
 
 // RemoveTax implements tax.Tx.
 func (t taxTx) RemoveTax(ctx context.Context, id string) (tax.Tax, error) {
-	v, err := scanTax(t.tx.QueryRow(ctx, `DELETE FROM taxes WHERE id = ? RETURNING `+taxColumns, id))
+	v, err := scanTax(t.tx.QueryRow(ctx, t.tx.db.dialect.Returning(`DELETE FROM taxes WHERE id = ?`, taxColumns), id))
 	if err != nil {
 		return tax.Tax{}, t.tx.DB().NotFound(err, tax.NotFound(id))
 	}

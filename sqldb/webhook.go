@@ -21,18 +21,12 @@ import (
 //
 // Claiming leases a delivery to one dispatcher (claim, claimed_until), so
 // that among processes sharing a database each delivery is attempted by
-// one at a time. Where the dialect has it (SkipLocker: PostgreSQL), the
-// claim reads its candidates with FOR UPDATE SKIP LOCKED, so concurrent
-// dispatchers take disjoint batches without waiting for each other; where
-// write transactions are serialised (SQLite) the claim is atomic anyway.
+// one at a time. Where the dialect has it (Dialect.SkipLocked: PostgreSQL),
+// the claim reads its candidates with FOR UPDATE SKIP LOCKED, so
+// concurrent dispatchers take disjoint batches without waiting for each
+// other; where write transactions are serialised (SQLite) the claim is
+// atomic anyway.
 type WebhookStore struct{ db *DB }
-
-// SkipLocked is implemented by a dialect whose SELECT can lock the rows it
-// reads and skip those another transaction has locked: the clause to
-// append (" FOR UPDATE SKIP LOCKED").
-type SkipLocker interface {
-	SkipLocked() string
-}
 
 // NewWebhookStore returns the webhook store over db.
 func NewWebhookStore(db *DB) *WebhookStore { return &WebhookStore{db: db} }
@@ -402,10 +396,7 @@ func insertDeliveries(ctx context.Context, tx *Tx, vals []any) error {
 
 // Claim implements webhook.Store.
 func (s *WebhookStore) Claim(ctx context.Context, claim string, now time.Time, lease time.Duration, limit int) ([]webhook.Claimed, error) {
-	lock := ""
-	if sl, ok := s.db.dialect.(SkipLocker); ok {
-		lock = sl.SkipLocked()
-	}
+	lock := s.db.dialect.SkipLocked()
 	// Most polls find nothing due: look first, without a write
 	// transaction.
 	var one int

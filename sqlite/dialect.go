@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -18,6 +19,10 @@ import (
 // (one writer connection, BEGIN IMMEDIATE), so rows need no lock and the
 // outbox no ordering lock.
 type Dialect struct {
+	// CommonSQL is the spelling SQLite shares with PostgreSQL: Upsert
+	// (INSERT ... ON CONFLICT), Returning, CastText, Concat (||),
+	// Materialized.
+	sqldb.CommonSQL
 	path string // the database file; leader election locks a file next to it
 }
 
@@ -32,13 +37,31 @@ func (*Dialect) Placeholder(int) string { return "?" }
 // ForUpdate implements sqldb.Dialect: nothing, the writer is alone.
 func (*Dialect) ForUpdate() string { return "" }
 
-// Upsert implements sqldb.Dialect with INSERT ... ON CONFLICT DO UPDATE.
-func (*Dialect) Upsert(table string, rows int, cols, key, update []string) string {
-	return sqldb.OnConflictUpsert(table, rows, cols, key, update)
+// SkipLocked implements sqldb.Dialect: nothing, the writer is alone, so a
+// claim is atomic without row locks.
+func (*Dialect) SkipLocked() string { return "" }
+
+// WritableCTE implements sqldb.Dialect: SQLite has no data-modifying
+// statements in WITH.
+func (*Dialect) WritableCTE() bool { return false }
+
+// errNoPipeline is Pipeline's error: the driver sends one statement at a
+// time.
+var errNoPipeline = fmt.Errorf("sqlite: no pipelining: %w", errors.ErrUnsupported)
+
+// Pipelines implements sqldb.Dialect: false, the driver runs in the
+// process (a round trip costs nothing), so Update runs a plain
+// transaction.
+func (*Dialect) Pipelines() bool { return false }
+
+// Pipeline implements sqldb.Dialect: never called, as Pipelines is false.
+func (*Dialect) Pipeline(context.Context, context.Context, *sql.Conn, []sqldb.Statement) ([]int64, error) {
+	return nil, errNoPipeline
 }
 
-// WritableCTE implements sqldb.Dialect.
-func (*Dialect) WritableCTE() bool { return false }
+// Expect implements sqldb.Dialect: ok false, as Pipelines is false (a
+// statement of Tx.ExecAtCommit runs at once, its result seen).
+func (*Dialect) Expect(string) (string, bool) { return "", false }
 
 // Regex implements sqldb.Dialect: REGEXP runs Go's regexp itself (the
 // regexp function this package registers), so the pattern only gets the

@@ -1,15 +1,14 @@
 package sqlite
 
 import (
+	"context"
 	"strings"
 
 	"github.com/commercekit/commerce/search"
 	"github.com/commercekit/commerce/sqldb"
 )
 
-var _ sqldb.TextSearch = (*Dialect)(nil)
-
-// SearchMatch implements sqldb.TextSearch over the FTS5 table
+// SearchMatch implements sqldb.Dialect over the FTS5 table
 // product_search (migrations 0015_search.sql, 0020_search_faster.sql):
 // every word quoted (a phrase of one token: no FTS5 syntax gets through),
 // the last one a prefix, all of them required; the products whose title
@@ -68,8 +67,12 @@ func (*Dialect) SearchMatch(q search.Query) sqldb.SearchMatch {
 	return m
 }
 
-// SearchRebuild implements sqldb.TextSearch: FTS5's rebuild reads every
+// SearchRebuild implements sqldb.Dialect: FTS5's rebuild reads every
 // product again.
 func (*Dialect) SearchRebuild() []string {
 	return []string{`INSERT INTO product_search (product_search) VALUES ('rebuild')`}
 }
+
+// IndexProducts implements sqldb.Dialect: nothing to do, the FTS5 table's
+// triggers index a product as its row is written, at little cost.
+func (*Dialect) IndexProducts(context.Context, *sqldb.Tx, []sqldb.IndexText) error { return nil }

@@ -83,7 +83,7 @@ func cartSaveReserving(t *testing.T, db *sqldb.DB) {
 	if !errors.Is(err, cart.ErrShort) {
 		t.Errorf("a reservation with too few units: %v, want cart.ErrShort", err)
 	}
-	_, atCommit := db.Dialect().(sqldb.Pipeliner)
+	atCommit := db.Dialect().Pipelines()
 	unchanged("after a short reservation", 2, 1, 1)
 	f.want(t, "p1/w1", 5, 3)
 	f.want(t, "p2/w1", 5, 2)

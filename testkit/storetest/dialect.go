@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"regexp"
@@ -14,16 +15,20 @@ import (
 )
 
 // Dialect is the suite of what the dialect gives the storage core and the
-// area stores: placeholders, error classification, upserts, RETURNING, row
-// locks, bytewise ranges, regex matching, read-only views, retried
-// transactions, leader election and migrations.
+// area stores: placeholders, error classification, upserts, RETURNING, the
+// spelling of casts, concatenation and materialized CTEs, row locks and
+// claims, pipelining, bytewise ranges, regex matching, read-only views,
+// retried transactions, leader election and migrations.
 func Dialect(t *testing.T, open Opener) {
 	t.Run("placeholders", func(t *testing.T) { dialectPlaceholders(t, open(t)) })
 	t.Run("unique violation names the key", func(t *testing.T) { dialectUnique(t, open(t)) })
 	t.Run("foreign key violation", func(t *testing.T) { dialectForeignKey(t, open(t)) })
 	t.Run("upsert", func(t *testing.T) { dialectUpsert(t, open(t)) })
 	t.Run("returning", func(t *testing.T) { dialectReturning(t, open(t)) })
+	t.Run("casts, concatenation, materialized", func(t *testing.T) { dialectSpelling(t, open(t)) })
 	t.Run("for update", func(t *testing.T) { dialectForUpdate(t, open(t)) })
+	t.Run("skip locked", func(t *testing.T) { dialectSkipLocked(t, open(t)) })
+	t.Run("pipelines or says not", func(t *testing.T) { dialectPipelines(t, open(t)) })
 	t.Run("byte range", func(t *testing.T) { dialectByteRange(t, open(t)) })
 	t.Run("regex matches as RE2", func(t *testing.T) { dialectRegex(t, open(t)) })
 	t.Run("view is read-only", func(t *testing.T) { dialectViewReadOnly(t, open(t)) })
@@ -172,10 +177,9 @@ func dialectUpsert(t *testing.T, db *sqldb.DB) {
 	}
 }
 
-// dialectReturning checks the RETURNING forms the stores use (the SQL a
-// dialect's database must take, see sqldb.Dialect): on INSERT ... DEFAULT
-// VALUES (the defaults come back), on UPDATE (the new values) and on
-// DELETE (the removed row).
+// dialectReturning checks the forms of Dialect.Returning the stores use:
+// on INSERT ... DEFAULT VALUES (the defaults come back), on UPDATE (the
+// new values) and on DELETE (the removed row).
 func dialectReturning(t *testing.T, db *sqldb.DB) {
 	ctx := context.Background()
 	exec(t, db, `CREATE TABLE fixture_ret (k TEXT PRIMARY KEY DEFAULT 'd', v INTEGER NOT NULL DEFAULT 7)`)
@@ -183,14 +187,15 @@ func dialectReturning(t *testing.T, db *sqldb.DB) {
 		k string
 		v int
 	}
+	d := db.Dialect()
 	err := db.Update(ctx, func(tx *sqldb.Tx) error {
-		if err := tx.QueryRow(ctx, `INSERT INTO fixture_ret DEFAULT VALUES RETURNING k, v`).Scan(&ins.k, &ins.v); err != nil {
+		if err := tx.QueryRow(ctx, d.Returning(`INSERT INTO fixture_ret DEFAULT VALUES`, "k, v")).Scan(&ins.k, &ins.v); err != nil {
 			return fmt.Errorf("insert: %w", err)
 		}
-		if err := tx.QueryRow(ctx, `UPDATE fixture_ret SET v = v + 1 WHERE k = ? RETURNING k, v`, "d").Scan(&upd.k, &upd.v); err != nil {
+		if err := tx.QueryRow(ctx, d.Returning(`UPDATE fixture_ret SET v = v + 1 WHERE k = ?`, "k, v"), "d").Scan(&upd.k, &upd.v); err != nil {
 			return fmt.Errorf("update: %w", err)
 		}
-		if err := tx.QueryRow(ctx, `DELETE FROM fixture_ret WHERE k = ? RETURNING k, v`, "d").Scan(&del.k, &del.v); err != nil {
+		if err := tx.QueryRow(ctx, d.Returning(`DELETE FROM fixture_ret WHERE k = ?`, "k, v"), "d").Scan(&del.k, &del.v); err != nil {
 			return fmt.Errorf("delete: %w", err)
 		}
 		return nil
@@ -203,6 +208,73 @@ func dialectReturning(t *testing.T, db *sqldb.DB) {
 	}
 	if n := count(t, db, `SELECT COUNT(*) FROM fixture_ret`); n != 0 {
 		t.Errorf("got %d rows after DELETE ... RETURNING, want 0", n)
+	}
+}
+
+// dialectSpelling checks CastText (of a number, a placeholder and NULL),
+// Concat and Materialized, as the stores combine them.
+func dialectSpelling(t *testing.T, db *sqldb.DB) {
+	ctx := context.Background()
+	d := db.Dialect()
+	var name, path string
+	var none sql.NullString
+	err := db.QueryRow(ctx, `WITH m AS `+d.Materialized()+`(SELECT 1001 AS n, 'a.b.c' AS path)
+		SELECT `+d.Concat("'R'", d.CastText("n"))+`, `+d.Concat(d.CastText("?"), "substr(path, ?)")+`, `+d.CastText("NULL")+` FROM m`,
+		"x.", 3).Scan(&name, &path, &none)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name != "R1001" || path != "x.b.c" || none.Valid {
+		t.Errorf("got %q, %q, %v; want \"R1001\", \"x.b.c\", NULL", name, path, none)
+	}
+}
+
+// dialectSkipLocked checks that a claim's SELECT with Dialect.SkipLocked
+// reads the rows nobody holds.
+func dialectSkipLocked(t *testing.T, db *sqldb.DB) {
+	ctx := context.Background()
+	exec(t, db, `CREATE TABLE fixture_claim (k TEXT PRIMARY KEY, n INTEGER NOT NULL)`,
+		`INSERT INTO fixture_claim (k, n) VALUES ('a', 1), ('b', 2)`)
+	var got []string
+	err := db.Update(ctx, func(tx *sqldb.Tx) error {
+		got = nil
+		rows, err := tx.Query(ctx, `SELECT k FROM fixture_claim WHERE n > ? ORDER BY n LIMIT ?`+db.Dialect().SkipLocked(), 0, 5)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k string
+			if err := rows.Scan(&k); err != nil {
+				return err
+			}
+			got = append(got, k)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, []string{"a", "b"}) {
+		t.Errorf("got %q, want [a b]", got)
+	}
+}
+
+// dialectPipelines checks that a dialect says consistently whether it
+// pipelines: Expect gives its check exactly when Pipelines is true, and a
+// dialect that does not pipeline refuses Pipeline with
+// errors.ErrUnsupported.
+func dialectPipelines(t *testing.T, db *sqldb.DB) {
+	d := db.Dialect()
+	expr, ok := d.Expect("1 = 1")
+	if ok != d.Pipelines() || ok != (expr != "") {
+		t.Fatalf("Expect gives %q, %v; Pipelines %v", expr, ok, d.Pipelines())
+	}
+	if d.Pipelines() {
+		return // the pipeline itself: postgres/pipeline_test.go
+	}
+	if _, err := d.Pipeline(context.Background(), nil, nil, nil); !errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("Pipeline of a dialect that does not pipeline: got %v, want errors.ErrUnsupported", err)
 	}
 }
 
