@@ -11,7 +11,7 @@ const maxCachedCarts = 1024
 // them, so that the next change of a cart starts from memory instead of
 // reading and decoding its document. It is a hint, never the truth: a
 // change computed from a cached cart is stored only over the version it
-// was computed from (Tx.SaveDocument, Tx.LockVersion), so a cart changed
+// was computed from (Tx.Save, Tx.LockVersion), so a cart changed
 // meanwhile by another process (or by a change that did not go through
 // the cache) makes the change run again from the stored cart; and what is
 // not such a change (a refusal, a cart not ACTIVE given as it stands) is

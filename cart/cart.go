@@ -5,15 +5,14 @@
 //
 // The cart calls the other areas in-process through interfaces it owns
 // (Catalog, Promotions, Taxes, Shipping, Stock, Payments), and every change of a cart
-// commits in ONE store transaction: the row of the cart is locked, stock is
-// reserved, released or committed through the same transaction
-// (Tx.Stock), the cart is stored and its CARTS event written to the
-// outbox. A failing change leaves neither a cart change nor a reservation
-// behind. The change is computed (prices, promotions, taxes, shipping)
-// before that transaction and stored only over the version of the cart it
-// was computed from, under the row lock (SQLite serialises writers
-// anyway): parallel changes of one cart all apply, none is lost, whichever
-// process makes them (see Service.change).
+// is made in ONE store transaction: stock is reserved, released or
+// committed through the same transaction (Tx.Stock), the cart is stored and
+// its CARTS event written to the outbox. A failing change leaves neither a
+// cart change nor a reservation behind. The change is computed (prices,
+// promotions, taxes, shipping) before that transaction and stored only
+// over the version of the cart it was computed from: parallel changes of
+// one cart all apply, none is lost, whichever process makes them (see
+// Service.change).
 //
 // Checkout authorises the payment with the provider once, before its
 // transaction and outside it, and voids the authorisation when that
@@ -31,7 +30,7 @@
 // (addresses), store.go (the store), service.go (the service, its
 // dependencies, cart.create and cart.info), service_items.go,
 // service_address.go, service_checkout.go (the other use cases),
-// service_change.go (how a change is computed and committed),
+// service_change.go (how a change is computed and stored),
 // service_pricing.go (promotions and taxes), service_expiry.go (expiry and
 // the sweep), price.go (price selection), view.go (the answer forms).
 package cart

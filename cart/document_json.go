@@ -3,7 +3,7 @@ package cart
 import "strconv"
 
 // Document returns the cart's stored form (its JSON form), what
-// Tx.SaveDocument stores: byte for byte what encoding/json writes of the
+// Tx.Save stores: byte for byte what encoding/json writes of the
 // cart (TestDocumentJSON), written by hand because every change of a cart
 // stores it, and encoding/json's reflection over a cart of 20 entries
 // took as long as the rest of the change's encoding. The rarely set

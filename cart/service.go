@@ -139,7 +139,7 @@ type Payments interface {
 // expiry sweep.
 //
 // An operation that changes a cart computes the change outside any
-// transaction (the other areas are read there), then commits it in one
+// transaction (the other areas are read there), then stores it in one
 // transaction that locks the cart's row, checks that the cart is still the
 // version the change was computed from (else the change runs again),
 // changes the stock, stores the cart and writes its event; see change.
@@ -152,7 +152,7 @@ type Payments interface {
 // expired cart gets status EXPIRED and its reservations are released,
 // by the sweep (Sweep, run in the background by Run) or, whichever comes
 // first, by the first operation that touches it: a change then answers
-// cart_not_active (data "EXPIRED"), with the expiry itself committed.
+// cart_not_active (data "EXPIRED"), with the expiry itself stored.
 type Service struct {
 	store Store
 	deps  Deps

@@ -42,27 +42,23 @@ type change struct {
 	// authorisation). A change with authorize runs at most
 	// maxAuthorizedRounds rounds.
 	authorize func(c *Cart) (undo func(), err error)
-	// commit makes the change's effects on the stock through tx, in the
-	// transaction that stores the cart; it calls nothing else that reads
-	// the database (see Service.change).
-	commit func(tx Tx, c *Cart, now time.Time) error
-	// reserved: prepare put on the cart's entries every reservation
-	// the transaction makes (reservations, prepared by
-	// stock.Service.Prepare), and commit changes no other reservation of
-	// the cart. The stored cart and its event are then
-	// known before the transaction and encoded outside it (on SQLite,
-	// outside the one writer's turn), and the transaction does not read
-	// the reservations back.
-	reserved bool
-	// reservations, with reserved, returns the reservations prepare
-	// made, which the transaction makes with the cart's update
-	// (Tx.SaveReserving; where that sends them with the COMMIT, commit
-	// runs before them and does not see them).
+	// apply makes the change's effects on the other areas through tx
+	// (the stock, an order), in the transaction that stores the cart,
+	// before it is stored; it calls nothing else that reads the database
+	// (see Service.change).
+	apply func(tx Tx, c *Cart, now time.Time) error
+	// reservations, when set, returns the reservations prepare made (each
+	// prepared by stock.Service.Prepare) and put on the cart's entries:
+	// all the stock the change takes, which Tx.Save makes with the cart
+	// (in the order given). The stored cart and its event are then known
+	// before the transaction, and the event is encoded outside it; the
+	// transaction does not hold the cart's row (Save checks its version;
+	// apply, if any, runs before) nor read its reservations back.
 	reservations func() []stock.Reservation
 }
 
 // maxAttempts bounds the rounds of a change that keeps finding its cart
-// changed by others (each lost round means another change committed).
+// changed by others (each lost round means another change was stored).
 const maxAttempts = 64
 
 // maxAuthorizedRounds bounds the rounds of a change with an authorisation:
@@ -87,13 +83,14 @@ var errUnchanged = errors.New("the operation changes nothing")
 //
 // Then one transaction stores the change, over the version it was
 // computed from only. In general it locks the cart's row and, if its
-// version is still the one read, runs o.commit (stock reservations, on the
+// version is still the one read, runs o.apply (stock reservations, on the
 // transaction's connection), reads the reservations back (those still
 // holding units), moves the expiration to now + TTL and stores the cart
 // with its event. A change whose reservations prepare made already
-// (o.reserved: addToCart) has its cart and event encoded before the
-// transaction, which only reserves and stores (see commitReserved).
-// When the version moved, another change committed in between (in this
+// (o.reservations: addToCart) has its cart finished and its event encoded
+// before the transaction, which stores the cart with its reservations
+// (Tx.Save checks the version then) and the event.
+// When the version moved, another change was stored in between (in this
 // process or another): the authorisation is undone and the whole change
 // runs again on the stored cart (at most maxAttempts times,
 // maxAuthorizedRounds with an authorisation; then
@@ -209,41 +206,55 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 			}
 		}
 		version, status := c.Version, c.Status
-		if o.reserved && !quiet {
-			err = s.commitReserved(ctx, c, o, now)
-		} else {
+		// known: the change's outcome is known before the transaction.
+		known := o.reservations != nil && !quiet
+		var rs []stock.Reservation
+		var e event.Event
+		if known {
+			c.DropLapsed(now)
+			c.ExpirationTime, c.UpdatedAt = now.Add(s.ttl), now
+			e, err = changeEvent(o, c, now)
+			rs = o.reservations()
+		}
+		if err == nil {
 			err = s.store.Update(ctx, func(tx Tx) error {
 				c.Version, c.Status, c.Payment = version, status, nil // fn may run again
-				locked, err := tx.LockVersion(ctx, id)
-				if err != nil {
-					return err
-				}
-				if locked != version {
-					return ErrStale
-				}
-				if o.commit != nil {
-					if err := o.commit(tx, c, now); err != nil {
-						return err
-					}
-				}
-				if c.open() {
-					rs, err := tx.Stock().Reservations(ctx, c.ID)
+				if !known {
+					locked, err := tx.LockVersion(ctx, id)
 					if err != nil {
 						return err
 					}
-					setReserves(c, rs)
-					c.DropLapsed(now)
+					if locked != version {
+						return Changed(id, version)
+					}
 				}
-				c.ExpirationTime, c.UpdatedAt = now.Add(s.ttl), now
-				if err := tx.Save(ctx, c); err != nil {
+				if o.apply != nil {
+					if err := o.apply(tx, c, now); err != nil {
+						return err
+					}
+				}
+				if !known {
+					if c.open() {
+						held, err := tx.Stock().Reservations(ctx, c.ID)
+						if err != nil {
+							return err
+						}
+						setReserves(c, held)
+						c.DropLapsed(now)
+					}
+					c.ExpirationTime, c.UpdatedAt = now.Add(s.ttl), now
+				}
+				if err := tx.Save(ctx, c, rs); err != nil {
 					return err
 				}
-				if quiet && bytes.Equal(before, computed(c)) {
-					return nil
-				}
-				e, err := changeEvent(o, c, now)
-				if err != nil {
-					return err
+				if !known {
+					if quiet && bytes.Equal(before, computed(c)) {
+						return nil
+					}
+					var err error
+					if e, err = changeEvent(o, c, now); err != nil {
+						return err
+					}
 				}
 				tx.Emit(e)
 				return nil
@@ -252,7 +263,7 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 		if err != nil && undo != nil {
 			undo()
 		}
-		if !errors.Is(err, ErrStale) {
+		if !changed(err) {
 			if err != nil {
 				return nil, err
 			}
@@ -275,84 +286,6 @@ func (s *Service) change(ctx context.Context, id string, o change) (*Cart, error
 		case <-time.After(time.Duration(rand.IntN(1000*min(attempt, 10))) * time.Microsecond):
 		}
 	}
-}
-
-// commitReserved commits a change whose reservations prepare already put
-// on the cart (change.reserved): the cart's document and its event are
-// encoded first, outside the transaction, which then stores the document
-// over the version the change was computed from, or finds the cart moved
-// (ErrStale), and makes the reservations (o.reservations), then runs
-// o.commit. The conditional update is the version check, and holds the
-// cart's row from there to the commit.
-//
-// The cart's update and the reservations go to the database together
-// (Tx.SaveReserving: on PostgreSQL with the event and the COMMIT, the
-// whole transaction one round trip; o.commit, when there is one, does
-// not see them). When a reservation
-// finds too few units, that transaction is rolled back and the change
-// runs again one statement after the other, each reservation through the
-// stock service (which frees the units of lapsed reservations, or says
-// not_enough_stock): so the stock rows are always locked in their order
-// (product, warehouse), and two carts never deadlock on them.
-func (s *Service) commitReserved(ctx context.Context, c *Cart, o change, now time.Time) error {
-	version := c.Version
-	c.DropLapsed(now)
-	c.ExpirationTime, c.UpdatedAt = now.Add(s.ttl), now
-	doc, err := c.Document()
-	if err != nil {
-		return fmt.Errorf("cart %s: %w", c.ID, err)
-	}
-	e, err := changeEvent(o, c, now)
-	if err != nil {
-		return err
-	}
-	var rs []stock.Reservation
-	if o.reservations != nil {
-		rs = o.reservations()
-	}
-	stale := func(err error) error {
-		if commerce.ErrorCode(err) == commerce.EConcurrentMod {
-			return ErrStale
-		}
-		return err
-	}
-	run := func(together bool) error {
-		return s.store.Update(ctx, func(tx Tx) error {
-			c.Version = version // fn may run again
-			// The cart first: the stock rows, which every cart shares,
-			// are locked last, for the shortest time (to the commit).
-			if together {
-				short, err := tx.SaveReserving(ctx, c, doc, rs)
-				if err != nil {
-					return stale(err)
-				}
-				if len(short) > 0 {
-					return ErrShort
-				}
-			} else {
-				if err := tx.SaveDocument(ctx, c, doc); err != nil {
-					return stale(err)
-				}
-				for _, r := range rs {
-					if _, err := s.deps.Stock.Reserve(ctx, tx.Stock(), r); err != nil {
-						return err
-					}
-				}
-			}
-			if o.commit != nil {
-				if err := o.commit(tx, c, now); err != nil {
-					return err
-				}
-			}
-			tx.Emit(e)
-			return nil
-		})
-	}
-	err = run(true)
-	if errors.Is(err, ErrShort) {
-		err = run(false)
-	}
-	return err
 }
 
 // changeEvent is the event of a change: o.event (UPDATE when empty) on

@@ -149,7 +149,7 @@ func (s *Service) CheckoutOrder(ctx context.Context, in CheckoutInput) (*Cart, *
 			rec, number, key, undo, err = s.authorize(ctx, provider, in.PaymentID, c, in.PaymentData)
 			return undo, err
 		},
-		commit: func(tx Tx, c *Cart, now time.Time) error {
+		apply: func(tx Tx, c *Cart, now time.Time) error {
 			if account && s.deps.Orders != nil {
 				// The account's row is held until the order is placed:
 				// customer.remove erases it, or removed the account
@@ -306,7 +306,7 @@ func (s *Service) authorize(ctx context.Context, provider payment.Provider, id s
 		Amount: c.BeforeTax + c.Tax, Currency: c.Currency, Precision: prec, Data: data,
 	}
 	// A local provider's authorisation holds nothing anywhere: no attempt
-	// to record, and the number is allocated with the order (commit).
+	// to record, and the number is allocated with the order (apply).
 	if s.deps.Orders != nil && !payment.IsLocal(provider) {
 		if r, err = s.deps.Orders.BeginCheckout(ctx, id, r); err != nil {
 			return payment.Record{}, "", "", nil, err

@@ -218,7 +218,7 @@ func (x exchangeTx) Hold(ctx context.Context, id string) error {
 		e.Reserves = append(e.Reserves, r)
 	}
 	c.UpdatedAt = now
-	return x.tx.Save(ctx, c)
+	return x.tx.Save(ctx, c, nil)
 }
 
 // Close releases the cart's reservations; the cart becomes EXPIRED.
@@ -234,7 +234,7 @@ func (x exchangeTx) Close(ctx context.Context, id string) error {
 		e.Reserves = []stock.Reservation{}
 	}
 	c.Status, c.UpdatedAt = StatusExpired, x.s.clock()
-	return x.tx.Save(ctx, c)
+	return x.tx.Save(ctx, c, nil)
 }
 
 // Place checks the cart out into the replacement order through the
@@ -266,7 +266,7 @@ func (x exchangeTx) Place(ctx context.Context, id string, p order.Placement) (*o
 		return nil, commerce.Errorf(commerce.EInternal, "exchange: no orders area")
 	}
 	c.UpdatedAt = p.Now
-	if err := x.tx.Save(ctx, c); err != nil {
+	if err := x.tx.Save(ctx, c, nil); err != nil {
 		return nil, err
 	}
 	return o, nil

@@ -44,7 +44,7 @@ func (s *Service) expire(ctx context.Context, tx Tx, c *Cart, now time.Time) err
 	for _, e := range c.Items {
 		e.Reserves = []stock.Reservation{}
 	}
-	if err := tx.Save(ctx, c); err != nil {
+	if err := tx.Save(ctx, c, nil); err != nil {
 		return fmt.Errorf("expire cart %s: %w", c.ID, err)
 	}
 	return event.EmitOwned(tx, event.Carts, event.Update, now, c.ID, map[string]any{"operation": "cart.expire", "new": Render(c, CalculateForm)})

@@ -33,8 +33,8 @@ import (
 // tax code, kind of price, and the price selected now, which then applies
 // to all its units (the price a shopper sees is the one they pay, never a
 // stale one). Promotions and taxes are recalculated; the reservations, the
-// cart and the UPDATE event on CARTS ({operation, data, new}) commit in one
-// transaction.
+// cart and the UPDATE event on CARTS ({operation, data, new}) are stored in
+// one transaction.
 // Errors also: validation_error, cart_not_found (no data), cart_not_active.
 func (s *Service) AddToCart(ctx context.Context, in AddInput) (*Cart, error) {
 	var p commerce.Problems
@@ -71,7 +71,7 @@ func (s *Service) AddToCart(ctx context.Context, in AddInput) (*Cart, error) {
 	}
 	cl, _ := commerce.ClaimsFrom(ctx)
 	var holds []hold
-	return s.change(ctx, in.CartID, change{op: "cart.addToCart", data: in, noData: true, reserved: true,
+	return s.change(ctx, in.CartID, change{op: "cart.addToCart", data: in, noData: true,
 		prepare: func(c *Cart, now time.Time) (err error) {
 			sh := shopperOf(cl, c)
 			lists, err := s.listPrices(ctx, ids, sh.Groups)
@@ -82,7 +82,7 @@ func (s *Service) AddToCart(ctx context.Context, in AddInput) (*Cart, error) {
 				return err
 			}
 			// The reservations are made up now and shown on their
-			// entries; the transaction stores them (change.reserved).
+			// entries; the transaction stores them (change.reservations).
 			for i := range holds {
 				h := &holds[i]
 				h.res, err = s.deps.Stock.Prepare(stock.Reservation{
@@ -271,7 +271,7 @@ func (s *Service) RemoveFromCart(ctx context.Context, in RemoveInput) (*Cart, er
 			}
 			return nil
 		},
-		commit: func(tx Tx, c *Cart, _ time.Time) error {
+		apply: func(tx Tx, c *Cart, _ time.Time) error {
 			if all {
 				return tx.Stock().ReleaseItem(ctx, c.ID, in.ItemID)
 			}

@@ -3,30 +3,38 @@ package cart
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 
+	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/order"
 	"github.com/commercekit/commerce/promotion"
 	"github.com/commercekit/commerce/stock"
 )
 
-// The errors a transaction fails with when SaveReserving checks its
-// statements with the commit.
-var (
-	// ErrStale: the cart's stored version is no longer the one its change
-	// was computed from (another change committed in between).
-	ErrStale = errors.New("cart changed since read")
-	// ErrShort: a reservation found too few units.
-	ErrShort = errors.New("a reservation found too few units")
-)
+// Changed returns the error of a cart stored over a version that is no
+// longer the stored one (Tx.Save): concurrent_modification, without data.
+// The cart service recognises it (another change of the cart came first)
+// and computes its change again from the stored cart.
+func Changed(id string, version int64) *commerce.Error {
+	return &commerce.Error{Code: commerce.EConcurrentMod, Err: errChanged,
+		Message: "cart " + id + " changed since version " + strconv.FormatInt(version, 10)}
+}
+
+// errChanged is the cause of every Changed error.
+var errChanged = errors.New("cart changed since read")
+
+// changed reports whether err says that a cart moved since it was read
+// (Changed).
+func changed(err error) bool { return errors.Is(err, errChanged) }
 
 // Store keeps the carts (implemented by package sqldb).
 type Store interface {
 	// Update runs fn in one write transaction and commits it with the
 	// events fn emitted; fn's error rolls everything back and is returned.
-	// fn may be run more than once (a transient conflict of the database),
-	// so it must have no effect outside the transaction.
+	// fn may be run more than once (after a transient conflict of the
+	// database, say), so it must have no effect outside the transaction.
 	Update(ctx context.Context, fn func(tx Tx) error) error
 	// Cart returns the stored cart, without locking it.
 	// Errors: cart_not_found (data: the id).
@@ -61,39 +69,31 @@ type Tx interface {
 	// orders, either waits for the checkout's order (and erases it) or has
 	// removed the account before the checkout places one.
 	LockCustomer(ctx context.Context, customerID string) (string, error)
-	// Insert stores a new cart and sets its Version to 1. Where the
-	// database allows it, the cart goes out with the transaction's commit,
-	// in one round trip with it: nothing the transaction runs after Insert
-	// sees it. Errors (then the transaction's): duplicate_key when a cart
-	// with the id exists.
+	// Insert stores a new cart and sets its Version to 1. Nothing the
+	// transaction reads after Insert need see the new cart: the store may
+	// write it as the transaction ends, and a failure then fails the
+	// transaction. Errors (then the transaction's): duplicate_key when a
+	// cart with the id exists.
 	Insert(ctx context.Context, c *Cart) error
-	// Save stores c over the version it was read with (c.Version) and
-	// increments c.Version.
-	// Errors: concurrent_modification when the stored version moved
-	// (which the row lock prevents; it is a safety net), or the cart is
-	// not stored.
-	Save(ctx context.Context, c *Cart) error
-	// SaveDocument is Save with c's stored form encoded already
-	// (c.Document()), so that the encoding can be made before the
-	// transaction. Without a lock on the cart's row (Lock, LockVersion)
-	// it is the check that the cart did not move since it was read.
-	// Errors: as Save.
-	SaveDocument(ctx context.Context, c *Cart, doc []byte) error
-	// SaveReserving is SaveDocument, then the reservations rs (each
-	// prepared by stock.Service.Prepare) where there are enough units.
-	// Where the database allows it, both go out with the transaction's
-	// commit, in one round trip with it, and are checked there: the
-	// transaction then fails with ErrStale when the cart moved (c.Version
-	// is incremented beforehand), with ErrShort when a reservation found
-	// too few units, and nothing the transaction runs after
-	// SaveReserving sees them. Otherwise they run now, and SaveReserving
-	// returns the indexes of the reservations that took nothing. Either
-	// way the caller then makes (or fails) the short ones through
-	// stock.Service.Reserve, which first frees the units of lapsed
-	// reservations, in a transaction of its own. Errors: as SaveDocument,
-	// and a reservation's (a transient conflict among them); the
-	// transaction must then end, reservations may have run.
-	SaveReserving(ctx context.Context, c *Cart, doc []byte, rs []stock.Reservation) (short []int, err error)
+	// Save stores c over the version it was read with (c.Version),
+	// increments c.Version, and makes the stock reservations rs with it
+	// (each prepared by stock.Service.Prepare; nil for none), in order, as
+	// stock.ReserveAt makes them at the time of the change (c.UpdatedAt):
+	// the units of reservations that lapsed by then are free.
+	//
+	// A cart the transaction holds (Lock, LockVersion, Expired) is stored
+	// at once. One it does not hold is stored only if it did not move
+	// since it was read: Save is then the check of the change's version,
+	// and the store may write the cart and make rs as the transaction
+	// ends (nothing the transaction reads after Save need see them; their
+	// errors are then the transaction's).
+	//
+	// Errors: concurrent_modification (Changed) when the stored version
+	// moved, or the cart is not stored; not_enough_stock (data as
+	// stock.NotEnoughStock gives it) when a reservation finds too few
+	// units, and a reservation's (a transient conflict among them). The
+	// transaction must then end.
+	Save(ctx context.Context, c *Cart, rs []stock.Reservation) error
 	// Expired returns, locked, up to limit ACTIVE carts whose expiration
 	// time is at or before now, oldest expiration first.
 	Expired(ctx context.Context, now time.Time, limit int) ([]*Cart, error)

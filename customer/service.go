@@ -554,7 +554,7 @@ func eraseCarts(ctx context.Context, tx Tx, customerID string, done map[string]b
 		}
 		eraseAddress(c.ShippingAddress)
 		eraseAddress(c.BillingAddress)
-		if err := tx.Cart().Save(ctx, c); err != nil {
+		if err := tx.Cart().Save(ctx, c, nil); err != nil {
 			return err
 		}
 	}

@@ -220,7 +220,7 @@ func adoptCart(ctx context.Context, tx Tx, cartID, customerID string, now time.T
 		return nil
 	}
 	c.CustomerID = customerID
-	if err := ct.Save(ctx, c); err != nil {
+	if err := ct.Save(ctx, c, nil); err != nil {
 		return err
 	}
 	e, err := event.New(event.Carts, event.Update, now, map[string]any{

@@ -3,10 +3,11 @@ package sqldb
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
-	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/cart"
 	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/order"
@@ -31,10 +32,27 @@ func NewCartStore(db *DB) *CartStore { return &CartStore{db: db} }
 
 const cartColumns = `id, customer_id, status, currency, country, channel, expires_at, created_at, updated_at, version, data`
 
-// Update implements cart.Store.
+// Update implements cart.Store. When a reservation that cartTx.Save sent
+// with the COMMIT found too few units (errShort), the transaction is
+// rolled back and fn runs again with its reservations made one after the
+// other, each freeing the units of lapsed reservations first, or failing
+// with not_enough_stock (stock.ReserveAt): so the stock rows are always
+// locked in the reservations' order, and two carts never deadlock on them.
 func (s *CartStore) Update(ctx context.Context, fn func(tx cart.Tx) error) error {
-	return s.db.Update(ctx, func(tx *Tx) error { return fn(cartTx{tx}) })
+	err := s.db.Update(ctx, func(tx *Tx) error { return fn(cartTx{tx}) })
+	if errors.Is(err, errShort) {
+		err = s.db.Update(ctx, func(tx *Tx) error {
+			tx.reserveNow = true
+			return fn(cartTx{tx})
+		})
+	}
+	return err
 }
+
+// errShort fails a transaction whose reservation sent with the COMMIT
+// (cartTx.Save) found too few units: a plain sentinel, Update runs the
+// transaction again.
+var errShort = errors.New("a reservation found too few units")
 
 // Cart implements cart.Store.
 func (s *CartStore) Cart(ctx context.Context, id string) (*cart.Cart, error) {
@@ -66,6 +84,7 @@ func (t cartTx) Lock(ctx context.Context, id string) (*cart.Cart, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock cart %s: %w", id, t.tx.DB().NotFound(err, cart.NotFound(id)))
 	}
+	t.held(id)
 	return c, nil
 }
 
@@ -76,7 +95,15 @@ func (t cartTx) LockVersion(ctx context.Context, id string) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("lock cart %s: %w", id, t.tx.DB().NotFound(err, cart.NotFound(id)))
 	}
+	t.held(id)
 	return v, nil
+}
+
+// held records that the transaction holds the cart id's row.
+func (t cartTx) held(id string) {
+	if !slices.Contains(t.tx.heldCarts, id) {
+		t.tx.heldCarts = append(t.tx.heldCarts, id)
+	}
 }
 
 // Insert implements cart.Tx.
@@ -96,18 +123,30 @@ func (t cartTx) Insert(ctx context.Context, c *cart.Cart) error {
 }
 
 // Save implements cart.Tx.
-func (t cartTx) Save(ctx context.Context, c *cart.Cart) error {
-	data, err := c.Document()
+//
+// A cart the transaction does not hold is saved with a conditional UPDATE
+// over its version, which holds the row from there to the COMMIT. On a
+// dialect that pipelines and has writable CTEs, that UPDATE and the
+// reservations go out with the COMMIT (Tx.ExecAtCommit), the whole
+// transaction then one round trip, each statement checking in SQL that it
+// affected its row: the transaction fails with cart.Changed, or errShort
+// (then Update runs it again, see there). The cart first: the stock rows,
+// which every cart shares, are locked last, for the shortest time. The
+// reservations run even when the cart moved, and are rolled back with the
+// transaction. Elsewhere, and for a cart the transaction holds, the
+// statements run now.
+func (t cartTx) Save(ctx context.Context, c *cart.Cart, rs []stock.Reservation) error {
+	doc, err := c.Document()
 	if err != nil {
 		return fmt.Errorf("save cart %s: %w", c.ID, err)
 	}
-	return t.SaveDocument(ctx, c, data)
-}
-
-// SaveDocument implements cart.Tx.
-func (t cartTx) SaveDocument(ctx context.Context, c *cart.Cart, data []byte) error {
-	st := saveStatement(c, data)
-	res, err := t.tx.Exec(ctx, st.SQL, st.Args...)
+	save := saveStatement(c, doc)
+	if !t.tx.reserveNow && !slices.Contains(t.tx.heldCarts, c.ID) && t.tx.db.dialect.WritableCTE() {
+		if expect, atCommit := t.tx.Expect("(SELECT count(*) FROM done) = 1"); atCommit {
+			return t.saveAtCommit(ctx, c, save, rs, expect)
+		}
+	}
+	res, err := t.tx.Exec(ctx, save.SQL, save.Args...)
 	if err != nil {
 		return fmt.Errorf("save cart %s: %w", c.ID, err)
 	}
@@ -115,7 +154,36 @@ func (t cartTx) SaveDocument(ctx context.Context, c *cart.Cart, data []byte) err
 	if err != nil {
 		return fmt.Errorf("save cart %s: %w", c.ID, err)
 	}
-	return saved(c, n)
+	if n != 1 {
+		return cart.Changed(c.ID, c.Version)
+	}
+	c.Version++
+	for _, r := range rs {
+		if err := stock.ReserveAt(ctx, stockTx(t), r, c.UpdatedAt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// saveAtCommit sends the cart's update (save) and its reservations rs
+// with the COMMIT, each checking with expect that it affected its row.
+func (t cartTx) saveAtCommit(ctx context.Context, c *cart.Cart, save Statement, rs []stock.Reservation, expect string) error {
+	save.SQL = `WITH done AS (` + save.SQL + ` RETURNING 1) SELECT ` + expect
+	save.Unmet = cart.Changed(c.ID, c.Version)
+	if err := t.tx.ExecAtCommit(ctx, save); err != nil {
+		return err
+	}
+	c.Version++
+	reserve := `WITH taken AS (` + reserveTake + ` RETURNING 1), done AS (` + reserveInsert + reserveFrom + ` RETURNING 1) SELECT ` + expect
+	for _, r := range rs {
+		st := reserveStatement(r)
+		st.SQL, st.Unmet = reserve, errShort
+		if err := t.tx.ExecAtCommit(ctx, st); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // saveStatement stores c's document over the version c was read with.
@@ -123,59 +191,6 @@ func saveStatement(c *cart.Cart, data []byte) Statement {
 	return Statement{SQL: `UPDATE carts SET customer_id = ?, status = ?, expires_at = ?, updated_at = ?, version = version + 1, data = ?
 		WHERE id = ? AND version = ?`,
 		Args: []any{c.CustomerID, c.Status, c.ExpirationTime.UnixMilli(), c.UpdatedAt.UnixMilli(), Text(data), c.ID, c.Version}}
-}
-
-// saved checks the rows saveStatement updated and counts the version.
-func saved(c *cart.Cart, n int64) error {
-	if n != 1 {
-		return commerce.Errorf(commerce.EConcurrentMod, "cart %s changed since version %d", c.ID, c.Version)
-	}
-	c.Version++
-	return nil
-}
-
-// SaveReserving implements cart.Tx. On a dialect that pipelines and has
-// writable CTEs the cart's update and the reservations go out with the
-// COMMIT (Tx.ExecAtCommit), each checking in SQL that it affected its row:
-// the transaction fails with cart.ErrStale or cart.ErrShort (plain
-// sentinels: the cart service retries on them, so no message is made on
-// every add to cart). The reservations run even when the cart moved, and
-// are rolled back with the transaction.
-func (t cartTx) SaveReserving(ctx context.Context, c *cart.Cart, doc []byte, rs []stock.Reservation) ([]int, error) {
-	expect, atCommit := t.tx.Expect("(SELECT count(*) FROM done) = 1")
-	if !atCommit || !t.tx.db.dialect.WritableCTE() {
-		if err := t.SaveDocument(ctx, c, doc); err != nil {
-			return nil, err
-		}
-		var short []int
-		for i, r := range rs {
-			taken, err := stockTx(t).take(ctx, r)
-			if err != nil {
-				return nil, err
-			}
-			if !taken {
-				short = append(short, i)
-			}
-		}
-		return short, nil
-	}
-	// With the commit, each statement checking that it affected its row.
-	save := saveStatement(c, doc)
-	save.SQL = `WITH done AS (` + save.SQL + ` RETURNING 1) SELECT ` + expect
-	save.Unmet = cart.ErrStale
-	if err := t.tx.ExecAtCommit(ctx, save); err != nil {
-		return nil, err
-	}
-	c.Version++
-	reserve := `WITH taken AS (` + reserveTake + ` RETURNING 1), done AS (` + reserveInsert + reserveFrom + ` RETURNING 1) SELECT ` + expect
-	for _, r := range rs {
-		st := reserveStatement(r)
-		st.SQL, st.Unmet = reserve, cart.ErrShort
-		if err := t.tx.ExecAtCommit(ctx, st); err != nil {
-			return nil, err
-		}
-	}
-	return nil, nil
 }
 
 // Expired implements cart.Tx. On PostgreSQL a cart another transaction
@@ -196,6 +211,7 @@ func (t cartTx) Expired(ctx context.Context, now time.Time, limit int) ([]*cart.
 			return nil, fmt.Errorf("expired carts: %w", t.tx.Translate(err))
 		}
 		out = append(out, c)
+		t.held(c.ID)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("expired carts: %w", t.tx.Translate(err))

@@ -311,6 +311,12 @@ type Tx struct {
 	detached bool
 	// audit is the target of a change without events (Audit).
 	audit *auditNote
+	// heldCarts are the carts the transaction locked (cartTx.Lock,
+	// LockVersion, Expired): cartTx.Save stores them at once.
+	heldCarts []string
+	// reserveNow: cartTx.Save makes its reservations at once, one after
+	// the other (see CartStore.Update).
+	reserveNow bool
 }
 
 // stmtCtx returns the context a statement given ctx runs under: ctx, or

@@ -156,20 +156,29 @@ func (s *Service) Reserve(ctx context.Context, tx Tx, r Reservation) (Reservatio
 			return Reservation{}, err
 		}
 	}
+	if err := ReserveAt(ctx, tx, r, s.now()); err != nil {
+		return Reservation{}, err
+	}
+	return r, nil
+}
+
+// ReserveAt makes the prepared reservation r in tx as Service.Reserve
+// does, at the time now: when too few units are available, the
+// reservations of the product and warehouse whose expiration time is at
+// or before now are released (Tx.ReleaseExpired) and r is tried again.
+// Errors: not_enough_stock.
+func ReserveAt(ctx context.Context, tx Tx, r Reservation, now time.Time) error {
 	err := tx.Reserve(ctx, r)
 	if commerce.ErrorCode(err) == commerce.ENotEnoughStock {
-		released, rerr := tx.ReleaseExpired(ctx, Key{ProductID: r.ProductID, WarehouseID: r.WarehouseID}, s.now())
+		released, rerr := tx.ReleaseExpired(ctx, Key{ProductID: r.ProductID, WarehouseID: r.WarehouseID}, now)
 		if rerr != nil {
-			return Reservation{}, rerr
+			return rerr
 		}
 		if released > 0 {
 			err = tx.Reserve(ctx, r)
 		}
 	}
-	if err != nil {
-		return Reservation{}, err
-	}
-	return r, nil
+	return err
 }
 
 // Release gives back quantity units reserved by a cart entry (the units

@@ -25,7 +25,7 @@ func Cart(t *testing.T, open Opener) {
 	t.Run("insert and read", func(t *testing.T) { cartInsert(t, open(t)) })
 	t.Run("lock and save", func(t *testing.T) { cartSave(t, open(t)) })
 	t.Run("all or nothing", func(t *testing.T) { cartAtomic(t, open(t)) })
-	t.Run("save reserving", func(t *testing.T) { cartSaveReserving(t, open(t)) })
+	t.Run("save with reservations", func(t *testing.T) { cartSaveWithReservations(t, open(t)) })
 	t.Run("expired", func(t *testing.T) { cartExpired(t, open(t)) })
 	t.Run("no lost update", func(t *testing.T) { cartNoLostUpdate(t, open(t)) })
 }
@@ -104,7 +104,7 @@ func cartSave(t *testing.T, db *sqldb.DB) {
 		}
 		c.Status, c.Channel = cart.StatusCheckedOut, "MOBILE"
 		c.ExpirationTime = stockT0.Add(2 * time.Hour)
-		if err := tx.Save(ctx, c); err != nil {
+		if err := tx.Save(ctx, c, nil); err != nil {
 			return err
 		}
 		if c.Version != 2 {
@@ -133,7 +133,7 @@ func cartSave(t *testing.T, db *sqldb.DB) {
 		{"unknown cart", fixtureCart("nope", time.Hour)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := s.Update(ctx, func(tx cart.Tx) error { return tx.Save(ctx, tc.c) })
+			err := s.Update(ctx, func(tx cart.Tx) error { return tx.Save(ctx, tc.c, nil) })
 			if commerce.ErrorCode(err) != commerce.EConcurrentMod {
 				t.Errorf("got %v, want concurrent_modification", err)
 			}
@@ -158,7 +158,7 @@ func cartAtomic(t *testing.T, db *sqldb.DB) {
 				return err
 			}
 			c.Tax++
-			if err := tx.Save(ctx, c); err != nil {
+			if err := tx.Save(ctx, c, nil); err != nil {
 				return err
 			}
 			e, err := event.New(event.Carts, event.Update, stockT0, map[string]any{"id": c.ID})
@@ -249,7 +249,7 @@ func cartNoLostUpdate(t *testing.T, db *sqldb.DB) {
 					return err
 				}
 				c.Items = append(c.Items, &cart.Entry{ID: "e" + strconv.Itoa(i), ProductID: "p", Quantity: 1})
-				return tx.Save(ctx, c)
+				return tx.Save(ctx, c, nil)
 			})
 			if err != nil {
 				errs <- err

@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
@@ -13,17 +12,17 @@ import (
 	"github.com/commercekit/commerce/stock"
 )
 
-// cartSaveReserving checks Tx.SaveReserving as the cart service uses it
-// (an add to cart): the cart's update over its version, its reservations
-// and its event commit together; a reservation with too few units, and a
-// cart that moved, fail the transaction and change nothing. Where the
-// store checks them with the commit (PostgreSQL), the transaction fails
-// with cart.ErrShort or cart.ErrStale; elsewhere SaveReserving returns
-// the short reservations, or concurrent_modification.
-func cartSaveReserving(t *testing.T, db *sqldb.DB) {
+// cartSaveWithReservations checks Tx.Save with reservations as the cart service
+// uses it (an add to cart, the cart not locked): the cart's update over
+// its version, its reservations and its event commit together; the units
+// of reservations lapsed at the cart's UpdatedAt are taken; a reservation
+// with too few units (not_enough_stock, with its shortage) and a cart
+// that moved (concurrent_modification, cart.Changed) fail the transaction
+// and change nothing.
+func cartSaveWithReservations(t *testing.T, db *sqldb.DB) {
 	ctx := context.Background()
 	s := sqldb.NewCartStore(db)
-	f := newStockFix(t, db, map[string]int64{"p1/w1": 5, "p2/w1": 5})
+	f := newStockFix(t, db, map[string]int64{"p1/w1": 5, "p2/w1": 5, "p3/w1": 5})
 	insertCarts(t, s, fixtureCart("c1", time.Hour))
 	save := func(version int64, rs ...stock.Reservation) error {
 		c, err := s.Cart(ctx, "c1")
@@ -32,21 +31,13 @@ func cartSaveReserving(t *testing.T, db *sqldb.DB) {
 		}
 		c.Version = version
 		c.Tax++
-		doc, err := c.Document()
-		if err != nil {
-			t.Fatal(err)
-		}
 		return s.Update(ctx, func(tx cart.Tx) error {
 			c.Version = version // fn may run again
-			short, err := tx.SaveReserving(ctx, c, doc, rs)
-			if err != nil {
+			if err := tx.Save(ctx, c, rs); err != nil {
 				return err
 			}
-			if len(short) > 0 {
-				return cart.ErrShort // as the cart service does
-			}
 			if c.Version != version+1 {
-				t.Errorf("version after SaveReserving: %d, want %d", c.Version, version+1)
+				t.Errorf("version after Save: %d, want %d", c.Version, version+1)
 			}
 			e, err := event.New(event.Carts, event.Update, stockT0, map[string]any{"id": c.ID})
 			if err != nil {
@@ -80,10 +71,7 @@ func cartSaveReserving(t *testing.T, db *sqldb.DB) {
 
 	// p2 has enough, p1 not (2 left): nothing is kept.
 	err := save(2, f.reservation("c1", "e2", "p2/w1", 1, time.Hour), f.reservation("c1", "e1", "p1/w1", 3, time.Hour))
-	if !errors.Is(err, cart.ErrShort) {
-		t.Errorf("a reservation with too few units: %v, want cart.ErrShort", err)
-	}
-	atCommit := db.Dialect().Pipelines()
+	wantShortage(t, err, stock.Shortage{ProductID: "p1", WarehouseID: "w1", RequestedQuantity: 3, AvailableQuantity: 2})
 	unchanged("after a short reservation", 2, 1, 1)
 	f.want(t, "p1/w1", 5, 3)
 	f.want(t, "p2/w1", 5, 2)
@@ -92,13 +80,21 @@ func cartSaveReserving(t *testing.T, db *sqldb.DB) {
 	// Over version 1, which moved: nothing is kept, the reservation
 	// included.
 	err = save(1, f.reservation("c1", "e2", "p2/w1", 1, time.Hour))
-	if atCommit && !errors.Is(err, cart.ErrStale) {
-		t.Errorf("a save over a version that moved, checked with the commit: %v, want cart.ErrStale", err)
-	}
-	if !atCommit && commerce.ErrorCode(err) != commerce.EConcurrentMod {
-		t.Errorf("a save over a version that moved: %v, want concurrent_modification", err)
+	if commerce.ErrorCode(err) != commerce.EConcurrentMod || err.Error() != cart.Changed("c1", 1).Error() {
+		t.Errorf("a save over a version that moved: %v, want %v", err, cart.Changed("c1", 1))
 	}
 	unchanged("after a stale save", 2, 1, 1)
 	f.want(t, "p2/w1", 5, 2)
 	wantHeld(t, f.held(t, "c1"), "e1:w1:3", "e2:w1:2")
+
+	// p3's 5 units are held by c2's reservation, lapsed at the cart's
+	// UpdatedAt (stockT0): it is released, and its units taken.
+	f.reserveFor(t, "c2", "x", "p3/w1", 5, -time.Minute)
+	if err := save(2, f.reservation("c1", "e3", "p3/w1", 4, time.Hour)); err != nil {
+		t.Fatalf("a save taking a lapsed reservation's units: %v", err)
+	}
+	unchanged("a save taking a lapsed reservation's units", 3, 2, 2)
+	f.want(t, "p3/w1", 5, 4)
+	wantHeld(t, f.held(t, "c1"), "e1:w1:3", "e2:w1:2", "e3:w1:4")
+	wantHeld(t, f.held(t, "c2"), "x:w1:5:expired")
 }
