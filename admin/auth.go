@@ -89,15 +89,7 @@ func (h *Handler) renderSignIn(w http.ResponseWriter, r *http.Request, status in
 	form.Del("password")
 	p := page{Title: "Sign in", Form: form, Error: explain(err, signInSpec)}
 	p.CSRF = tok
-	out, xerr := execute(h.pages["signin"], r, &p)
-	if xerr != nil {
-		h.opts.Logger.Error("admin: render sign-in", "err", xerr)
-		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(status)
-	_, _ = w.Write([]byte(out))
+	h.renderBare(w, r, status, "signin", &p)
 }
 
 // signInSpec describes the sign-in form for its errors.

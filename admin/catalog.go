@@ -37,31 +37,19 @@ func priceRows(f url.Values) []priceRow {
 
 func (h *Handler) products(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	limit, skip := pageArgs(q)
-	args := map[string]any{"limit": limit, "skip": skip, "fields": "id,sku,title,status,stockStatus,prices,categories"}
-	if v := opt(q, "title"); v != nil {
-		args["title"] = *v
-	}
-	if v := opt(q, "sku"); v != nil {
-		args["sku"] = *v
-	}
-	if v := opt(q, "status"); v != nil {
-		args["status"] = *v
-	}
+	args := map[string]any{"fields": "id,sku,title,status,stockStatus,prices,categories"}
 	if v := opt(q, "category"); v != nil {
 		args["categories"] = *v
 	}
 	p := page{Title: "Products", Nav: "products", Form: q, Data: map[string]any{}}
-	res, err := h.call(r, "catalog/v1/product.list", args)
+	rows, pg, err := h.listRows(r, "catalog/v1/product.list", args, "title", "sku", "status")
 	if err != nil {
 		h.addCategories(r, &p) // the filter's choices stay
 		h.fail(w, r, "products", p, formSpec{ID: "filters", Fields: map[string]field{"title": {"f-title", "Title"},
 			"sku": {"f-sku", "SKU"}, "status": {"f-status", "Status"}, "categories": {"f-category", "Category"}}}, err)
 		return
 	}
-	rows := list(res)
-	p.Data["products"] = rows
-	p.Data["pager"] = newPager(q, limit, skip, len(rows))
+	p.Data["products"], p.Data["pager"] = rows, pg
 	h.addCategories(r, &p)
 	h.render(w, r, http.StatusOK, "products", p)
 }
@@ -242,12 +230,7 @@ func (h *Handler) productCreate(w http.ResponseWriter, r *http.Request) {
 
 // productForm is a product as its form's values.
 func productForm(p map[string]any) url.Values {
-	f := url.Values{}
-	for _, k := range []string{"sku", "title", "status", "taxCode", "description", "brand", "stockStatus"} {
-		if v, ok := p[k]; ok && v != nil {
-			f.Set(k, fmt.Sprint(v))
-		}
-	}
+	f := formValues(url.Values{}, p, "sku", "title", "status", "taxCode", "description", "brand", "stockStatus")
 	if p["isNetPrice"] == true {
 		f.Set("isNetPrice", "on")
 	}
@@ -279,18 +262,14 @@ func productForm(p map[string]any) url.Values {
 
 func (h *Handler) productEdit(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	res, err := h.call(r, "catalog/v1/product.info", map[string]any{"id": id})
-	if err != nil {
-		h.fail(w, r, "notfound", page{Title: "Product", Nav: "products"}, formSpec{}, err)
+	pr, ok := h.record(w, r, "catalog/v1/product.info", "product", id, page{Title: "Product", Nav: "products"})
+	if !ok {
 		return
 	}
-	pr, _ := res["product"].(map[string]any)
 	p := h.productPage(r, productForm(pr), id)
 	h.addMedias(&p, pr)
 	h.addEffectivePrice(r, &p, pr)
-	if r.URL.Query().Get("saved") != "" {
-		p.Notice = "Saved."
-	}
+	savedNotice(r, &p)
 	h.render(w, r, http.StatusOK, "product", p)
 }
 
@@ -317,12 +296,10 @@ func (h *Handler) productStock(w http.ResponseWriter, r *http.Request) {
 		_, err = h.call(r, "stock/v1/stock.create", args)
 	}
 	if err != nil {
-		res, ierr := h.call(r, "catalog/v1/product.info", map[string]any{"id": id})
-		if ierr != nil {
-			h.fail(w, r, "notfound", page{Title: "Product", Nav: "products"}, formSpec{}, ierr)
+		pr, ok := h.record(w, r, "catalog/v1/product.info", "product", id, page{Title: "Product", Nav: "products"})
+		if !ok {
 			return
 		}
-		pr, _ := res["product"].(map[string]any)
 		p := h.productPage(r, productForm(pr), id)
 		p.Data["stockForm"] = r.PostForm
 		h.fail(w, r, "product", p, stockSpec, err)
@@ -374,23 +351,14 @@ func (h *Handler) categoryPage(r *http.Request, id string, f url.Values) page {
 
 func (h *Handler) categoryEdit(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	res, err := h.call(r, "catalog/v1/category.info", map[string]any{"id": id})
-	if err != nil {
-		h.fail(w, r, "notfound", page{Title: "Category", Nav: "categories"}, formSpec{}, err)
+	c, ok := h.record(w, r, "catalog/v1/category.info", "category", id, page{Title: "Category", Nav: "categories"})
+	if !ok {
 		return
 	}
-	c, _ := res["category"].(map[string]any)
-	f := url.Values{}
-	for _, k := range []string{"title", "slug", "description", "parent"} {
-		if v, ok := c[k]; ok && v != nil {
-			f.Set(k, fmt.Sprint(v))
-		}
-	}
+	f := formValues(url.Values{}, c, "title", "slug", "description", "parent")
 	translationValues(f, c)
 	p := h.categoryPage(r, id, f)
-	if r.URL.Query().Get("saved") != "" {
-		p.Notice = "Saved."
-	}
+	savedNotice(r, &p)
 	h.render(w, r, http.StatusOK, "category", p)
 }
 

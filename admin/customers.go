@@ -18,24 +18,13 @@ func (h *Handler) customerRoutes() {
 }
 
 func (h *Handler) customers(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	limit, skip := pageArgs(q)
-	args := map[string]any{"limit": limit, "skip": skip}
-	if v := opt(q, "email"); v != nil {
-		args["email"] = *v
-	}
-	if v := opt(q, "customerType"); v != nil {
-		args["customerType"] = *v
-	}
-	p := page{Title: "Customers", Nav: "customers", Form: q, Data: map[string]any{}}
-	res, err := h.call(r, "customer/v1/customer.list", args)
+	p := page{Title: "Customers", Nav: "customers", Form: r.URL.Query(), Data: map[string]any{}}
+	rows, pg, err := h.listRows(r, "customer/v1/customer.list", nil, "email", "customerType")
 	if err != nil {
 		h.fail(w, r, "customers", p, formSpec{ID: "filters", Fields: map[string]field{"email": {"f-email", "Email"}, "customerType": {"f-type", "Customer type"}}}, err)
 		return
 	}
-	rows := list(res)
-	p.Data["customers"] = rows
-	p.Data["pager"] = newPager(q, limit, skip, len(rows))
+	p.Data["customers"], p.Data["pager"] = rows, pg
 	h.render(w, r, http.StatusOK, "customers", p)
 }
 
@@ -47,27 +36,21 @@ func (h *Handler) customerPage(w http.ResponseWriter, r *http.Request) {
 // spec describes (a change of the customer's groups).
 func (h *Handler) customerPageWith(w http.ResponseWriter, r *http.Request, spec formSpec, actionErr error) {
 	id := r.PathValue("id")
-	res, err := h.call(r, "customer/v1/customer.info", map[string]any{"id": id})
-	if err != nil {
-		h.fail(w, r, "notfound", page{Title: "Customer", Nav: "customers"}, formSpec{}, err)
+	c, ok := h.record(w, r, "customer/v1/customer.info", "customer", id, page{Title: "Customer", Nav: "customers"})
+	if !ok {
 		return
 	}
-	c, _ := res["customer"].(map[string]any)
 	title := strings.TrimSpace(str(c["firstName"]) + " " + str(c["lastName"]))
 	if title == "" {
 		title = str(c["email"])
 	}
 	p := page{Title: "Customer " + title, Nav: "customers", Form: url.Values{}, Data: map[string]any{"customer": c}}
 	if h.features["orders"] {
-		q := r.URL.Query()
-		limit, skip := pageArgs(q)
-		orders, err := h.call(r, "order/v1/order.list", map[string]any{"customerId": id, "limit": limit, "skip": skip})
+		rows, pg, err := h.listRows(r, "order/v1/order.list", map[string]any{"customerId": id})
 		if err != nil {
 			p.failed(formSpec{}, err)
 		} else {
-			rows := list(orders)
-			p.Data["orders"] = rows
-			p.Data["pager"] = newPager(q, limit, skip, len(rows))
+			p.Data["orders"], p.Data["pager"] = rows, pg
 		}
 	}
 	h.addCustomerGroups(r, &p)

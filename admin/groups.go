@@ -47,15 +47,12 @@ func (h *Handler) groups(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) renderGroups(w http.ResponseWriter, r *http.Request, f url.Values, spec formSpec, err error) {
 	q := r.URL.Query()
-	limit, skip := pageArgs(q)
 	p := page{Title: "Customer groups", Nav: "groups", Form: f, Data: map[string]any{}}
-	res, lerr := h.call(r, "customer/v1/group.list", map[string]any{"limit": limit, "skip": skip})
+	rows, pg, lerr := h.listRows(r, "customer/v1/group.list", nil)
 	if err == nil && lerr != nil {
 		err, spec = lerr, groupListSpec
 	}
-	rows := list(res)
-	p.Data["groups"] = rows
-	p.Data["pager"] = newPager(q, limit, skip, len(rows))
+	p.Data["groups"], p.Data["pager"] = rows, pg
 	p.failed(spec, err)
 	switch {
 	case q.Get("removed") != "":
@@ -147,12 +144,10 @@ var customerGroupsSpec = formSpec{ID: "groups-form", Fields: map[string]field{"g
 // customer: customer.update with the customer's groups so changed.
 func (h *Handler) customerGroups(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	res, err := h.call(r, "customer/v1/customer.info", map[string]any{"id": id})
-	if err != nil {
-		h.fail(w, r, "notfound", page{Title: "Customer", Nav: "customers"}, formSpec{}, err)
+	c, ok := h.record(w, r, "customer/v1/customer.info", "customer", id, page{Title: "Customer", Nav: "customers"})
+	if !ok {
 		return
 	}
-	c, _ := res["customer"].(map[string]any)
 	groups := []string{}
 	for _, g := range asList(c["groups"]) {
 		groups = append(groups, str(g))

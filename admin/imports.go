@@ -87,12 +87,10 @@ func (h *Handler) importStart(w http.ResponseWriter, r *http.Request) {
 
 // importJob is a job's page (and, for htmx's poll, its card alone).
 func (h *Handler) importJob(w http.ResponseWriter, r *http.Request) {
-	res, err := h.call(r, "catalog/v1/job.info", map[string]any{"id": r.PathValue("id")})
-	if err != nil {
-		h.fail(w, r, "notfound", page{Title: "Import", Nav: "imports"}, formSpec{}, err)
+	j, ok := h.record(w, r, "catalog/v1/job.info", "job", r.PathValue("id"), page{Title: "Import", Nav: "imports"})
+	if !ok {
 		return
 	}
-	j, _ := res["job"].(map[string]any)
 	title := "Import"
 	if j["dryRun"] == true {
 		title = "Import (dry run)"

@@ -27,19 +27,9 @@ func (h *Handler) mailRoutes() {
 }
 
 func (h *Handler) mails(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	limit, skip := pageArgs(q)
-	args := map[string]any{"limit": limit, "skip": skip}
-	for _, k := range []string{"to", "template", "status"} {
-		if v := opt(q, k); v != nil {
-			args[k] = *v
-		}
-	}
-	p := page{Title: "Mail", Nav: "mail", Data: map[string]any{"filter": q, "statuses": mail.Statuses, "templates": mail.Templates}}
-	res, err := h.call(r, "mail/v1/mail.list", args)
-	rows := list(res)
-	p.Data["mails"] = rows
-	p.Data["pager"] = newPager(q, limit, skip, len(rows))
+	p := page{Title: "Mail", Nav: "mail", Data: map[string]any{"filter": r.URL.Query(), "statuses": mail.Statuses, "templates": mail.Templates}}
+	rows, pg, err := h.listRows(r, "mail/v1/mail.list", nil, "to", "template", "status")
+	p.Data["mails"], p.Data["pager"] = rows, pg
 	p.failed(formSpec{ID: "filters", Fields: map[string]field{"to": {"f-to", "To"}, "template": {"f-template", "Template"}, "status": {"f-status", "Status"}}}, err)
 	h.render(w, r, statusOf(err), "mails", p)
 }
@@ -49,12 +39,10 @@ func (h *Handler) mailPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) renderMail(w http.ResponseWriter, r *http.Request, id string, actionErr error) {
-	res, err := h.call(r, "mail/v1/mail.info", map[string]any{"id": id})
-	if err != nil {
-		h.fail(w, r, "notfound", page{Title: "Mail", Nav: "mail"}, formSpec{}, err)
+	m, ok := h.record(w, r, "mail/v1/mail.info", "mail", id, page{Title: "Mail", Nav: "mail"})
+	if !ok {
 		return
 	}
-	m, _ := res["mail"].(map[string]any)
 	p := page{Title: "Mail: " + str(m["subject"]), Nav: "mail", Data: map[string]any{"mail": m,
 		"htmlURL": "/admin/mail/" + url.PathEscape(id) + "/html"}}
 	if r.URL.Query().Get("done") == "resend" {

@@ -167,12 +167,10 @@ func (h *Handler) productMediaRemove(w http.ResponseWriter, r *http.Request) {
 		Question: "Remove this image from the product?", Yes: "Remove", Back: "/admin/products/" + url.PathEscape(id) + "#images"}) {
 		return
 	}
-	res, err := h.call(r, "catalog/v1/product.info", map[string]any{"id": id})
-	if err != nil {
-		h.fail(w, r, "notfound", page{Title: "Product", Nav: "products"}, formSpec{}, err)
+	pr, ok := h.record(w, r, "catalog/v1/product.info", "product", id, page{Title: "Product", Nav: "products"})
+	if !ok {
 		return
 	}
-	pr, _ := res["product"].(map[string]any)
 	list, _ := pr["medias"].([]any)
 	keep := slices.DeleteFunc(slices.Clone(list), func(x any) bool {
 		m, _ := x.(map[string]any)

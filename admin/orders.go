@@ -33,13 +33,7 @@ func (h *Handler) orderRoutes() {
 
 func (h *Handler) orders(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	limit, skip := pageArgs(q)
-	args := map[string]any{"limit": limit, "skip": skip}
-	for _, k := range []string{"status", "paymentStatus", "fulfillmentStatus", "number", "customerId"} {
-		if v := opt(q, k); v != nil {
-			args[k] = *v
-		}
-	}
+	args := map[string]any{}
 	if v := opt(q, "createdFrom"); v != nil {
 		args["createdFrom"] = dateArg(*v, false)
 	}
@@ -48,16 +42,14 @@ func (h *Handler) orders(w http.ResponseWriter, r *http.Request) {
 	}
 	p := page{Title: "Orders", Nav: "orders", Form: q, Data: map[string]any{
 		"statuses": orderStatuses, "paymentStatuses": paymentStatuses, "fulfillmentStatuses": fulfillmentStatuses}}
-	res, err := h.call(r, "order/v1/order.list", args)
+	rows, pg, err := h.listRows(r, "order/v1/order.list", args, "status", "paymentStatus", "fulfillmentStatus", "number", "customerId")
 	if err != nil {
 		h.fail(w, r, "orders", p, formSpec{ID: "filters", Fields: map[string]field{"number": {"f-number", "Number"},
 			"status": {"f-status", "Status"}, "paymentStatus": {"f-payment", "Payment"}, "fulfillmentStatus": {"f-fulfillment", "Fulfilment"},
 			"customerId": {"f-customer", "Customer id"}, "createdFrom": {"f-from", "Created from"}, "createdTo": {"f-to", "Created to"}}}, err)
 		return
 	}
-	rows := list(res)
-	p.Data["orders"] = rows
-	p.Data["pager"] = newPager(q, limit, skip, len(rows))
+	p.Data["orders"], p.Data["pager"] = rows, pg
 	h.render(w, r, http.StatusOK, "orders", p)
 }
 
@@ -80,12 +72,10 @@ func (h *Handler) orderPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) renderOrder(w http.ResponseWriter, r *http.Request, id string, f url.Values, action string, actionErr error) {
-	res, err := h.call(r, "order/v1/order.info", map[string]any{"id": id})
-	if err != nil {
-		h.fail(w, r, "notfound", page{Title: "Order", Nav: "orders"}, formSpec{}, err)
+	o, ok := h.record(w, r, "order/v1/order.info", "order", id, page{Title: "Order", Nav: "orders"})
+	if !ok {
 		return
 	}
-	o, _ := res["order"].(map[string]any)
 	names := itemNames(o)
 	p := page{Title: "Order " + fmt.Sprint(o["number"]), Nav: "orders", Form: f, Data: map[string]any{"order": o, "action": action, "itemNames": names}}
 	if c := h.orderCustomer(r, o); c != nil {

@@ -1,7 +1,6 @@
 package admin
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -68,20 +67,12 @@ func (h *Handler) taxes(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) renderTaxes(w http.ResponseWriter, r *http.Request, f url.Values, err error) {
-	q := r.URL.Query()
-	limit, skip := pageArgs(q)
-	args := map[string]any{"limit": limit, "skip": skip}
-	if v := opt(q, "code"); v != nil {
-		args["code"] = *v
-	}
-	p := page{Title: "Taxes", Nav: "taxes", Form: f, Data: map[string]any{"filter": q}}
-	res, lerr := h.call(r, "tax/v1/tax.list", args)
+	p := page{Title: "Taxes", Nav: "taxes", Form: f, Data: map[string]any{"filter": r.URL.Query()}}
+	rows, pg, lerr := h.listRows(r, "tax/v1/tax.list", nil, "code")
 	if err == nil {
 		err = lerr
 	}
-	rows := list(res)
-	p.Data["taxes"] = rows
-	p.Data["pager"] = newPager(q, limit, skip, len(rows))
+	p.Data["taxes"], p.Data["pager"] = rows, pg
 	if lerr != nil && err == lerr {
 		p.failed(formSpec{ID: "filters", Fields: map[string]field{"code": {"f-code", "Code"}}}, err)
 	} else {
@@ -109,25 +100,16 @@ func (h *Handler) taxCreate(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) taxEdit(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	res, err := h.call(r, "tax/v1/tax.info", map[string]any{"id": id})
-	if err != nil {
-		h.fail(w, r, "notfound", page{Title: "Tax", Nav: "taxes"}, formSpec{}, err)
+	t, ok := h.record(w, r, "tax/v1/tax.info", "tax", id, page{Title: "Tax", Nav: "taxes"})
+	if !ok {
 		return
 	}
-	t, _ := res["tax"].(map[string]any)
-	f := url.Values{}
-	for _, k := range []string{"code", "class", "title", "description", "rate"} {
-		if v, ok := t[k]; ok && v != nil {
-			f.Set(k, fmt.Sprint(v))
-		}
-	}
+	f := formValues(url.Values{}, t, "code", "class", "title", "description", "rate")
 	if t["isPercentage"] == true {
 		f.Set("isPercentage", "on")
 	}
 	p := page{Title: "Tax " + f.Get("code"), Nav: "taxes", Form: f, Data: map[string]any{"id": id}}
-	if r.URL.Query().Get("saved") != "" {
-		p.Notice = "Saved."
-	}
+	savedNotice(r, &p)
 	h.render(w, r, http.StatusOK, "tax", p)
 }
 
@@ -151,22 +133,12 @@ func (h *Handler) taxUpdate(w http.ResponseWriter, r *http.Request) {
 var Channels = event.Channels
 
 func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	limit, skip := pageArgs(q)
-	args := map[string]any{"limit": limit, "skip": skip}
-	for _, k := range []string{"channel", "type", "after"} {
-		if v := opt(q, k); v != nil {
-			args[k] = *v
-		}
-	}
-	p := page{Title: "Events", Nav: "events", Form: q, Data: map[string]any{"channels": Channels}}
-	res, err := h.call(r, "event/v1/event.list", args)
+	p := page{Title: "Events", Nav: "events", Form: r.URL.Query(), Data: map[string]any{"channels": Channels}}
+	rows, pg, err := h.listRows(r, "event/v1/event.list", nil, "channel", "type", "after")
 	if err != nil {
 		h.fail(w, r, "events", p, formSpec{ID: "filters", Fields: map[string]field{"channel": {"f-channel", "Channel"}, "type": {"f-type", "Type"}}}, err)
 		return
 	}
-	rows := list(res)
-	p.Data["events"] = rows
-	p.Data["pager"] = newPager(q, limit, skip, len(rows))
+	p.Data["events"], p.Data["pager"] = rows, pg
 	h.render(w, r, http.StatusOK, "events", p)
 }

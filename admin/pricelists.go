@@ -47,19 +47,13 @@ var priceListsSpec = formSpec{ID: "filters", Fields: map[string]field{"group": {
 
 func (h *Handler) priceLists(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	limit, skip := pageArgs(q)
-	args := map[string]any{"limit": limit, "skip": skip}
+	args := map[string]any{}
 	if v := opt(q, "group"); v != nil {
 		args["group"] = strings.ToUpper(*v)
 	}
-	if v := opt(q, "status"); v != nil {
-		args["status"] = *v
-	}
 	p := page{Title: "Price lists", Nav: "pricelists", Form: q, Data: map[string]any{"groupChoices": h.groupChoices(r)}}
-	res, err := h.call(r, "catalog/v1/priceList.list", args)
-	rows := list(res)
-	p.Data["lists"] = rows
-	p.Data["pager"] = newPager(q, limit, skip, len(rows))
+	rows, pg, err := h.listRows(r, "catalog/v1/priceList.list", args, "status")
+	p.Data["lists"], p.Data["pager"] = rows, pg
 	if q.Get("removed") != "" {
 		p.Notice = "Removed."
 	}
@@ -122,12 +116,10 @@ func (h *Handler) priceListPage(w http.ResponseWriter, r *http.Request) {
 // list's), its price table, and the form that sets a product's prices
 // (tf: its fields; a product chosen without tiers gets the list's).
 func (h *Handler) renderPriceList(w http.ResponseWriter, r *http.Request, id string, f, tf url.Values, spec formSpec, actionErr error) {
-	res, err := h.call(r, "catalog/v1/priceList.info", map[string]any{"id": id})
-	if err != nil {
-		h.fail(w, r, "notfound", page{Title: "Price list", Nav: "pricelists"}, formSpec{}, err)
+	l, ok := h.record(w, r, "catalog/v1/priceList.info", "priceList", id, page{Title: "Price list", Nav: "pricelists"})
+	if !ok {
 		return
 	}
-	l, _ := res["priceList"].(map[string]any)
 	if f == nil {
 		f = priceListValues(l)
 	}
@@ -165,9 +157,7 @@ func (h *Handler) renderPriceList(w http.ResponseWriter, r *http.Request, id str
 	p.Data["tiers"] = tierRows(tf)
 	p.Data["priceCount"] = len(prices)
 	p.failed(spec, actionErr)
-	if r.URL.Query().Get("saved") != "" {
-		p.Notice = "Saved."
-	}
+	savedNotice(r, &p)
 	h.render(w, r, statusOf(actionErr), "pricelist", p)
 }
 

@@ -18,23 +18,17 @@ import (
 
 func (h *Handler) promotions(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	limit, skip := pageArgs(q)
-	args := map[string]any{"limit": limit, "skip": skip}
-	if v := opt(q, "title"); v != nil {
-		args["title"] = *v
-	}
+	args := map[string]any{}
 	if v := q.Get("active"); v == "true" || v == "false" {
 		args["active"] = v == "true"
 	}
 	p := page{Title: "Promotions", Nav: "promotions", Form: q, Data: map[string]any{}}
-	res, err := h.call(r, "promotion/v1/promotion.list", args)
+	rows, pg, err := h.listRows(r, "promotion/v1/promotion.list", args, "title")
 	if err != nil {
 		h.fail(w, r, "promotions", p, formSpec{ID: "filters", Fields: map[string]field{"title": {"f-title", "Title"}, "active": {"f-active", "Active"}}}, err)
 		return
 	}
-	rows := list(res)
-	p.Data["promotions"] = rows
-	p.Data["pager"] = newPager(q, limit, skip, len(rows))
+	p.Data["promotions"], p.Data["pager"] = rows, pg
 	h.render(w, r, http.StatusOK, "promotions", p)
 }
 
@@ -119,12 +113,10 @@ func (h *Handler) promotionCreate(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) promotionEdit(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	res, err := h.call(r, "promotion/v1/promotion.info", map[string]any{"id": id})
-	if err != nil {
-		h.fail(w, r, "notfound", page{Title: "Promotion", Nav: "promotions"}, formSpec{}, err)
+	pr, ok := h.record(w, r, "promotion/v1/promotion.info", "promotion", id, page{Title: "Promotion", Nav: "promotions"})
+	if !ok {
 		return
 	}
-	pr, _ := res["promotion"].(map[string]any)
 	f := url.Values{"title": {fmt.Sprint(pr["title"])}, "priority": {fmt.Sprint(pr["priority"])}}
 	if pr["active"] == true {
 		f.Set("active", "on")
@@ -133,11 +125,7 @@ func (h *Handler) promotionEdit(w http.ResponseWriter, r *http.Request) {
 		b, _ := json.MarshalIndent(pr[k], "", "  ")
 		f.Set(k, string(b))
 	}
-	for _, k := range []string{"code", "usageLimit", "usageLimitPerCustomer"} {
-		if v, ok := pr[k]; ok && v != nil {
-			f.Set(k, fmt.Sprint(v))
-		}
-	}
+	formValues(f, pr, "code", "usageLimit", "usageLimitPerCustomer")
 	for _, k := range []string{"startDate", "endDate"} {
 		if t, err := time.Parse(time.RFC3339Nano, str(pr[k])); err == nil {
 			f.Set(k, t.UTC().Format("2006-01-02T15:04"))
@@ -150,9 +138,7 @@ func (h *Handler) promotionEdit(w http.ResponseWriter, r *http.Request) {
 	}
 	p := h.promotionPage(r, id, f)
 	p.Data["usageCount"] = pr["usageCount"]
-	if r.URL.Query().Get("saved") != "" {
-		p.Notice = "Saved."
-	}
+	savedNotice(r, &p)
 	h.render(w, r, http.StatusOK, "promotion", p)
 }
 

@@ -50,12 +50,10 @@ func (h *Handler) returnNew(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) renderReturnNew(w http.ResponseWriter, r *http.Request, id string, f url.Values, actionErr error) {
-	res, err := h.call(r, "order/v1/order.info", map[string]any{"id": id})
-	if err != nil {
-		h.fail(w, r, "notfound", page{Title: "Order", Nav: "orders"}, formSpec{}, err)
+	o, ok := h.record(w, r, "order/v1/order.info", "order", id, page{Title: "Order", Nav: "orders"})
+	if !ok {
 		return
 	}
-	o, _ := res["order"].(map[string]any)
 	p := page{Title: "Return for order " + str(o["number"]), Nav: "orders", Form: f,
 		Data: map[string]any{"order": o, "reasons": returnReasons}}
 	p.failed(formSpec{ID: "return-form"}, actionErr)
@@ -99,12 +97,10 @@ func (h *Handler) returnPage(w http.ResponseWriter, r *http.Request) {
 // form of that action ("receive", "refund", "reject", "cancel"), shown in
 // that form (its id is the action's name and "-form").
 func (h *Handler) renderReturn(w http.ResponseWriter, r *http.Request, id string, f url.Values, action string, actionErr error) {
-	res, err := h.call(r, "order/v1/return.info", map[string]any{"id": id})
-	if err != nil {
-		h.fail(w, r, "notfound", page{Title: "Return", Nav: "orders"}, formSpec{}, err)
+	ret, ok := h.record(w, r, "order/v1/return.info", "return", id, page{Title: "Return", Nav: "orders"})
+	if !ok {
 		return
 	}
-	ret, _ := res["return"].(map[string]any)
 	data := map[string]any{"return": ret}
 	if o, err := h.call(r, "order/v1/order.info", map[string]any{"id": ret["orderId"]}); err == nil {
 		data["order"] = o["order"]

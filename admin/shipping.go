@@ -22,23 +22,12 @@ func (h *Handler) shippingMethods(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) renderShipping(w http.ResponseWriter, r *http.Request, f url.Values, spec formSpec, err error) {
-	q := r.URL.Query()
-	limit, skip := pageArgs(q)
-	args := map[string]any{"limit": limit, "skip": skip}
-	if v := opt(q, "title"); v != nil {
-		args["title"] = *v
-	}
-	if v := opt(q, "country"); v != nil {
-		args["country"] = *v
-	}
-	p := page{Title: "Shipping methods", Nav: "shipping", Form: f, Data: map[string]any{"filter": q, "rateRows": rateRows(f)}}
-	res, lerr := h.call(r, "cart/v1/shipping.list", args)
+	p := page{Title: "Shipping methods", Nav: "shipping", Form: f, Data: map[string]any{"filter": r.URL.Query(), "rateRows": rateRows(f)}}
+	rows, pg, lerr := h.listRows(r, "cart/v1/shipping.list", nil, "title", "country")
 	if err == nil && lerr != nil {
 		err, spec = lerr, shippingListSpec
 	}
-	rows := list(res)
-	p.Data["methods"] = rows
-	p.Data["pager"] = newPager(q, limit, skip, len(rows))
+	p.Data["methods"], p.Data["pager"] = rows, pg
 	p.failed(spec, err)
 	if r.URL.Query().Get("removed") != "" {
 		p.Notice = "Removed."

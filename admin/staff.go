@@ -205,8 +205,16 @@ func (h *Handler) renderInvite(w http.ResponseWriter, r *http.Request, status in
 	setCookie(w, r, preCookie, tok, 3600)
 	p := page{Title: "Set your password", Form: url.Values{"token": {token}}, Error: explain(err, inviteAcceptSpec)}
 	p.CSRF = tok
-	out, xerr := execute(h.pages["invite"], r, &p)
-	if xerr != nil {
+	h.renderBare(w, r, status, "invite", &p)
+}
+
+// renderBare draws a page of signing in (sign-in, second factor,
+// invitation: no session yet, the caller sets its CSRF token) with the
+// status.
+func (h *Handler) renderBare(w http.ResponseWriter, r *http.Request, status int, name string, p *page) {
+	out, err := execute(h.pages[name], r, p)
+	if err != nil {
+		h.opts.Logger.Error("admin: render "+name, "err", err)
 		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
 		return
 	}
@@ -252,14 +260,7 @@ func (h *Handler) renderCode(w http.ResponseWriter, r *http.Request, status int,
 	}
 	p := page{Title: "Your code", Form: url.Values{"next": {r.URL.Query().Get("next")}}, Error: explain(err, codeSpec)}
 	p.CSRF = staff.CSRFToken(c.Value)
-	out, xerr := execute(h.pages["code"], r, &p)
-	if xerr != nil {
-		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(status)
-	_, _ = w.Write([]byte(out))
+	h.renderBare(w, r, status, "code", &p)
 }
 
 func (h *Handler) codeSubmit(w http.ResponseWriter, r *http.Request) {

@@ -27,16 +27,12 @@ func (h *Handler) webhooks(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) renderWebhooks(w http.ResponseWriter, r *http.Request, f url.Values, err error, secret string) {
-	q := r.URL.Query()
-	limit, skip := pageArgs(q)
 	p := page{Title: "Webhooks", Nav: "webhooks", Form: f, Data: map[string]any{"channels": Channels, "secret": secret}}
-	res, lerr := h.call(r, "event/v1/webhook.list", map[string]any{"limit": limit, "skip": skip})
+	rows, pg, lerr := h.listRows(r, "event/v1/webhook.list", nil)
 	if err == nil {
 		err = lerr
 	}
-	rows := list(res)
-	p.Data["webhooks"] = rows
-	p.Data["pager"] = newPager(q, limit, skip, len(rows))
+	p.Data["webhooks"], p.Data["pager"] = rows, pg
 	p.failed(webhookSpec, err)
 	h.render(w, r, statusOf(err), "webhooks", p)
 }
@@ -80,12 +76,10 @@ var (
 )
 
 func (h *Handler) renderWebhook(w http.ResponseWriter, r *http.Request, id string, f url.Values, spec formSpec, actionErr error) {
-	res, err := h.call(r, "event/v1/webhook.info", map[string]any{"id": id})
-	if err != nil {
-		h.fail(w, r, "notfound", page{Title: "Webhook", Nav: "webhooks"}, formSpec{}, err)
+	wh, ok := h.record(w, r, "event/v1/webhook.info", "webhook", id, page{Title: "Webhook", Nav: "webhooks"})
+	if !ok {
 		return
 	}
-	wh, _ := res["webhook"].(map[string]any)
 	if f == nil {
 		f = url.Values{"url": {str(wh["url"])}, "description": {str(wh["description"])}, "types": {joinAny(wh["types"])}}
 		if wh["active"] == true {
@@ -98,20 +92,13 @@ func (h *Handler) renderWebhook(w http.ResponseWriter, r *http.Request, id strin
 		}
 	}
 	q := r.URL.Query()
-	limit, skip := pageArgs(q)
-	args := map[string]any{"webhookId": id, "limit": limit, "skip": skip}
-	if v := opt(q, "status"); v != nil {
-		args["status"] = *v
-	}
 	p := page{Title: "Webhook " + str(wh["url"]), Nav: "webhooks", Form: f,
 		Data: map[string]any{"webhook": wh, "channels": Channels, "filter": q, "statuses": []string{"PENDING", "DELIVERED", "FAILED"}}}
-	ds, derr := h.call(r, "event/v1/webhook.deliveries", args)
+	rows, pg, derr := h.listRows(r, "event/v1/webhook.deliveries", map[string]any{"webhookId": id}, "status")
 	if actionErr == nil && derr != nil {
 		actionErr, spec = derr, deliveriesSpec
 	}
-	rows := list(ds)
-	p.Data["deliveries"] = rows
-	p.Data["pager"] = newPager(q, limit, skip, len(rows))
+	p.Data["deliveries"], p.Data["pager"] = rows, pg
 	if d := q.Get("done"); d != "" {
 		p.Notice = "Done: " + d + "."
 	}

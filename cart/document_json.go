@@ -8,28 +8,11 @@ import "strconv"
 // stores it, and encoding/json's reflection over a cart of 20 entries
 // took as long as the rest of the change's encoding. The rarely set
 // parts (addresses, the shipping method, the payment) go through
-// encoding/json.
+// encoding/json. The parts shared with a View's JSON are in json.go.
 func (c *Cart) Document() ([]byte, error) {
-	b := make([]byte, 0, viewSize(len(c.Items)))
-	var err error
-	b = append(b, `{"id":`...)
-	b = appendString(b, c.ID)
-	b = append(b, `,"customerId":`...)
-	b = appendString(b, c.CustomerID)
-	b = append(b, `,"status":`...)
-	b = appendString(b, c.Status)
-	b = append(b, `,"currency":`...)
-	b = appendString(b, c.Currency)
-	b = append(b, `,"country":`...)
-	b = appendString(b, c.Country)
-	b = append(b, `,"channel":`...)
-	b = appendString(b, c.Channel)
-	if c.Locale != "" {
-		b = append(b, `,"locale":`...)
-		b = appendString(b, c.Locale)
-	}
-	b = append(b, `,"expirationTime":`...)
-	if b, err = appendTime(b, c.ExpirationTime); err != nil {
+	b, err := cartHead{ID: c.ID, CustomerID: c.CustomerID, Status: c.Status, Currency: c.Currency, Country: c.Country,
+		Channel: c.Channel, Locale: c.Locale, ExpirationTime: c.ExpirationTime, CustomerFirst: true}.append(make([]byte, 0, viewSize(len(c.Items))))
+	if err != nil {
 		return nil, err
 	}
 	b = append(b, `,"createdAt":`...)
@@ -44,17 +27,8 @@ func (c *Cart) Document() ([]byte, error) {
 	if b, err = appendList(b, c.Items, func(b []byte, e *Entry) ([]byte, error) { return e.appendDocument(b) }); err != nil {
 		return nil, err
 	}
-	if c.ShippingAddress != nil {
-		b = append(b, `,"shippingAddress":`...)
-		if b, err = appendMarshal(b, c.ShippingAddress); err != nil {
-			return nil, err
-		}
-	}
-	if c.BillingAddress != nil {
-		b = append(b, `,"billingAddress":`...)
-		if b, err = appendMarshal(b, c.BillingAddress); err != nil {
-			return nil, err
-		}
+	if b, err = appendAddresses(b, `,"shippingAddress":`, c.ShippingAddress, `,"billingAddress":`, c.BillingAddress); err != nil {
+		return nil, err
 	}
 	if c.BillingSameAsShipping {
 		b = append(b, `,"billingSameAsShipping":true`...)
@@ -72,8 +46,7 @@ func (c *Cart) Document() ([]byte, error) {
 	if d := c.ShippingDiscount; d != nil {
 		b = append(b, `,"shippingDiscount":{"promotionId":`...)
 		b = appendString(b, d.PromotionID)
-		b = append(b, `,"promotionTitle":`...)
-		b = appendString(b, d.PromotionTitle)
+		b = appendKeyString(b, `,"promotionTitle":`, d.PromotionTitle)
 		b = append(b, `,"discount":`...)
 		b = strconv.AppendInt(b, d.Discount, 10)
 		b = append(b, '}')
@@ -101,12 +74,10 @@ func (c *Cart) Document() ([]byte, error) {
 		}
 	}
 	if c.OrderID != "" {
-		b = append(b, `,"orderId":`...)
-		b = appendString(b, c.OrderID)
+		b = appendKeyString(b, `,"orderId":`, c.OrderID)
 	}
 	if c.Email != "" {
-		b = append(b, `,"email":`...)
-		b = appendString(b, c.Email)
+		b = appendKeyString(b, `,"email":`, c.Email)
 	}
 	if len(c.Groups) > 0 {
 		b = append(b, `,"groups":`...)
@@ -116,70 +87,38 @@ func (c *Cart) Document() ([]byte, error) {
 }
 
 func (e *Entry) appendDocument(b []byte) ([]byte, error) {
-	b = append(b, `{"id":`...)
-	b = appendString(b, e.ID)
-	b = append(b, `,"productId":`...)
-	b = appendString(b, e.ProductID)
-	b = append(b, `,"title":`...)
-	b = appendString(b, e.Title)
-	b = append(b, `,"quantity":`...)
-	b = strconv.AppendInt(b, int64(e.Quantity), 10)
-	b = append(b, `,"unitPrice":`...)
-	b = strconv.AppendInt(b, e.UnitPrice, 10)
-	if e.PriceID != "" {
-		b = append(b, `,"priceId":`...)
-		b = appendString(b, e.PriceID)
-	}
-	if e.PriceListID != "" {
-		b = append(b, `,"priceListId":`...)
-		b = appendString(b, e.PriceListID)
-	}
-	b = append(b, `,"taxCode":`...)
-	b = appendString(b, e.TaxCode)
-	b = append(b, `,"isNetPrice":`...)
-	b = strconv.AppendBool(b, e.IsNetPrice)
-	b = append(b, `,"stockStatus":`...)
-	b = strconv.AppendInt(b, int64(e.StockStatus), 10)
-	b = append(b, `,"discounts":`...)
-	b, _ = appendList(b, e.Discounts, func(b []byte, d Discount) ([]byte, error) {
-		b = append(b, `{"promotionId":`...)
-		b = appendString(b, d.PromotionID)
-		b = append(b, `,"promotionTitle":`...)
-		b = appendString(b, d.PromotionTitle)
+	return appendEntryJSON(b, e.ID, e.ProductID, func(b []byte) []byte {
+		b = appendKeyString(b, `,"title":`, e.Title)
 		b = append(b, `,"quantity":`...)
-		b = strconv.AppendInt(b, int64(d.Quantity), 10)
-		b = append(b, `,"price":`...)
-		b = strconv.AppendInt(b, d.Price, 10)
-		b = append(b, `,"discount":`...)
-		b = strconv.AppendInt(b, d.Discount, 10)
-		return append(b, '}'), nil
-	})
-	b = append(b, `,"taxes":`...)
-	b = e.Taxes.appendDocument(b)
-	b = append(b, `,"reserves":`...)
-	b, err := appendReserves(b, e.Reserves)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '}'), nil
+		b = strconv.AppendInt(b, int64(e.Quantity), 10)
+		b = append(b, `,"unitPrice":`...)
+		b = strconv.AppendInt(b, e.UnitPrice, 10)
+		if e.PriceID != "" {
+			b = appendKeyString(b, `,"priceId":`, e.PriceID)
+		}
+		if e.PriceListID != "" {
+			b = appendKeyString(b, `,"priceListId":`, e.PriceListID)
+		}
+		b = appendKeyString(b, `,"taxCode":`, e.TaxCode)
+		b = append(b, `,"isNetPrice":`...)
+		b = strconv.AppendBool(b, e.IsNetPrice)
+		b = append(b, `,"stockStatus":`...)
+		return strconv.AppendInt(b, int64(e.StockStatus), 10)
+	}, func(b []byte) []byte {
+		b, _ = appendList(b, e.Discounts, func(b []byte, d Discount) ([]byte, error) {
+			return appendDiscountJSON(b, appendInt, d.PromotionID, d.PromotionTitle, d.Quantity, d.Price, d.Discount), nil
+		})
+		return b
+	}, func(b []byte) []byte {
+		b = append(b, `,"taxes":`...)
+		return e.Taxes.appendDocument(b)
+	}, e.Reserves)
 }
 
 func (t *EntryTaxes) appendDocument(b []byte) []byte {
 	b = append(b, `{"lines":`...)
 	b, _ = appendList(b, t.Lines, func(b []byte, l TaxLine) ([]byte, error) {
-		b = append(b, `{"beforeTax":`...)
-		b = strconv.AppendInt(b, l.BeforeTax, 10)
-		b = append(b, `,"tax":`...)
-		b = strconv.AppendInt(b, l.Tax, 10)
-		b = append(b, `,"taxDetail":`...)
-		b = appendString(b, l.TaxDetail)
-		return append(b, '}'), nil
+		return appendTaxFields(b, appendInt, '{', l.BeforeTax, l.Tax, l.TaxDetail), nil
 	})
-	b = append(b, `,"beforeTax":`...)
-	b = strconv.AppendInt(b, t.BeforeTax, 10)
-	b = append(b, `,"tax":`...)
-	b = strconv.AppendInt(b, t.Tax, 10)
-	b = append(b, `,"taxDetail":`...)
-	b = appendString(b, t.TaxDetail)
-	return append(b, '}')
+	return appendTaxFields(b, appendInt, ',', t.BeforeTax, t.Tax, t.TaxDetail)
 }

@@ -1,13 +1,7 @@
 package cart
 
 import (
-	"encoding/json"
 	"strconv"
-	"time"
-	"unicode/utf8"
-
-	"github.com/commercekit/commerce/money"
-	"github.com/commercekit/commerce/stock"
 )
 
 // The JSON form of a View, written by hand: a cart is encoded twice on
@@ -17,7 +11,7 @@ import (
 // byte for byte what encoding/json writes for the View's fields
 // (TestViewJSON compares the two over many carts); the rare parts
 // (addresses, almost fulfilled promotions, an unknown item) are left to
-// encoding/json.
+// encoding/json. The parts shared with the stored form are in json.go.
 
 // MarshalJSON writes the view.
 func (v View) MarshalJSON() ([]byte, error) {
@@ -32,25 +26,9 @@ func (v View) MarshalJSON() ([]byte, error) {
 func viewSize(n int) int { return 640 + 512*n }
 
 func (v View) appendJSON(b []byte) ([]byte, error) {
-	var err error
-	b = append(b, `{"id":`...)
-	b = appendString(b, v.ID)
-	b = append(b, `,"status":`...)
-	b = appendString(b, v.Status)
-	b = append(b, `,"customerId":`...)
-	b = appendString(b, v.CustomerID)
-	b = append(b, `,"currency":`...)
-	b = appendString(b, v.Currency)
-	b = append(b, `,"country":`...)
-	b = appendString(b, v.Country)
-	b = append(b, `,"channel":`...)
-	b = appendString(b, v.Channel)
-	if v.Locale != "" {
-		b = append(b, `,"locale":`...)
-		b = appendString(b, v.Locale)
-	}
-	b = append(b, `,"expirationTime":`...)
-	if b, err = appendTime(b, v.ExpirationTime); err != nil {
+	b, err := cartHead{ID: v.ID, CustomerID: v.CustomerID, Status: v.Status, Currency: v.Currency, Country: v.Country,
+		Channel: v.Channel, Locale: v.Locale, ExpirationTime: v.ExpirationTime}.append(b)
+	if err != nil {
 		return nil, err
 	}
 	if v.Tax != nil {
@@ -82,8 +60,7 @@ func (v View) appendJSON(b []byte) ([]byte, error) {
 	b, _ = appendList(b, v.Promotions.FulfilledPromos, func(b []byte, f FulfilledPromo) ([]byte, error) {
 		b = append(b, `{"id":`...)
 		b = appendString(b, f.ID)
-		b = append(b, `,"title":`...)
-		b = appendString(b, f.Title)
+		b = appendKeyString(b, `,"title":`, f.Title)
 		b = append(b, `,"discount":`...)
 		b = appendAmount(b, f.Discount)
 		return append(b, '}'), nil
@@ -97,27 +74,15 @@ func (v View) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, `,"tax":`...)
 	b = appendAmount(b, v.Taxes.Tax)
 	b = append(b, '}')
-	if v.ShippingAddr != nil {
-		b = append(b, `,"shippingAddress":`...)
-		if b, err = appendMarshal(b, v.ShippingAddr); err != nil {
-			return nil, err
-		}
-	}
-	if v.BillingAddr != nil {
-		b = append(b, `,"BillingAddress":`...)
-		if b, err = appendMarshal(b, v.BillingAddr); err != nil {
-			return nil, err
-		}
+	if b, err = appendAddresses(b, `,"shippingAddress":`, v.ShippingAddr, `,"BillingAddress":`, v.BillingAddr); err != nil {
+		return nil, err
 	}
 	if m := v.ShippingMethod; m != nil {
 		b = append(b, `,"shippingMethod":{"id":`...)
 		b = appendString(b, m.ID)
-		b = append(b, `,"title":`...)
-		b = appendString(b, m.Title)
-		b = append(b, `,"taxCode":`...)
-		b = appendString(b, m.TaxCode)
-		b = append(b, `,"rateId":`...)
-		b = appendString(b, m.RateID)
+		b = appendKeyString(b, `,"title":`, m.Title)
+		b = appendKeyString(b, `,"taxCode":`, m.TaxCode)
+		b = appendKeyString(b, `,"rateId":`, m.RateID)
 		b = append(b, `,"rate":`...)
 		b = appendPrice(b, m.Rate)
 		if m.Discount != nil {
@@ -127,8 +92,7 @@ func (v View) appendJSON(b []byte) ([]byte, error) {
 		b = append(b, '}')
 	}
 	if v.OrderID != "" {
-		b = append(b, `,"orderId":`...)
-		b = appendString(b, v.OrderID)
+		b = appendKeyString(b, `,"orderId":`, v.OrderID)
 	}
 	b = append(b, `,"coupons":`...)
 	b = appendStrings(b, v.Coupons)
@@ -136,203 +100,38 @@ func (v View) appendJSON(b []byte) ([]byte, error) {
 }
 
 func (e AddEntry) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, `{"id":`...)
-	b = appendString(b, e.ID)
-	b = append(b, `,"productId":`...)
-	b = appendString(b, e.ProductID)
-	b = append(b, `,"quantity":`...)
-	b = strconv.AppendInt(b, int64(e.Quantity), 10)
-	b = append(b, `,"title":`...)
-	b = appendString(b, e.Title)
-	b = append(b, `,"taxDetail":`...)
-	b = appendString(b, e.TaxDetail)
-	b = append(b, `,"price":`...)
-	b = appendPrice(b, e.Price)
-	b = append(b, `,"tax":`...)
-	b = appendAmount(b, e.Tax)
-	b = append(b, `,"beforeTax":`...)
-	b = appendAmount(b, e.BeforeTax)
-	b = append(b, `,"discounts":`...)
-	b = appendDiscounts(b, e.Discounts)
-	b = append(b, `,"reserves":`...)
-	b, err := appendReserves(b, e.Reserves)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '}'), nil
+	return appendEntryJSON(b, e.ID, e.ProductID, func(b []byte) []byte {
+		b = append(b, `,"quantity":`...)
+		b = strconv.AppendInt(b, int64(e.Quantity), 10)
+		b = appendKeyString(b, `,"title":`, e.Title)
+		b = appendKeyString(b, `,"taxDetail":`, e.TaxDetail)
+		b = append(b, `,"price":`...)
+		b = appendPrice(b, e.Price)
+		b = append(b, `,"tax":`...)
+		b = appendAmount(b, e.Tax)
+		b = append(b, `,"beforeTax":`...)
+		return appendAmount(b, e.BeforeTax)
+	}, func(b []byte) []byte { return appendDiscountViews(b, e.Discounts) }, nil, e.Reserves)
 }
 
 func (e CalculateEntry) appendJSON(b []byte) ([]byte, error) {
-	b = append(b, `{"id":`...)
-	b = appendString(b, e.ID)
-	b = append(b, `,"productId":`...)
-	b = appendString(b, e.ProductID)
-	b = append(b, `,"title":`...)
-	b = appendString(b, e.Title)
-	b = append(b, `,"quantity":`...)
-	b = strconv.AppendInt(b, int64(e.Quantity), 10)
-	b = append(b, `,"price":`...)
-	b = appendPrice(b, e.Price)
-	b = append(b, `,"taxes":`...)
-	b, _ = appendList(b, e.Taxes, func(b []byte, l TaxLineView) ([]byte, error) {
-		b = append(b, `{"beforeTax":`...)
-		b = appendAmount(b, l.BeforeTax)
-		b = append(b, `,"tax":`...)
-		b = appendAmount(b, l.Tax)
-		b = append(b, `,"taxDetail":`...)
-		b = appendString(b, l.TaxDetail)
-		return append(b, '}'), nil
-	})
-	b = append(b, `,"discounts":`...)
-	b = appendDiscounts(b, e.Discounts)
-	b = append(b, `,"reserves":`...)
-	b, err := appendReserves(b, e.Reserves)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '}'), nil
-}
-
-func appendDiscounts(b []byte, ds []DiscountView) []byte {
-	b, _ = appendList(b, ds, func(b []byte, d DiscountView) ([]byte, error) {
-		b = append(b, `{"promotionId":`...)
-		b = appendString(b, d.PromotionID)
-		b = append(b, `,"promotionTitle":`...)
-		b = appendString(b, d.PromotionTitle)
+	return appendEntryJSON(b, e.ID, e.ProductID, func(b []byte) []byte {
+		b = appendKeyString(b, `,"title":`, e.Title)
 		b = append(b, `,"quantity":`...)
-		b = strconv.AppendInt(b, int64(d.Quantity), 10)
+		b = strconv.AppendInt(b, int64(e.Quantity), 10)
 		b = append(b, `,"price":`...)
-		b = appendAmount(b, d.Price)
-		b = append(b, `,"discount":`...)
-		b = appendAmount(b, d.Discount)
-		return append(b, '}'), nil
+		b = appendPrice(b, e.Price)
+		b = append(b, `,"taxes":`...)
+		b, _ = appendList(b, e.Taxes, func(b []byte, l TaxLineView) ([]byte, error) {
+			return appendTaxFields(b, appendAmount, '{', l.BeforeTax, l.Tax, l.TaxDetail), nil
+		})
+		return b
+	}, func(b []byte) []byte { return appendDiscountViews(b, e.Discounts) }, nil, e.Reserves)
+}
+
+func appendDiscountViews(b []byte, ds []DiscountView) []byte {
+	b, _ = appendList(b, ds, func(b []byte, d DiscountView) ([]byte, error) {
+		return appendDiscountJSON(b, appendAmount, d.PromotionID, d.PromotionTitle, d.Quantity, d.Price, d.Discount), nil
 	})
 	return b
-}
-
-func appendReserves(b []byte, rs []stock.Reservation) ([]byte, error) {
-	return appendList(b, rs, func(b []byte, r stock.Reservation) ([]byte, error) {
-		b = append(b, `{"id":`...)
-		b = appendString(b, r.ID)
-		b = append(b, `,"warehouseId":`...)
-		b = appendString(b, r.WarehouseID)
-		b = append(b, `,"quantity":`...)
-		b = strconv.AppendInt(b, r.Quantity, 10)
-		b = append(b, `,"expirationTime":`...)
-		b, err := appendTime(b, r.ExpirationTime)
-		if err != nil {
-			return nil, err
-		}
-		return append(b, '}'), nil
-	})
-}
-
-// appendList writes xs as a JSON array, each element by each, and nil as
-// null (as encoding/json does); it stops at each's first error.
-func appendList[T any](b []byte, xs []T, each func([]byte, T) ([]byte, error)) ([]byte, error) {
-	if xs == nil {
-		return append(b, "null"...), nil
-	}
-	b = append(b, '[')
-	for i, x := range xs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		var err error
-		if b, err = each(b, x); err != nil {
-			return nil, err
-		}
-	}
-	return append(b, ']'), nil
-}
-
-// appendAmount writes an amount as money.Amount.MarshalJSON does.
-func appendAmount(b []byte, a Amount) []byte {
-	if a.Plain {
-		return append(b, money.FormatMinor(a.Amount, a.Precision)...)
-	}
-	return appendMoney(b, a.Money)
-}
-
-// appendPrice writes a price as PriceView.MarshalJSON does.
-func appendPrice(b []byte, p PriceView) []byte {
-	if p.Plain {
-		b = append(b, `{"amount":`...)
-		b = append(b, money.Major(p.Amount, p.Precision)...)
-		b = append(b, `,"currency":`...)
-		b = appendString(b, p.Currency)
-	} else {
-		b = appendMoney(b, p.Money)
-		b = b[:len(b)-1]
-	}
-	if p.PriceListID != "" {
-		b = append(b, `,"priceListId":`...)
-		b = appendString(b, p.PriceListID)
-	}
-	return append(b, '}')
-}
-
-func appendMoney(b []byte, m money.Money) []byte {
-	b = append(b, `{"amount":`...)
-	b = strconv.AppendInt(b, m.Amount, 10)
-	b = append(b, `,"currency":`...)
-	b = appendString(b, m.Currency)
-	b = append(b, `,"precision":`...)
-	b = strconv.AppendInt(b, int64(m.Precision), 10)
-	return append(b, '}')
-}
-
-// appendTime writes a time as time.Time.MarshalJSON does.
-func appendTime(b []byte, t time.Time) ([]byte, error) {
-	if y := t.Year(); y < 0 || y > 9999 {
-		_, err := t.MarshalJSON() // its error
-		return nil, err
-	}
-	b = append(b, '"')
-	b = t.AppendFormat(b, time.RFC3339Nano)
-	return append(b, '"'), nil
-}
-
-func appendStrings(b []byte, ss []string) []byte {
-	b, _ = appendList(b, ss, func(b []byte, s string) ([]byte, error) { return appendString(b, s), nil })
-	return b
-}
-
-// appendString writes a JSON string as encoding/json does: a string with
-// nothing to escape (valid UTF-8 but U+2028 and U+2029, no control
-// character, quote, backslash or HTML character) as it is, any other
-// through encoding/json itself.
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-				return appendMarshaled(b, s)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && size == 1) || r == '\u2028' || r == '\u2029' {
-			return appendMarshaled(b, s)
-		}
-		i += size
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
-
-func appendMarshaled(b []byte, s string) []byte {
-	out, _ := json.Marshal(s) // a string always marshals
-	return append(b, out...)
-}
-
-// appendMarshal appends v as encoding/json writes it.
-func appendMarshal(b []byte, v any) ([]byte, error) {
-	out, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, out...), nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/internal/dispatch"
 )
 
 // followBatch is how many events the follower reads per transaction.
@@ -99,59 +100,14 @@ func (s *Service) followLeading(ctx context.Context, wake <-chan struct{}, check
 }
 
 // dispatch claims due messages and sends them, Workers at a time, each
-// claim with a token of its own (see webhook's dispatch).
+// claim with a token of its own (see internal/dispatch.Run).
 func (s *Service) dispatch(ctx context.Context, logger *slog.Logger) {
-	idle := make(chan struct{}, s.cfg.Workers)
-	for range s.cfg.Workers {
-		idle <- struct{}{}
-	}
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	poll := time.NewTicker(s.cfg.Poll)
-	defer poll.Stop()
-	for ctx.Err() == nil {
-		select {
-		case <-idle:
-		case <-ctx.Done():
-			return
-		}
-		n := 1
-	more:
-		for n < s.cfg.Workers {
-			select {
-			case <-idle:
-				n++
-			default:
-				break more
-			}
-		}
-		claim := commerce.NewID()
-		batch, err := s.store.Claim(ctx, claim, s.now(), s.cfg.Lease, n)
-		for range n - len(batch) {
-			idle <- struct{}{}
-		}
-		if err != nil {
-			if ctx.Err() == nil {
-				logger.Warn("mail dispatcher: claim", "err", err)
-				commerce.Sleep(ctx, time.Second)
-			}
-			continue
-		}
-		for _, m := range batch {
-			wg.Go(func() {
-				defer func() { idle <- struct{}{} }()
-				s.attempt(ctx, claim, m, logger)
-			})
-		}
-		if len(batch) > 0 {
-			continue
-		}
-		select {
-		case <-ctx.Done():
-		case <-s.wake:
-		case <-poll.C:
-		}
-	}
+	dispatch.Run(ctx, dispatch.Config{Workers: s.cfg.Workers, Poll: s.cfg.Poll, Wake: s.wake},
+		func(ctx context.Context, claim string, n int) ([]Message, error) {
+			return s.store.Claim(ctx, claim, s.now(), s.cfg.Lease, n)
+		},
+		func(ctx context.Context, claim string, m Message) { s.attempt(ctx, claim, m, logger) },
+		func(err error) { logger.Warn("mail dispatcher: claim", "err", err) })
 }
 
 // attempt sends one message and records the outcome, with a MAILS event

@@ -10,6 +10,7 @@ import (
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/internal/snapcache"
+	"github.com/commercekit/commerce/internal/table"
 	"github.com/commercekit/commerce/promotion/engine"
 )
 
@@ -35,6 +36,7 @@ type Service struct {
 	catalog Catalog
 	now     func() time.Time
 	cache   *snapcache.Cache[*snapshot]
+	changes table.Changes[Tx]
 }
 
 // NewService returns the service over store. catalog gives the category
@@ -44,7 +46,9 @@ func NewService(store Store, catalog Catalog, now func() time.Time) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{store: store, catalog: catalog, now: now, cache: newCache(store)}
+	s := &Service{store: store, catalog: catalog, now: now, cache: newCache(store)}
+	s.changes = table.Changes[Tx]{Store: store, Channel: event.Promotions, Name: "promotion", Now: now, Changed: s.refresh}
+	return s
 }
 
 // placeholder rules stand in for the half of a promotion's rules that an
@@ -106,19 +110,9 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (Promotion, error)
 	if err != nil {
 		return Promotion{}, err
 	}
-	var out Promotion
-	err = s.store.Update(ctx, func(tx Tx) error {
-		out = p
-		if err := tx.CreatePromotion(ctx, &out); err != nil {
-			return duplicateCode(err, out)
-		}
-		return event.Emit(tx, event.Promotions, event.Create, s.now(), map[string]any{"new": out, "data": in})
+	return table.Create(ctx, s.changes, in, p, func(tx Tx, p *Promotion) error {
+		return duplicateCode(tx.CreatePromotion(ctx, p), *p)
 	})
-	s.refresh(ctx)
-	if err != nil {
-		return Promotion{}, fmt.Errorf("create promotion: %w", err)
-	}
-	return out, nil
 }
 
 // Info returns the promotion with the id, or promotion_not_found (data:
@@ -168,27 +162,8 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (Promotion, error)
 	if err := problems.Err(); err != nil {
 		return Promotion{}, err
 	}
-	var out Promotion
-	err := s.store.Update(ctx, func(tx Tx) error {
-		old, err := tx.Promotion(ctx, in.ID)
-		if err != nil {
-			return err
-		}
-		p, err := in.apply(old)
-		if err != nil {
-			return err
-		}
-		if err := tx.UpdatePromotion(ctx, p); err != nil {
-			return duplicateCode(err, p)
-		}
-		out = p
-		return event.Emit(tx, event.Promotions, event.Update, s.now(), map[string]any{"data": in, "old": old, "new": p})
-	})
-	s.refresh(ctx)
-	if err != nil {
-		return Promotion{}, fmt.Errorf("update promotion: %w", err)
-	}
-	return out, nil
+	return table.Update(ctx, s.changes, in, in.ID, func(tx Tx, id string) (Promotion, error) { return tx.Promotion(ctx, id) },
+		in.apply, func(tx Tx, p Promotion) error { return duplicateCode(tx.UpdatePromotion(ctx, p), p) })
 }
 
 // apply returns old with the fields of in; the rules given are parsed with
@@ -265,12 +240,5 @@ func (s *Service) List(ctx context.Context, in ListInput) (ListResult, error) {
 		f.CodeKey = &key
 	}
 	promos, err := s.store.Promotions(ctx, f)
-	if err != nil {
-		return ListResult{}, fmt.Errorf("list promotions: %w", err)
-	}
-	data, err := commerce.ProjectAll(promos, in.Fields)
-	if err != nil {
-		return ListResult{}, fmt.Errorf("list promotions: %w", err)
-	}
-	return ListResult{Page: page, Data: data}, nil
+	return table.List("promotions", page, in.Fields, promos, err)
 }

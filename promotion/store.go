@@ -5,6 +5,7 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/internal/table"
 )
 
 // Store keeps the promotions and their uses (implemented by package
@@ -17,11 +18,8 @@ import (
 // Service). Versions follow commit order: a process that reads version v,
 // then the active promotions, sees every change up to v.
 type Store interface {
-	// Update runs fn in one write transaction and commits it with the
-	// events fn emitted; fn's error rolls everything back and is returned.
-	// fn may run more than once (a transient conflict of the database), so
-	// it must have no effect outside the transaction.
-	Update(ctx context.Context, fn func(tx Tx) error) error
+	// Update runs fn in one write transaction (see table.Store).
+	table.Store[Tx]
 
 	// Promotion returns the promotion with the id.
 	// Errors: promotion_not_found (see NotFound).

@@ -9,14 +9,17 @@ import (
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/event"
 	"github.com/commercekit/commerce/geo"
+	"github.com/commercekit/commerce/internal/snapcache"
+	"github.com/commercekit/commerce/internal/table"
 	"github.com/commercekit/commerce/money"
 )
 
 // Service holds the shipping use cases: the shipping.* operations, and the
 // availability the cart asks for in-process (Available, Rate).
 type Service struct {
-	store Store
-	now   func() time.Time
+	store   Store
+	cache   *snapcache.Table[Method]
+	changes table.Changes[Tx]
 }
 
 // NewService returns the service over the store. now is the clock of the
@@ -25,7 +28,10 @@ func NewService(store Store, now func() time.Time) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{store: newCachedStore(store), now: now}
+	s := &Service{store: store, cache: newCache(store)}
+	s.changes = table.Changes[Tx]{Store: store, Channel: event.Shipping, Name: "shipping method", Now: now,
+		Changed: func(context.Context) { s.cache.Invalidate() }}
+	return s
 }
 
 // New validates a shipping.create input and returns the method it
@@ -155,16 +161,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (Method, error) {
 	if err != nil {
 		return Method{}, err
 	}
-	err = s.store.Update(ctx, func(tx Tx) error {
-		if err := tx.CreateMethod(ctx, m); err != nil {
-			return err
-		}
-		return event.Emit(tx, event.Shipping, event.Create, s.now(), map[string]any{"new": m, "data": in})
-	})
-	if err != nil {
-		return Method{}, fmt.Errorf("create shipping method: %w", err)
-	}
-	return m, nil
+	return table.Create(ctx, s.changes, in, m, func(tx Tx, m *Method) error { return tx.CreateMethod(ctx, *m) })
 }
 
 // Info is shipping.info: the method named by in, inactive ones included.
@@ -174,7 +171,7 @@ func (s *Service) Info(ctx context.Context, in InfoInput) (Method, error) {
 	if err != nil {
 		return Method{}, err
 	}
-	return s.store.Method(ctx, id)
+	return s.method(ctx, id)
 }
 
 // Remove is shipping.remove: it deletes the method named by in, emits
@@ -189,17 +186,7 @@ func (s *Service) Remove(ctx context.Context, in RemoveInput) (Method, error) {
 	if err != nil {
 		return Method{}, err
 	}
-	var old Method
-	err = s.store.Update(ctx, func(tx Tx) error {
-		if old, err = tx.RemoveMethod(ctx, id); err != nil {
-			return err
-		}
-		return event.Emit(tx, event.Shipping, event.Remove, s.now(), map[string]any{"id": id, "old": old})
-	})
-	if err != nil {
-		return Method{}, fmt.Errorf("remove shipping method: %w", err)
-	}
-	return old, nil
+	return table.Remove(ctx, s.changes, id, func(tx Tx, id string) (Method, error) { return tx.RemoveMethod(ctx, id) })
 }
 
 // ListResult is the response of shipping.list: Methods, or maps of the
@@ -224,14 +211,7 @@ func (s *Service) List(ctx context.Context, in ListInput) (ListResult, error) {
 	}
 	f := Filter{IDs: in.ID, Countries: in.Country, TaxCodes: taxCodes, Active: in.Active, Title: in.Title, Limit: page.Limit, Skip: page.Skip}
 	methods, err := s.store.Methods(ctx, f)
-	if err != nil {
-		return ListResult{}, fmt.Errorf("list shipping methods: %w", err)
-	}
-	data, err := commerce.ProjectAll(methods, in.Fields)
-	if err != nil {
-		return ListResult{}, fmt.Errorf("list shipping methods: %w", err)
-	}
-	return ListResult{Page: page, Data: data}, nil
+	return table.List("shipping methods", page, in.Fields, methods, err)
 }
 
 // Available returns the active methods available for shipping to
@@ -244,7 +224,7 @@ func (s *Service) Available(ctx context.Context, country, state, currency string
 	if country == "" || currency == "" {
 		return []Available{}, nil
 	}
-	methods, err := s.store.ActiveMethods(ctx, country)
+	methods, err := s.activeMethods(ctx, country)
 	if err != nil {
 		return nil, fmt.Errorf("available shipping methods: %w", err)
 	}
@@ -264,7 +244,7 @@ func (s *Service) Rate(ctx context.Context, methodID, country, state, currency s
 	if methodID == "" {
 		return Selected{}, commerce.Errorf(commerce.EInvalidShippingMethod, "no shipping method given")
 	}
-	m, err := s.store.Method(ctx, methodID)
+	m, err := s.method(ctx, methodID)
 	if commerce.ErrorCode(err) == commerce.EShippingNotFound {
 		return Selected{}, commerce.Errorf(commerce.EInvalidShippingMethod, "no shipping method %q", methodID)
 	}

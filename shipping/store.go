@@ -5,16 +5,14 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/internal/table"
 )
 
 // Store keeps the shipping methods (implemented by package sqldb). Reads
 // outside a transaction see committed data; changes go through Update.
 type Store interface {
-	// Update runs fn in one write transaction and commits it with the
-	// events fn emitted; fn's error rolls everything back and is returned.
-	// fn may run more than once (a transient conflict of the database), so
-	// it must have no effect outside the transaction.
-	Update(ctx context.Context, fn func(tx Tx) error) error
+	// Update runs fn in one write transaction (see table.Store).
+	table.Store[Tx]
 
 	// Method returns the method with the id. Errors: shipping_not_found
 	// (see NotFound).

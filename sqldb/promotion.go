@@ -27,6 +27,8 @@ var _ promotion.Store = (*PromotionStore)(nil)
 const promotionColumns = `seq, id, title, class, active, priority, if_rule, then_rule,
 	code, start_at, end_at, usage_limit, usage_limit_per_customer, usage_count`
 
+var promotionTable = newRecordTable("promotion", "promotions", promotionColumns, scanPromotion, promotion.NotFound)
+
 // Update implements promotion.Store.
 func (s *PromotionStore) Update(ctx context.Context, fn func(tx promotion.Tx) error) error {
 	return s.db.Update(ctx, func(tx *Tx) error { return fn(promotionTx{tx}) })
@@ -34,11 +36,7 @@ func (s *PromotionStore) Update(ctx context.Context, fn func(tx promotion.Tx) er
 
 // Promotion implements promotion.Store.
 func (s *PromotionStore) Promotion(ctx context.Context, id string) (promotion.Promotion, error) {
-	p, err := scanPromotion(s.db.QueryRow(ctx, `SELECT `+promotionColumns+` FROM promotions WHERE id = ?`, id))
-	if err != nil {
-		return promotion.Promotion{}, s.db.NotFound(err, promotion.NotFound(id))
-	}
-	return p, nil
+	return promotionTable.get(ctx, s.db, id)
 }
 
 // promotionTx implements promotion.Tx over a transaction.
@@ -51,11 +49,7 @@ func (t promotionTx) Emit(e event.Event) { t.tx.Emit(e) }
 // (SQLite serialises its writers), so two concurrent changes of one
 // promotion run one after the other.
 func (t promotionTx) Promotion(ctx context.Context, id string) (promotion.Promotion, error) {
-	p, err := scanPromotion(t.tx.QueryRow(ctx, `SELECT `+promotionColumns+` FROM promotions WHERE id = ?`+t.tx.ForUpdate(), id))
-	if err != nil {
-		return promotion.Promotion{}, t.tx.DB().NotFound(err, promotion.NotFound(id))
-	}
-	return p, nil
+	return promotionTable.lock(ctx, t.tx, id)
 }
 
 // CreatePromotion implements promotion.Tx.
@@ -85,13 +79,8 @@ func (t promotionTx) UpdatePromotion(ctx context.Context, p promotion.Promotion)
 	res, err := t.tx.Exec(ctx, `UPDATE promotions SET title = ?, class = ?, active = ?, priority = ?, if_rule = ?, then_rule = ?,
 		code = ?, code_key = ?, start_at = ?, end_at = ?, usage_limit = ?, usage_limit_per_customer = ?
 		WHERE id = ?`, p.Title, p.Class, p.Active, p.Priority, ifJSON, thenJSON, c[0], c[1], c[2], c[3], c[4], c[5], p.ID)
-	if err != nil {
-		return fmt.Errorf("update promotion: %w", err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("update promotion: %w", t.tx.Translate(err))
-	} else if n == 0 {
-		return promotion.NotFound(p.ID)
+	if err := promotionTable.updated(t.tx, p.ID, res, err); err != nil {
+		return err
 	}
 	return bumpVersion(ctx, t.tx, versionPromotions)
 }
@@ -128,19 +117,8 @@ func (s *PromotionStore) ActivePromotions(ctx context.Context) (int64, []promoti
 			return fmt.Errorf("promotions version: %w", err)
 		}
 		rows, err := tx.Query(ctx, `SELECT `+promotionColumns+` FROM promotions WHERE active = ? ORDER BY priority, seq`, true)
-		if err != nil {
-			return fmt.Errorf("active promotions: %w", err)
-		}
-		defer rows.Close()
-		out = out[:0]
-		for rows.Next() {
-			p, err := scanPromotion(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, p)
-		}
-		return rows.Err()
+		out, err = scanAll(tx.DB(), "active promotions", nil, rows, err, scanPromotion)
+		return err
 	})
 	if err != nil {
 		return 0, nil, err

@@ -27,6 +27,8 @@ func NewShippingStore(db *DB) *ShippingStore { return &ShippingStore{db: db} }
 
 const shippingColumns = `id, title, active, tax_code, rates`
 
+var shippingTable = newRecordTable("shipping method", "shipping_methods", shippingColumns, scanMethod, shipping.NotFound)
+
 // storedGroup is the stored form of a rate group: amounts in minor units.
 type storedGroup struct {
 	ID        string              `json:"id"`
@@ -53,11 +55,7 @@ func (s *ShippingStore) Version(ctx context.Context) (int64, error) {
 
 // Method implements shipping.Store.
 func (s *ShippingStore) Method(ctx context.Context, id string) (shipping.Method, error) {
-	m, err := scanMethod(s.db.QueryRow(ctx, `SELECT `+shippingColumns+` FROM shipping_methods WHERE id = ?`, id))
-	if err != nil {
-		return shipping.Method{}, fmt.Errorf("get shipping method: %w", s.db.NotFound(err, shipping.NotFound(id)))
-	}
-	return m, nil
+	return shippingTable.get(ctx, s.db, id)
 }
 
 // shippingTx implements shipping.Tx over a transaction.
@@ -108,11 +106,7 @@ func (t shippingTx) CreateMethod(ctx context.Context, m shipping.Method) error {
 // RemoveMethod implements shipping.Tx. Its countries go with it (ON DELETE
 // CASCADE).
 func (t shippingTx) RemoveMethod(ctx context.Context, id string) (shipping.Method, error) {
-	m, err := scanMethod(t.tx.QueryRow(ctx, t.tx.db.dialect.Returning(`DELETE FROM shipping_methods WHERE id = ?`, shippingColumns), id))
-	if err != nil {
-		return shipping.Method{}, fmt.Errorf("remove shipping method: %w", t.tx.DB().NotFound(err, shipping.NotFound(id)))
-	}
-	return m, nil
+	return shippingTable.remove(ctx, t.tx, id)
 }
 
 // Methods implements shipping.Store: every filter, the title pattern
@@ -143,22 +137,7 @@ func (s *ShippingStore) ActiveMethods(ctx context.Context, country string) ([]sh
 	rows, err := s.db.Query(ctx, `SELECT `+shippingColumns+` FROM shipping_methods
 		WHERE active AND id IN (SELECT method_id FROM shipping_method_countries WHERE country = ?)
 		ORDER BY seq`, country)
-	if err != nil {
-		return nil, fmt.Errorf("active shipping methods: %w", err)
-	}
-	defer rows.Close()
-	out := []shipping.Method{}
-	for rows.Next() {
-		m, err := scanMethod(rows)
-		if err != nil {
-			return nil, fmt.Errorf("active shipping methods: %w", s.db.translate(err))
-		}
-		out = append(out, m)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("active shipping methods: %w", s.db.translate(err))
-	}
-	return out, nil
+	return scanAll(s.db, "active shipping methods", []shipping.Method{}, rows, err, scanMethod)
 }
 
 // scanMethod reads a row of shippingColumns; sql.ErrNoRows is returned as

@@ -23,6 +23,8 @@ var _ tax.Store = (*TaxStore)(nil)
 
 const taxColumns = `id, code, class, title, description, rate, is_percentage`
 
+var taxTable = newRecordTable("tax", "taxes", taxColumns, scanTax, tax.NotFound)
+
 // Update implements tax.Store; it moves the taxes' version.
 func (s *TaxStore) Update(ctx context.Context, fn func(tx tax.Tx) error) error {
 	return s.db.updateVersioned(ctx, versionTaxes, func(tx *Tx) error { return fn(taxTx{tx}) })
@@ -35,11 +37,7 @@ func (s *TaxStore) Version(ctx context.Context) (int64, error) {
 
 // Tax implements tax.Store.
 func (s *TaxStore) Tax(ctx context.Context, id string) (tax.Tax, error) {
-	t, err := scanTax(s.db.QueryRow(ctx, `SELECT `+taxColumns+` FROM taxes WHERE id = ?`, id))
-	if err != nil {
-		return tax.Tax{}, s.db.NotFound(err, tax.NotFound(id))
-	}
-	return t, nil
+	return taxTable.get(ctx, s.db, id)
 }
 
 // taxTx implements tax.Tx over a transaction.
@@ -51,11 +49,7 @@ func (t taxTx) Emit(e event.Event) { t.tx.Emit(e) }
 // Tax implements tax.Tx: SELECT ... FOR UPDATE on PostgreSQL (SQLite
 // serialises its writers).
 func (t taxTx) Tax(ctx context.Context, id string) (tax.Tax, error) {
-	v, err := scanTax(t.tx.QueryRow(ctx, `SELECT `+taxColumns+` FROM taxes WHERE id = ?`+t.tx.ForUpdate(), id))
-	if err != nil {
-		return tax.Tax{}, t.tx.DB().NotFound(err, tax.NotFound(id))
-	}
-	return v, nil
+	return taxTable.lock(ctx, t.tx, id)
 }
 
 // CreateTax implements tax.Tx.
@@ -72,24 +66,12 @@ func (t taxTx) CreateTax(ctx context.Context, v tax.Tax) error {
 func (t taxTx) UpdateTax(ctx context.Context, v tax.Tax) error {
 	res, err := t.tx.Exec(ctx, `UPDATE taxes SET code = ?, class = ?, title = ?, description = ?, rate = ?, is_percentage = ? WHERE id = ?`,
 		v.Code, v.Class, v.Title, v.Description, v.Rate.String(), v.IsPercentage, v.ID)
-	if err != nil {
-		return fmt.Errorf("update tax: %w", err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("update tax: %w", t.tx.Translate(err))
-	} else if n == 0 {
-		return tax.NotFound(v.ID)
-	}
-	return nil
+	return taxTable.updated(t.tx, v.ID, res, err)
 }
 
 // RemoveTax implements tax.Tx.
 func (t taxTx) RemoveTax(ctx context.Context, id string) (tax.Tax, error) {
-	v, err := scanTax(t.tx.QueryRow(ctx, t.tx.db.dialect.Returning(`DELETE FROM taxes WHERE id = ?`, taxColumns), id))
-	if err != nil {
-		return tax.Tax{}, t.tx.DB().NotFound(err, tax.NotFound(id))
-	}
-	return v, nil
+	return taxTable.remove(ctx, t.tx, id)
 }
 
 // Taxes implements tax.Store: every filter, the regex ones included, and
@@ -126,22 +108,7 @@ func (s *TaxStore) TaxesByCode(ctx context.Context, codes []string) ([]tax.Tax, 
 		args[i] = c
 	}
 	rows, err := s.db.Query(ctx, `SELECT `+taxColumns+` FROM taxes WHERE code IN (`+Placeholders(len(codes))+`) ORDER BY seq`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("taxes by code: %w", err)
-	}
-	defer rows.Close()
-	var out []tax.Tax
-	for rows.Next() {
-		t, err := scanTax(rows)
-		if err != nil {
-			return nil, s.db.translate(err)
-		}
-		out = append(out, t)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, s.db.translate(fmt.Errorf("taxes by code: %w", err))
-	}
-	return out, nil
+	return scanAll(s.db, "taxes by code", nil, rows, err, scanTax)
 }
 
 // scanTax reads a row of taxColumns; sql.ErrNoRows is returned as is for

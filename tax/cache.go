@@ -11,44 +11,22 @@ import (
 // answers TaxesByCode from the storage.
 const maxCachedTaxes = 10000
 
-// cachedStore is a Store whose TaxesByCode (what every cart change
-// reads) comes from a snapshot of all taxes in memory, checked against
+// newCache returns the snapshot of all taxes in memory that the service
+// answers taxesByCode (what every cart change reads) from, checked against
 // the storage's version at least every snapcache.Interval (500 ms): the
-// bound on how late a change made by another process sharing the
-// database is seen. A change through this process is seen at once.
-type cachedStore struct {
-	Store
-	cache *snapcache.Cache[snapcache.Rows[Tax]]
-}
-
-func newCachedStore(s Store) *cachedStore {
+// bound on how late a change made by another process sharing the database
+// is seen. A change through this service drops it (table.Changes), so it
+// is seen at once.
+func newCache(s Store) *snapcache.Table[Tax] {
 	list := func(ctx context.Context, limit int) ([]Tax, error) { return s.Taxes(ctx, Filter{Limit: limit}) }
-	return &cachedStore{Store: s, cache: snapcache.NewTable(s.Version, list, maxCachedTaxes)}
+	return snapcache.NewTable(s.Version, list, maxCachedTaxes)
 }
 
-// Update implements Store, dropping the snapshot once fn's changes are
-// committed (and also when it fails: a commit that reports an error may
-// still have happened).
-func (c *cachedStore) Update(ctx context.Context, fn func(tx Tx) error) error {
-	err := c.Store.Update(ctx, fn)
-	c.cache.Invalidate()
-	return err
-}
-
-// TaxesByCode implements Store from the snapshot.
-func (c *cachedStore) TaxesByCode(ctx context.Context, codes []string) ([]Tax, error) {
-	snap, err := c.cache.Get(ctx)
-	if err != nil {
-		return nil, err
+// taxesByCode is Store.TaxesByCode from the snapshot.
+func (s *Service) taxesByCode(ctx context.Context, codes []string) ([]Tax, error) {
+	out, complete, err := s.cache.Select(ctx, func(t Tax) bool { return slices.Contains(codes, t.Code) })
+	if err != nil || complete {
+		return out, err
 	}
-	if !snap.Complete {
-		return c.Store.TaxesByCode(ctx, codes)
-	}
-	var out []Tax
-	for _, t := range snap.All {
-		if slices.Contains(codes, t.Code) {
-			out = append(out, t)
-		}
-	}
-	return out, nil
+	return s.store.TaxesByCode(ctx, codes)
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/event"
+	"github.com/commercekit/commerce/internal/snapcache"
+	"github.com/commercekit/commerce/internal/table"
 	"github.com/commercekit/commerce/money"
 )
 
@@ -16,7 +18,8 @@ import (
 type Service struct {
 	store    Store
 	products Products
-	now      func() time.Time
+	cache    *snapcache.Table[Tax]
+	changes  table.Changes[Tx]
 }
 
 // NewService returns a service over the store; products (the catalog) is
@@ -26,7 +29,10 @@ func NewService(store Store, products Products, now func() time.Time) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{store: newCachedStore(store), products: products, now: now}
+	s := &Service{store: store, products: products, cache: newCache(store)}
+	s.changes = table.Changes[Tx]{Store: store, Channel: event.Taxes, Name: "tax", Now: now,
+		Changed: func(context.Context) { s.cache.Invalidate() }}
+	return s
 }
 
 // apply sets the fields present in f on t (the code as commerce.Key, the
@@ -84,16 +90,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (Tax, error) {
 	if err := problems.Err(); err != nil {
 		return Tax{}, err
 	}
-	err := s.store.Update(ctx, func(tx Tx) error {
-		if err := tx.CreateTax(ctx, t); err != nil {
-			return err
-		}
-		return event.Emit(tx, event.Taxes, event.Create, s.now(), map[string]any{"new": t, "data": in})
-	})
-	if err != nil {
-		return Tax{}, fmt.Errorf("create tax: %w", err)
-	}
-	return t, nil
+	return table.Create(ctx, s.changes, in, t, func(tx Tx, t *Tax) error { return tx.CreateTax(ctx, *t) })
 }
 
 // Info returns the tax with the id, or tax_not_found (data: the id).
@@ -120,27 +117,13 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (Tax, error) {
 	if err := problems.Err(); err != nil {
 		return Tax{}, err
 	}
-	var out Tax
-	err := s.store.Update(ctx, func(tx Tx) error {
-		old, err := tx.Tax(ctx, in.ID)
-		if err != nil {
-			return err
-		}
-		t, ps := old, commerce.Problems{}
-		in.Fields.apply(&t, &ps) // no problem: checked above
-		if err := Validate(t); err != nil {
-			return err
-		}
-		if err := tx.UpdateTax(ctx, t); err != nil {
-			return err
-		}
-		out = t
-		return event.Emit(tx, event.Taxes, event.Update, s.now(), map[string]any{"data": in, "old": old, "new": t})
-	})
-	if err != nil {
-		return Tax{}, fmt.Errorf("update tax: %w", err)
-	}
-	return out, nil
+	return table.Update(ctx, s.changes, in, in.ID, func(tx Tx, id string) (Tax, error) { return tx.Tax(ctx, id) },
+		func(old Tax) (Tax, error) {
+			t, ps := old, commerce.Problems{}
+			in.Fields.apply(&t, &ps) // no problem: checked above
+			return t, Validate(t)
+		},
+		func(tx Tx, t Tax) error { return tx.UpdateTax(ctx, t) })
 }
 
 // Remove deletes the tax with the id, emits REMOVE on TAXES with {id, old}
@@ -151,18 +134,7 @@ func (s *Service) Remove(ctx context.Context, id string) (Tax, error) {
 	if id == "" {
 		return Tax{}, commerce.Invalid("id: required")
 	}
-	var old Tax
-	err := s.store.Update(ctx, func(tx Tx) error {
-		var err error
-		if old, err = tx.RemoveTax(ctx, id); err != nil {
-			return err
-		}
-		return event.Emit(tx, event.Taxes, event.Remove, s.now(), map[string]any{"id": id, "old": old})
-	})
-	if err != nil {
-		return Tax{}, fmt.Errorf("remove tax: %w", err)
-	}
-	return old, nil
+	return table.Remove(ctx, s.changes, id, func(tx Tx, id string) (Tax, error) { return tx.RemoveTax(ctx, id) })
 }
 
 // ListResult is the response of tax.list: Taxes, or maps of the requested
@@ -193,14 +165,7 @@ func (s *Service) List(ctx context.Context, in ListInput) (ListResult, error) {
 		return ListResult{}, err
 	}
 	taxes, err := s.store.Taxes(ctx, f)
-	if err != nil {
-		return ListResult{}, fmt.Errorf("list taxes: %w", err)
-	}
-	data, err := commerce.ProjectAll(taxes, in.Fields)
-	if err != nil {
-		return ListResult{}, fmt.Errorf("list taxes: %w", err)
-	}
-	return ListResult{Page: page, Data: data}, nil
+	return table.List("taxes", page, in.Fields, taxes, err)
 }
 
 // ForCodes returns, in one query, every tax whose code is one of codes
@@ -220,7 +185,7 @@ func (s *Service) ForCodes(ctx context.Context, codes []string) ([]Tax, error) {
 	if len(set) == 0 {
 		return nil, nil
 	}
-	taxes, err := s.store.TaxesByCode(ctx, set)
+	taxes, err := s.taxesByCode(ctx, set)
 	if err != nil {
 		return nil, fmt.Errorf("taxes for codes: %w", err)
 	}

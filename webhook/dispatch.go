@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/commercekit/commerce"
+	"github.com/commercekit/commerce/internal/dispatch"
 )
 
 // followBatch is how many events the follower reads per transaction.
@@ -109,65 +110,15 @@ func (s *Service) followLeading(ctx context.Context, wake <-chan struct{}, check
 // woken by new events: what it adds to a delivery's latency.
 const followGap = 20 * time.Millisecond
 
-// dispatch claims due deliveries and attempts them, Workers at a time. It
-// claims only as many as it has idle workers, so that every claimed
-// delivery is attempted at once, well within its lease. Each claim has a
-// token of its own: when a lease runs out while its attempt is still
-// being recorded and this dispatcher claims the delivery again, the late
-// record is refused (Store.Record), as another process's would be.
+// dispatch claims due deliveries and attempts them, Workers at a time,
+// each claim with a token of its own (see internal/dispatch.Run).
 func (s *Service) dispatch(ctx context.Context, logger *slog.Logger) {
-	idle := make(chan struct{}, s.cfg.Workers)
-	for range s.cfg.Workers {
-		idle <- struct{}{}
-	}
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	poll := time.NewTicker(s.cfg.Poll)
-	defer poll.Stop()
-	for ctx.Err() == nil {
-		// Wait for one idle worker, then take every other idle one.
-		select {
-		case <-idle:
-		case <-ctx.Done():
-			return
-		}
-		n := 1
-	more:
-		for n < s.cfg.Workers {
-			select {
-			case <-idle:
-				n++
-			default:
-				break more
-			}
-		}
-		claim := commerce.NewID() // this lease's token
-		batch, err := s.store.Claim(ctx, claim, s.now(), s.cfg.Lease, n)
-		for range n - len(batch) {
-			idle <- struct{}{}
-		}
-		if err != nil {
-			if ctx.Err() == nil {
-				logger.Warn("webhook dispatcher: claim", "err", err)
-				commerce.Sleep(ctx, time.Second)
-			}
-			continue
-		}
-		for _, c := range batch {
-			wg.Go(func() {
-				defer func() { idle <- struct{}{} }()
-				s.attempt(ctx, claim, c, logger)
-			})
-		}
-		if len(batch) > 0 {
-			continue
-		}
-		select {
-		case <-ctx.Done():
-		case <-s.wake:
-		case <-poll.C:
-		}
-	}
+	dispatch.Run(ctx, dispatch.Config{Workers: s.cfg.Workers, Poll: s.cfg.Poll, Wake: s.wake},
+		func(ctx context.Context, claim string, n int) ([]Claimed, error) {
+			return s.store.Claim(ctx, claim, s.now(), s.cfg.Lease, n)
+		},
+		func(ctx context.Context, claim string, c Claimed) { s.attempt(ctx, claim, c, logger) },
+		func(err error) { logger.Warn("webhook dispatcher: claim", "err", err) })
 }
 
 // attempt sends one delivery and records the outcome. When ctx ends

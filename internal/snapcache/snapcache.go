@@ -139,11 +139,16 @@ type Rows[T any] struct {
 	Complete bool
 }
 
+// Table is a cache of a whole table's rows.
+type Table[T any] struct {
+	*Cache[Rows[T]]
+}
+
 // NewTable returns a cache of the rows list returns, at most max of them:
 // list is called with max+1 after the version is read (so that the rows
 // are at least as new as it).
-func NewTable[T any](version func(ctx context.Context) (int64, error), list func(ctx context.Context, limit int) ([]T, error), max int) *Cache[Rows[T]] {
-	return New(version, func(ctx context.Context) (int64, Rows[T], error) {
+func NewTable[T any](version func(ctx context.Context) (int64, error), list func(ctx context.Context, limit int) ([]T, error), max int) *Table[T] {
+	return &Table[T]{New(version, func(ctx context.Context) (int64, Rows[T], error) {
 		v, err := version(ctx)
 		if err != nil {
 			return 0, Rows[T]{}, err
@@ -156,5 +161,22 @@ func NewTable[T any](version func(ctx context.Context) (int64, error), list func
 			return v, Rows[T]{}, nil
 		}
 		return v, Rows[T]{All: all, Complete: true}, nil
-	})
+	})}
+}
+
+// Select returns the rows of the current snapshot (see Get) that keep
+// accepts, in storage order (nil when none), and complete true; or, when
+// the table had more rows than the cache keeps, none and complete false:
+// the caller then reads the storage. The rows are shared: read-only.
+func (t *Table[T]) Select(ctx context.Context, keep func(T) bool) (rows []T, complete bool, err error) {
+	snap, err := t.Get(ctx)
+	if err != nil || !snap.Complete {
+		return nil, false, err
+	}
+	for _, r := range snap.All {
+		if keep(r) {
+			rows = append(rows, r)
+		}
+	}
+	return rows, true, nil
 }
