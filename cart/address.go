@@ -17,26 +17,26 @@ import (
 // original interface) is kept as whatever JSON value was given (null is absent).
 type Address struct {
 	// FirstName is the addressee's first name (required).
-	FirstName string `json:"firstName"`
+	FirstName string `json:"firstName" openapi:"required"`
 	// LastName is the addressee's last name.
 	LastName string `json:"lastName,omitempty"`
 	// Address1 is the street address (required).
-	Address1 string `json:"address_1"`
+	Address1 string `json:"address_1" openapi:"required"`
 	// Address2 is more of the address, kept as the JSON value given
 	// (the original interface typed it "Array Number").
 	Address2 json.RawMessage `json:"address_2,omitempty"`
 	// PostCode is the postal code (required), a string or a number, kept as
 	// a string of the digits given.
-	PostCode Text `json:"postCode"`
+	PostCode Text `json:"postCode" openapi:"required"`
 	// City is the city (required).
-	City string `json:"city"`
+	City string `json:"city" openapi:"required"`
 	// State is an ISO 3166-2 subdivision of the country (required): its code
 	// without the country prefix (HI) or its English name (Hawaii),
 	// case-insensitive; another is invalid_state.
-	State string `json:"state"`
+	State string `json:"state" openapi:"required"`
 	// Country is an ISO 3166-1 alpha-2 code in upper case (required);
 	// another is invalid_country.
-	Country string `json:"country"`
+	Country string `json:"country" openapi:"required,pattern=country"`
 	// Company is the addressee's company.
 	Company string `json:"company,omitempty"`
 	// Phone is a phone number, a string or a number, kept as a string.

@@ -75,7 +75,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (Tax, error) {
 	if in.Rate == nil {
 		problems.Add("rate", "required")
 	}
-	Fields(in).apply(&t, &problems)
+	in.Fields.apply(&t, &problems)
 	check := t
 	if in.Class == nil {
 		check.Class = DefaultClass // already reported as required
