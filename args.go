@@ -261,3 +261,12 @@ func listLen(v reflect.Value) int {
 	}
 	return 0
 }
+
+// CheckArgs returns the problems of the presence rules of argument v as
+// one validation_error (nil when there are none): Problems.CheckArgs at
+// the top level.
+func CheckArgs(v any) error {
+	var p Problems
+	p.CheckArgs("", v)
+	return p.Err()
+}

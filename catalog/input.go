@@ -71,7 +71,7 @@ type CreateProductInput struct {
 // and the fields to change.
 type UpdateProductInput struct {
 	// ID is the id of the product to change.
-	ID string `json:"id" openapi:"required"`
+	ID string `json:"id" openapi:"required,trim"`
 	ProductFields
 }
 
@@ -136,7 +136,7 @@ type CreateCategoryInput struct {
 // id and the fields to change.
 type UpdateCategoryInput struct {
 	// ID is the id of the category to change.
-	ID string `json:"id" openapi:"required"`
+	ID string `json:"id" openapi:"required,trim"`
 	CategoryFields
 }
 
@@ -157,7 +157,7 @@ type ClassificationDefInput struct {
 // RemoveInput is the argument of product.remove and category.remove.
 type RemoveInput struct {
 	// ID is the id of the record to remove.
-	ID string `json:"id" openapi:"required"`
+	ID string `json:"id" openapi:"required,trim"`
 }
 
 // ProductInfoInput is the argument of product.info.
@@ -166,7 +166,7 @@ type ProductInfoInput struct {
 	// Accept-Language header's, else the default).
 	Locale *string `json:"locale"`
 	// ID is the product's id.
-	ID string `json:"id" openapi:"required"`
+	ID string `json:"id" openapi:"required,trim"`
 	// Currency asks for the product's price in this currency (ISO 4217),
 	// as a new cart would get it for the token (docs/api.md section 26).
 	Currency *string `json:"currency"`
@@ -185,7 +185,7 @@ type CategoryInfoInput struct {
 	// Accept-Language header's, else the default).
 	Locale *string `json:"locale"`
 	// ID is the category's id.
-	ID string `json:"id" openapi:"required"`
+	ID string `json:"id" openapi:"required,trim"`
 	// WithChildren adds the direct children, as children.
 	WithChildren *bool `json:"withChildren"`
 	// Recursive gives each child its own children, down the whole subtree

@@ -123,7 +123,7 @@ type RefreshInput struct {
 // RequestResetInput is the argument of auth.requestPasswordReset.
 type RequestResetInput struct {
 	// Email is the account's email; any email is answered alike.
-	Email string `json:"email" openapi:"required"`
+	Email string `json:"email" openapi:"required,trim"`
 }
 
 // ResetInput is the argument of auth.resetPassword.

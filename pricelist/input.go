@@ -52,7 +52,7 @@ type PriceInput struct {
 // PriceKey names a price of a list to remove.
 type PriceKey struct {
 	// ProductID is the product whose price is removed.
-	ProductID string `json:"productId" openapi:"required"`
+	ProductID string `json:"productId" openapi:"required,trim"`
 	// MinQuantity is the tier removed; absent, every tier of the product.
 	MinQuantity *int64 `json:"minQuantity,omitempty" openapi:"min=1"`
 }
