@@ -112,9 +112,7 @@ func (s *Service) Info(ctx context.Context, id string) (Tax, error) {
 // tax_not_found (data: the id).
 func (s *Service) Update(ctx context.Context, in UpdateInput) (Tax, error) {
 	var problems commerce.Problems
-	if in.ID == "" {
-		problems.Add("id", "required")
-	}
+	problems.CheckArgs("", in) // id
 	// The request's own shape is checked before touching the store.
 	in.Fields.apply(&Tax{}, &problems)
 	if err := problems.Err(); err != nil {
