@@ -10,10 +10,10 @@ const (
 // operation's argument struct.
 type PageArgs struct {
 	// Limit is the most records the page holds: 1 to 1000, 10 when absent.
-	Limit *int `json:"limit"`
+	Limit *int `json:"limit" openapi:"min=1,max=1000"`
 	// Skip is the number of records (in the list's order) before the page:
 	// 0 or more, 0 when absent.
-	Skip *int `json:"skip"`
+	Skip *int `json:"skip" openapi:"min=0"`
 }
 
 // Page is the page of a list response: {limit, skip}.

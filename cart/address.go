@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/commercekit/commerce"
 	"github.com/commercekit/commerce/geo"
@@ -17,26 +16,26 @@ import (
 // original interface) is kept as whatever JSON value was given (null is absent).
 type Address struct {
 	// FirstName is the addressee's first name (required).
-	FirstName string `json:"firstName"`
+	FirstName string `json:"firstName" openapi:"required,trim"`
 	// LastName is the addressee's last name.
 	LastName string `json:"lastName,omitempty"`
 	// Address1 is the street address (required).
-	Address1 string `json:"address_1"`
+	Address1 string `json:"address_1" openapi:"required,trim"`
 	// Address2 is more of the address, kept as the JSON value given
 	// (the original interface typed it "Array Number").
 	Address2 json.RawMessage `json:"address_2,omitempty"`
 	// PostCode is the postal code (required), a string or a number, kept as
 	// a string of the digits given.
-	PostCode Text `json:"postCode"`
+	PostCode Text `json:"postCode" openapi:"required,trim"`
 	// City is the city (required).
-	City string `json:"city"`
+	City string `json:"city" openapi:"required,trim"`
 	// State is an ISO 3166-2 subdivision of the country (required): its code
 	// without the country prefix (HI) or its English name (Hawaii),
 	// case-insensitive; another is invalid_state.
-	State string `json:"state"`
+	State string `json:"state" openapi:"required,trim"`
 	// Country is an ISO 3166-1 alpha-2 code in upper case (required);
 	// another is invalid_country.
-	Country string `json:"country"`
+	Country string `json:"country" openapi:"required,trim,pattern=country"`
 	// Company is the addressee's company.
 	Company string `json:"company,omitempty"`
 	// Phone is a phone number, a string or a number, kept as a string.
@@ -76,14 +75,7 @@ func (t *Text) UnmarshalJSON(b []byte) error {
 // blank ("shippingAddress.city: required"); and each field holds at most
 // commerce.MaxTitleLen characters (address_2 as its JSON).
 func (a *Address) Check(p *commerce.Problems, path string) {
-	for _, f := range []struct{ name, value string }{
-		{"firstName", a.FirstName}, {"address_1", a.Address1}, {"postCode", string(a.PostCode)},
-		{"city", a.City}, {"state", a.State}, {"country", a.Country},
-	} {
-		if strings.TrimSpace(f.value) == "" {
-			p.Add(path+"."+f.name, "required")
-		}
-	}
+	p.CheckArgs(path, a) // the openapi tags: required, trim
 	for _, f := range []struct{ name, value string }{
 		{"firstName", a.FirstName}, {"lastName", a.LastName}, {"address_1", a.Address1}, {"address_2", string(a.Address2)},
 		{"postCode", string(a.PostCode)}, {"city", a.City}, {"state", a.State}, {"country", a.Country},

@@ -12,10 +12,10 @@ import (
 type CreateInput struct {
 	// Currency is an ISO 4217 code (default USD); another value is
 	// validation_error.
-	Currency *string `json:"currency,omitempty"`
+	Currency *string `json:"currency,omitempty" openapi:"pattern=currency"`
 	// Country is an ISO 3166-1 alpha-2 code in upper case (default US);
 	// another value is invalid_country (data: the value).
-	Country *string `json:"country,omitempty"`
+	Country *string `json:"country,omitempty" openapi:"pattern=country"`
 	// Channel is WEB, MOBILE or a physical store id (default WEB); it must
 	// not be blank.
 	Channel *string `json:"channel,omitempty"`
@@ -40,10 +40,10 @@ type InfoInput struct {
 // AddInput is the argument of cart.addToCart.
 type AddInput struct {
 	// CartID is the cart's id.
-	CartID string `json:"cartId"`
+	CartID string `json:"cartId" openapi:"required"`
 	// Items are the products to add, all or none (a failing item leaves the
 	// cart and the stock untouched).
-	Items []AddItem `json:"items"`
+	Items []AddItem `json:"items" openapi:"required,minItems=1"`
 }
 
 // AddItem is an item of cart.addToCart: Quantity units of a product, to
@@ -52,29 +52,29 @@ type AddInput struct {
 type AddItem struct {
 	// ProductID is the product's id; an entry of the same product gets the
 	// quantity added.
-	ProductID string `json:"productId"`
+	ProductID string `json:"productId" openapi:"required"`
 	// Quantity is the number of units to add (at most 100 per product in
 	// the cart).
-	Quantity *int64 `json:"quantity"`
+	Quantity *int64 `json:"quantity" openapi:"required,min=1"`
 	// WarehouseID is the warehouse the units are reserved in.
-	WarehouseID string `json:"warehouseId"`
+	WarehouseID string `json:"warehouseId" openapi:"required"`
 }
 
 // RemoveInput is the argument of cart.removeFromCart.
 type RemoveInput struct {
 	// CartID is the cart's id.
-	CartID string `json:"cartId"`
+	CartID string `json:"cartId" openapi:"required"`
 	// ItemID is the id of the cart's entry.
-	ItemID string `json:"itemId"`
+	ItemID string `json:"itemId" openapi:"required"`
 	// Quantity is the number of units to remove; the entry's quantity or
 	// more removes the entry.
-	Quantity *int64 `json:"quantity"`
+	Quantity *int64 `json:"quantity" openapi:"required,min=1"`
 }
 
 // CartInput is an argument naming a cart (cart.calculateCart).
 type CartInput struct {
 	// CartID is the cart's id.
-	CartID string `json:"cartId"`
+	CartID string `json:"cartId" openapi:"required"`
 	// Locale is the language of the answer's item titles (one of
 	// --locales; else the Accept-Language header's, else the default).
 	Locale *string `json:"locale"`
@@ -83,16 +83,16 @@ type CartInput struct {
 // ShippingAddressInput is the argument of cart.setShippingAddress.
 type ShippingAddressInput struct {
 	// CartID is the cart's id.
-	CartID string `json:"cartId"`
+	CartID string `json:"cartId" openapi:"required"`
 	// ShippingAddress is where the cart is shipped; the shipping methods
 	// available there are listed, and assigned when there is one.
-	ShippingAddress *AddressArg `json:"shippingAddress,omitempty"`
+	ShippingAddress *AddressArg `json:"shippingAddress,omitempty" openapi:"required"`
 }
 
 // BillingAddressInput is the argument of cart.setBillingAddress.
 type BillingAddressInput struct {
 	// CartID is the cart's id.
-	CartID string `json:"cartId"`
+	CartID string `json:"cartId" openapi:"required"`
 	// BillingAddress is an address object, or the string SAMEASSHIPPING;
 	// absent (or null) means SAMEASSHIPPING.
 	BillingAddress *BillingAddressArg `json:"billingAddress,omitempty"`
@@ -101,10 +101,10 @@ type BillingAddressInput struct {
 // ShippingMethodInput is the argument of cart.setShippingMethod.
 type ShippingMethodInput struct {
 	// CartID is the cart's id.
-	CartID string `json:"cartId"`
+	CartID string `json:"cartId" openapi:"required"`
 	// MethodID is the shipping method: its id, or an object with its id;
 	// it must be available for the cart's address and currency.
-	MethodID *MethodRef `json:"methodId,omitempty"`
+	MethodID *MethodRef `json:"methodId,omitempty" openapi:"required"`
 }
 
 // CheckoutInput is the argument of cart.checkout. ShippingAddress,
@@ -114,7 +114,7 @@ type ShippingMethodInput struct {
 // it.
 type CheckoutInput struct {
 	// CartID is the cart's id.
-	CartID string `json:"cartId"`
+	CartID string `json:"cartId" openapi:"required"`
 	// ShippingAddress, when given, is set first, as cart.setShippingAddress
 	// would.
 	ShippingAddress *AddressArg `json:"shippingAddress,omitempty"`
@@ -126,10 +126,10 @@ type CheckoutInput struct {
 	BillingAddress *BillingAddressArg `json:"billingAddress,omitempty"`
 	// PaymentID names the payment provider: manual (built in), or stripe
 	// when the service has a Stripe key.
-	PaymentID string `json:"paymentId"`
+	PaymentID string `json:"paymentId" openapi:"required"`
 	// PaymentData is the provider's data, a JSON object: anything for
 	// manual (recorded), {"paymentMethod": "pm_..."} for stripe.
-	PaymentData json.RawMessage `json:"paymentData,omitempty"`
+	PaymentData json.RawMessage `json:"paymentData,omitempty" openapi:"required"`
 	// Email is the order's email (optional).
 	Email *string `json:"email,omitempty"`
 }
@@ -251,7 +251,7 @@ func wrongForm[T any]() error {
 // the cart and a coupon code (matched case-insensitively).
 type CouponInput struct {
 	// CartID is the cart's id.
-	CartID string `json:"cartId"`
+	CartID string `json:"cartId" openapi:"required"`
 	// Code is the coupon code, compared case-insensitively.
-	Code string `json:"code"`
+	Code string `json:"code" openapi:"required"`
 }

@@ -22,13 +22,8 @@ import (
 // Errors also: cart_not_found (data: the id), cart_not_active.
 func (s *Service) SetShippingAddress(ctx context.Context, in ShippingAddressInput) (*Cart, []shipping.Available, error) {
 	var p commerce.Problems
-	if in.CartID == "" {
-		p.Add("cartId", "required")
-	}
+	p.CheckArgs("", in) // cartId, shippingAddress
 	addr := addressArg(&p, "shippingAddress", in.ShippingAddress)
-	if in.ShippingAddress == nil {
-		p.Add("shippingAddress", "required")
-	}
 	if err := p.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -130,9 +125,7 @@ func (s *Service) shipTo(ctx context.Context, c *Cart, addr *Address) ([]shippin
 // shipping without a shipping address; no data).
 func (s *Service) SetBillingAddress(ctx context.Context, in BillingAddressInput) (*Cart, error) {
 	var p commerce.Problems
-	if in.CartID == "" {
-		p.Add("cartId", "required")
-	}
+	p.CheckArgs("", in) // cartId
 	addr, same := billingArg(&p, "billingAddress", in.BillingAddress)
 	if in.BillingAddress == nil {
 		same = true // absent (or null) means SAMEASSHIPPING
@@ -173,13 +166,8 @@ func billTo(c *Cart, addr *Address, same bool, notSet string) error {
 // address and currency; no data).
 func (s *Service) SetShippingMethod(ctx context.Context, in ShippingMethodInput) (*Cart, error) {
 	var p commerce.Problems
-	if in.CartID == "" {
-		p.Add("cartId", "required")
-	}
+	p.CheckArgs("", in) // cartId, methodId
 	id := methodArg(&p, "methodId", in.MethodID)
-	if in.MethodID == nil {
-		p.Add("methodId", "required")
-	}
 	if err := p.Err(); err != nil {
 		return nil, err
 	}

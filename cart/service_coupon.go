@@ -68,14 +68,7 @@ func (s *Service) RemoveCoupon(ctx context.Context, in CouponInput) (*Cart, erro
 }
 
 func (in CouponInput) check() error {
-	var p commerce.Problems
-	if in.CartID == "" {
-		p.Add("cartId", "required")
-	}
-	if in.Code == "" {
-		p.Add("code", "required")
-	}
-	return p.Err()
+	return commerce.CheckArgs(in) // cartId, code
 }
 
 // coupon returns the index of the code with the key among the cart's, or

@@ -54,11 +54,11 @@ type DraftInput struct {
 // CompleteInput is the argument of draft.complete.
 type CompleteInput struct {
 	// ID is the draft's id (a DRAFT cart).
-	ID string `json:"id"`
+	ID string `json:"id" openapi:"required"`
 	// PaymentID is the payment provider of the order (manual, stripe).
-	PaymentID string `json:"paymentId"`
+	PaymentID string `json:"paymentId" openapi:"required"`
 	// PaymentData is the provider's data, as cart.checkout's.
-	PaymentData json.RawMessage `json:"paymentData,omitempty"`
+	PaymentData json.RawMessage `json:"paymentData,omitempty" openapi:"required"`
 }
 
 // CreateDraft is draft.create (admin): a new DRAFT cart, built whole in

@@ -38,12 +38,10 @@ import (
 // Errors also: validation_error, cart_not_found (no data), cart_not_active.
 func (s *Service) AddToCart(ctx context.Context, in AddInput) (*Cart, error) {
 	var p commerce.Problems
-	if in.CartID == "" {
-		p.Add("cartId", "required")
-	}
-	if len(in.Items) == 0 {
-		p.Add("items", "must list at least one item")
-	}
+	p.CheckArgs("", in) // cartId, items (the openapi tags)
+	// An item's problems come in the order productId, warehouseId,
+	// quantity, not its fields' (kept as the events' JSON has them), and
+	// a blank id is missing: checked here.
 	ids := make([]string, 0, len(in.Items))
 	for i, it := range in.Items {
 		at := commerce.Index("items", i) + "."
@@ -240,16 +238,8 @@ func salable(products map[string]*catalog.Product, id string) (*catalog.Product,
 // item_not_found (no data).
 func (s *Service) RemoveFromCart(ctx context.Context, in RemoveInput) (*Cart, error) {
 	var p commerce.Problems
-	if in.CartID == "" {
-		p.Add("cartId", "required")
-	}
-	if in.ItemID == "" {
-		p.Add("itemId", "required")
-	}
-	switch {
-	case in.Quantity == nil:
-		p.Add("quantity", "required")
-	case *in.Quantity < 1:
+	p.CheckArgs("", in) // cartId, itemId, quantity (the openapi tags)
+	if in.Quantity != nil && *in.Quantity < 1 {
 		p.Add("quantity", "must be a positive integer")
 	}
 	if err := p.Err(); err != nil {
@@ -290,8 +280,8 @@ func (s *Service) RemoveFromCart(ctx context.Context, in RemoveInput) (*Cart, er
 // is expired first.
 // Errors: validation_error, cart_not_found (no data).
 func (s *Service) CalculateCart(ctx context.Context, in CartInput) (*Cart, error) {
-	if in.CartID == "" {
-		return nil, commerce.Invalid("cartId: required")
+	if err := commerce.CheckArgs(in); err != nil {
+		return nil, err
 	}
 	return s.change(ctx, in.CartID, change{op: "cart.calculateCart", data: in, noData: true, frozen: true, emitIfChanged: true})
 }

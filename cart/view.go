@@ -32,7 +32,7 @@ const (
 // same-as-shipping it shows the shipping address.
 type View struct {
 	ID             string          `json:"id"`
-	Status         string          `json:"status"`
+	Status         string          `json:"status" openapi:"enum=ACTIVE|CHECKED_OUT|EXPIRED|DRAFT|EXCHANGE"`
 	CustomerID     string          `json:"customerId"`
 	Currency       string          `json:"currency"`
 	Country        string          `json:"country"`

@@ -20,7 +20,7 @@ type ProductFields struct {
 	SKU *string `json:"sku,omitempty"`
 	// Status is ONLINE (salable, listed) or DRAFT (left out of carts and,
 	// unless asked for, of product.list).
-	Status *string `json:"status,omitempty"`
+	Status *string `json:"status,omitempty" openapi:"enum=ONLINE|DRAFT"`
 	// Title is the product's name.
 	Title *string `json:"title,omitempty"`
 	// Description is the product's text.
@@ -64,14 +64,14 @@ type ProductFields struct {
 
 // CreateProductInput is the argument of product.create.
 type CreateProductInput struct {
-	ProductFields
+	ProductFields `openapi:"categories:required sku:required status:required stockStatus:required title:required"`
 }
 
 // UpdateProductInput is the argument of product.update: the product's id
 // and the fields to change.
 type UpdateProductInput struct {
 	// ID is the id of the product to change.
-	ID string `json:"id"`
+	ID string `json:"id" openapi:"required,trim"`
 	ProductFields
 }
 
@@ -86,14 +86,14 @@ type PriceInput struct {
 	ID *string `json:"id,omitempty"`
 	// Amount is the price in major units of the currency (577.65), with
 	// no more decimals than the currency has.
-	Amount Literal `json:"amount,omitzero"`
+	Amount Literal `json:"amount,omitzero" openapi:"required"`
 	// Currency is the price's ISO 4217 currency code.
-	Currency *string `json:"currency,omitempty"`
+	Currency *string `json:"currency,omitempty" openapi:"required,pattern=currency"`
 	// Country is the ISO 3166-1 alpha-2 country the price is for (empty:
 	// any).
-	Country *string `json:"country,omitempty"`
+	Country *string `json:"country,omitempty" openapi:"pattern=country-or-empty"`
 	// CustomerType is the customer tag the price is for (VIP, B2B, B2C).
-	CustomerType *string `json:"customerType,omitempty"`
+	CustomerType *string `json:"customerType,omitempty" openapi:"enum=VIP|B2B|B2C"`
 	// Channel is the cart channel the price is for (WEB, ...).
 	Channel *string `json:"channel,omitempty"`
 	// ValidFrom is when the price starts to apply (RFC 3339, or a date: its
@@ -129,14 +129,14 @@ type CategoryFields struct {
 
 // CreateCategoryInput is the argument of category.create.
 type CreateCategoryInput struct {
-	CategoryFields
+	CategoryFields `openapi:"slug:required title:required"`
 }
 
 // UpdateCategoryInput is the argument of category.update: the category's
 // id and the fields to change.
 type UpdateCategoryInput struct {
 	// ID is the id of the category to change.
-	ID string `json:"id"`
+	ID string `json:"id" openapi:"required,trim"`
 	CategoryFields
 }
 
@@ -148,7 +148,7 @@ type ClassificationDefInput struct {
 	// Description says what the classification is.
 	Description *string `json:"description,omitempty"`
 	// Type is the type of the values: STRING, NUMBER or BOOLEAN.
-	Type *string `json:"type,omitempty"`
+	Type *string `json:"type,omitempty" openapi:"enum=STRING|NUMBER|BOOLEAN"`
 	// Mandatory says whether every product of the category must have a
 	// value (missing_classification).
 	Mandatory *bool `json:"mandatory,omitempty"`
@@ -157,7 +157,7 @@ type ClassificationDefInput struct {
 // RemoveInput is the argument of product.remove and category.remove.
 type RemoveInput struct {
 	// ID is the id of the record to remove.
-	ID string `json:"id"`
+	ID string `json:"id" openapi:"required,trim"`
 }
 
 // ProductInfoInput is the argument of product.info.
@@ -166,7 +166,7 @@ type ProductInfoInput struct {
 	// Accept-Language header's, else the default).
 	Locale *string `json:"locale"`
 	// ID is the product's id.
-	ID string `json:"id"`
+	ID string `json:"id" openapi:"required,trim"`
 	// Currency asks for the product's price in this currency (ISO 4217),
 	// as a new cart would get it for the token (docs/api.md section 26).
 	Currency *string `json:"currency"`
@@ -185,7 +185,7 @@ type CategoryInfoInput struct {
 	// Accept-Language header's, else the default).
 	Locale *string `json:"locale"`
 	// ID is the category's id.
-	ID string `json:"id"`
+	ID string `json:"id" openapi:"required,trim"`
 	// WithChildren adds the direct children, as children.
 	WithChildren *bool `json:"withChildren"`
 	// Recursive gives each child its own children, down the whole subtree

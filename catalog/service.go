@@ -59,13 +59,9 @@ func (s *Service) emit(tx Tx, channel, typ string, payload any) error {
 	return event.Emit(tx, channel, typ, s.now(), payload)
 }
 
-// requireID is the validation_error of an operation called without an id.
-func requireID(id string) error {
-	if blank(id) {
-		return commerce.Invalid("id: required")
-	}
-	return nil
-}
+// requireID is the validation_error of an operation called without an id
+// (blank: the openapi tag of the id arguments, RemoveInput's).
+func requireID(id string) error { return commerce.CheckArgs(RemoveInput{ID: id}) }
 
 func dedupe(ids []string) []string {
 	seen := make(map[string]bool, len(ids))

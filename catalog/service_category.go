@@ -60,10 +60,11 @@ func parentNotFound(id string) *commerce.Error {
 // normalises it, so that slugs that look the same are the same.
 func applyCategory(c *Category, in CategoryFields, locales commerce.Locales, create bool) error {
 	var ps commerce.Problems
+	if create {
+		ps.CheckArgs("", CreateCategoryInput{CategoryFields: in}) // title, slug
+	}
 	if in.Title != nil {
 		c.Title = *in.Title
-	} else if create {
-		ps.Add("title", "required")
 	}
 	if in.Description != nil {
 		d := *in.Description
@@ -71,8 +72,6 @@ func applyCategory(c *Category, in CategoryFields, locales commerce.Locales, cre
 	}
 	if in.Slug != nil {
 		c.Slug = commerce.Key(*in.Slug)
-	} else if create {
-		ps.Add("slug", "required")
 	}
 	if in.Parent != nil && *in.Parent != "" {
 		c.Parent = *in.Parent
@@ -98,7 +97,7 @@ func applyCategory(c *Category, in CategoryFields, locales commerce.Locales, cre
 // Products are not re-validated against changed classifications.
 func (s *Service) UpdateCategory(ctx context.Context, in UpdateCategoryInput) (*Category, error) {
 	id := in.ID
-	if err := requireID(id); err != nil {
+	if err := commerce.CheckArgs(in); err != nil {
 		return nil, err
 	}
 	var c *Category

@@ -18,17 +18,7 @@ import (
 // variant_not_found, the classification codes, the price codes,
 // duplicate_key (data: {index: "sku", sku}).
 func (s *Service) CreateProduct(ctx context.Context, in CreateProductInput) (*Product, error) {
-	var ps commerce.Problems
-	for _, f := range []struct {
-		name  string
-		given bool
-	}{{"sku", in.SKU != nil}, {"status", in.Status != nil}, {"title", in.Title != nil},
-		{"categories", in.Categories != nil}, {"stockStatus", in.StockStatus != nil}} {
-		if !f.given {
-			ps.Add(f.name, "required")
-		}
-	}
-	if err := ps.Err(); err != nil {
+	if err := commerce.CheckArgs(in); err != nil { // the openapi tags: sku, status, title, categories, stockStatus
 		return nil, err
 	}
 	var p *Product
@@ -58,7 +48,7 @@ func (s *Service) CreateProduct(ctx context.Context, in CreateProductInput) (*Pr
 // inconsistent_base_variations_data), product_not_saved.
 func (s *Service) UpdateProduct(ctx context.Context, in UpdateProductInput) (*Product, error) {
 	id := in.ID
-	if err := requireID(id); err != nil {
+	if err := commerce.CheckArgs(in); err != nil {
 		return nil, err
 	}
 	var p *Product

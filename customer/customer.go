@@ -25,7 +25,7 @@ const DefaultType = "B2C"
 // Customer is an account. PasswordHash is never marshaled.
 type Customer struct {
 	ID           string `json:"id"`
-	Email        string `json:"email"`
+	Email        string `json:"email" openapi:"format=idn-email"`
 	FirstName    string `json:"firstName"`
 	LastName     string `json:"lastName"`
 	Phone        string `json:"phone"`
@@ -65,7 +65,7 @@ func (c *Customer) DefaultAddress() *Address {
 type Client struct {
 	ID    string `json:"id"`
 	Name  string `json:"name"`
-	Scope string `json:"scope"`
+	Scope string `json:"scope" openapi:"enum=api|admin"`
 	// Role is the role of an admin client's tokens (claim role; "" is
 	// admin, docs/api.md section 28).
 	Role       string    `json:"role,omitempty"`

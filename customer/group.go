@@ -82,9 +82,7 @@ func duplicateGroup(code string) error {
 // group_not_found (data: the code).
 func (s *Service) UpdateGroup(ctx context.Context, in GroupInput) (*Group, error) {
 	var p commerce.Problems
-	if in.Code == "" {
-		p.Add("code", "required")
-	}
+	p.CheckArgs("", in) // code
 	if in.Title != nil {
 		checkText(&p, "title", strings.TrimSpace(*in.Title), true)
 	}
@@ -115,8 +113,8 @@ func (s *Service) UpdateGroup(ctx context.Context, in GroupInput) (*Group, error
 // that code is created again.
 // Errors: validation_error, group_not_found (data: the code).
 func (s *Service) RemoveGroup(ctx context.Context, code string) error {
-	if code == "" {
-		return commerce.Invalid("code: required")
+	if err := commerce.CheckArgs(GroupCodeInput{Code: code}); err != nil {
+		return err
 	}
 	return s.store.Update(ctx, func(tx Tx) error {
 		g, err := tx.LockGroup(ctx, code)

@@ -9,12 +9,12 @@ import (
 type RegisterInput struct {
 	// Email is the account's email address, unique (duplicate_key); kept
 	// trimmed, lower-cased and in Unicode NFC.
-	Email *string `json:"email,omitempty"`
+	Email *string `json:"email,omitempty" openapi:"required,format=idn-email"`
 	// Password is 10 to 128 characters, not the email, not a common
 	// password.
-	Password *string `json:"password,omitempty"`
+	Password *string `json:"password,omitempty" openapi:"required"`
 	// FirstName is the customer's first name.
-	FirstName *string `json:"firstName,omitempty"`
+	FirstName *string `json:"firstName,omitempty" openapi:"required"`
 	// LastName is the customer's last name.
 	LastName *string `json:"lastName,omitempty"`
 	// Phone is a phone number, a string or a number, kept as a string.
@@ -72,7 +72,7 @@ type AddAddressInput struct {
 	// customer.
 	ID string `json:"id"`
 	// Address is the address to add.
-	Address *AddressArg `json:"address,omitempty"`
+	Address *AddressArg `json:"address,omitempty" openapi:"required"`
 }
 
 // AddressArg is an address argument: a cart address object plus the
@@ -91,7 +91,7 @@ type RemoveAddressInput struct {
 	// customer.
 	ID string `json:"id"`
 	// AddressID is the id of the address to remove.
-	AddressID string `json:"addressId"`
+	AddressID string `json:"addressId" openapi:"required"`
 }
 
 // ListInput is the argument of customer.list.
@@ -106,9 +106,9 @@ type ListInput struct {
 // LoginInput is the argument of auth.login.
 type LoginInput struct {
 	// Email is the account's email.
-	Email string `json:"email"`
+	Email string `json:"email" openapi:"required"`
 	// Password is the account's password.
-	Password string `json:"password"`
+	Password string `json:"password" openapi:"required"`
 	// CartID is a guest cart (an ACTIVE ANON cart) to adopt: it becomes
 	// the customer's.
 	CartID string `json:"cartId"`
@@ -117,30 +117,30 @@ type LoginInput struct {
 // RefreshInput is the argument of auth.refresh and auth.logout.
 type RefreshInput struct {
 	// RefreshToken is the refresh token auth.login or auth.refresh gave.
-	RefreshToken string `json:"refreshToken"`
+	RefreshToken string `json:"refreshToken" openapi:"required"`
 }
 
 // RequestResetInput is the argument of auth.requestPasswordReset.
 type RequestResetInput struct {
 	// Email is the account's email; any email is answered alike.
-	Email string `json:"email"`
+	Email string `json:"email" openapi:"required,trim"`
 }
 
 // ResetInput is the argument of auth.resetPassword.
 type ResetInput struct {
 	// Token is the reset token of the PASSWORD_RESET event (valid for an
 	// hour, once).
-	Token string `json:"token"`
+	Token string `json:"token" openapi:"required"`
 	// Password is the new password (the rules of registration).
-	Password string `json:"password"`
+	Password string `json:"password" openapi:"required"`
 }
 
 // ClientCreateInput is the argument of client.create.
 type ClientCreateInput struct {
 	// Name names the client (for people).
-	Name *string `json:"name,omitempty"`
+	Name *string `json:"name,omitempty" openapi:"required"`
 	// Scope is the scope of the client's tokens: api or admin.
-	Scope *string `json:"scope,omitempty"`
+	Scope *string `json:"scope,omitempty" openapi:"required,enum=api|admin"`
 	// Role is the role of an admin client's tokens: owner, admin (when absent), catalog, orders or support.
 	Role *string `json:"role,omitempty"`
 }
@@ -153,14 +153,14 @@ type ClientListInput struct {
 // ClientRemoveInput is the argument of client.remove.
 type ClientRemoveInput struct {
 	// ID is the client's id.
-	ID string `json:"id"`
+	ID string `json:"id" openapi:"required"`
 }
 
 // GroupInput is the argument of group.create and group.update.
 type GroupInput struct {
 	// Code is the group's code ([A-Z0-9_-]{1,40}), unique
 	// (duplicate_key); group.update names the group by it.
-	Code string `json:"code"`
+	Code string `json:"code" openapi:"required"`
 	// Title is the group's name for people (group.create: default the
 	// code).
 	Title *string `json:"title,omitempty"`
@@ -169,7 +169,7 @@ type GroupInput struct {
 // GroupCodeInput names a group (group.remove).
 type GroupCodeInput struct {
 	// Code is the group's code.
-	Code string `json:"code"`
+	Code string `json:"code" openapi:"required"`
 }
 
 // GroupListInput is the argument of group.list: a page of groups in

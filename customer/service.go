@@ -391,9 +391,8 @@ const MaxAddresses = 50
 func (s *Service) AddAddress(ctx context.Context, in AddAddressInput) (*Customer, error) {
 	var p commerce.Problems
 	var addr *cart.Address
-	if in.Address == nil {
-		p.Add("address", "required")
-	} else {
+	p.CheckArgs("", in) // address
+	if in.Address != nil {
 		addr = cart.ReadAddress(&p, "address", &in.Address.AddressArg)
 	}
 	if err := p.Err(); err != nil {
@@ -419,8 +418,8 @@ func (s *Service) AddAddress(ctx context.Context, in AddAddressInput) (*Customer
 // RemoveAddress removes an address from a customer's book
 // (customer.removeAddress). Errors: address_not_found (data: addressId).
 func (s *Service) RemoveAddress(ctx context.Context, in RemoveAddressInput) (*Customer, error) {
-	if in.AddressID == "" {
-		return nil, commerce.Invalid("addressId: required")
+	if err := commerce.CheckArgs(in); err != nil { // addressId
+		return nil, err
 	}
 	return s.change(ctx, in.ID, func(_ Tx, c *Customer) error {
 		i := slices.IndexFunc(c.Addresses, func(a Address) bool { return a.ID == in.AddressID })

@@ -235,8 +235,8 @@ func adoptCart(ctx context.Context, tx Tx, cartID, customerID string, now time.T
 // Refresh spends a refresh token for a new pair (auth.refresh). A spent
 // token presented again revokes its whole sign-in.
 func (s *Service) Refresh(ctx context.Context, in RefreshInput) (*Session, error) {
-	if in.RefreshToken == "" {
-		return nil, commerce.Invalid("refreshToken: required")
+	if err := commerce.CheckArgs(in); err != nil { // refreshToken
+		return nil, err
 	}
 	now := s.clock()
 	hash := HashSecret(in.RefreshToken)
@@ -289,8 +289,8 @@ func (s *Service) Refresh(ctx context.Context, in RefreshInput) (*Session, error
 // Logout ends the sign-in of a refresh token (auth.logout). An unknown
 // token is no error: there is nothing left to end.
 func (s *Service) Logout(ctx context.Context, in RefreshInput) error {
-	if in.RefreshToken == "" {
-		return commerce.Invalid("refreshToken: required")
+	if err := commerce.CheckArgs(in); err != nil { // refreshToken
+		return err
 	}
 	hash := HashSecret(in.RefreshToken)
 	err := s.store.Update(ctx, func(tx Tx) error {
@@ -313,10 +313,10 @@ func (s *Service) Logout(ctx context.Context, in RefreshInput) error {
 // the same transaction, and the event carries {customerId} only; past
 // the address's throttle (mail.ResetLimit an hour) nothing happens.
 func (s *Service) RequestPasswordReset(ctx context.Context, in RequestResetInput) error {
-	email := commerce.EmailKey(in.Email)
-	if email == "" {
-		return commerce.Invalid("email: required")
+	if err := commerce.CheckArgs(in); err != nil { // email (blank: EmailKey trims it)
+		return err
 	}
+	email := commerce.EmailKey(in.Email)
 	c, err := s.store.CustomerByEmail(ctx, email)
 	if isNotFound(err) {
 		return nil

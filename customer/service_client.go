@@ -57,8 +57,8 @@ func (s *Service) ListClients(ctx context.Context, in ClientListInput) (commerce
 // RemoveClient deletes an OAuth client (client.remove, admin); the access
 // tokens it got live on until they expire.
 func (s *Service) RemoveClient(ctx context.Context, in ClientRemoveInput) (*Client, error) {
-	if in.ID == "" {
-		return nil, commerce.Invalid("id: required")
+	if err := commerce.CheckArgs(in); err != nil { // id
+		return nil, err
 	}
 	var out *Client
 	err := s.store.Update(ctx, func(tx Tx) error {

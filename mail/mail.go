@@ -72,10 +72,10 @@ const Redacted = "[redacted]"
 type Mail struct {
 	ID        string     `json:"id"`
 	To        string     `json:"to"`
-	Template  string     `json:"template"`
+	Template  string     `json:"template" openapi:"enum=order_confirmation|order_shipped|order_refunded|order_cancelled|return_update|password_reset|welcome|staff_invite"`
 	Subject   string     `json:"subject"`
 	Locale    string     `json:"locale"`
-	Status    string     `json:"status"`
+	Status    string     `json:"status" openapi:"enum=PENDING|SENT|FAILED|CANCELLED"`
 	Attempts  int        `json:"attempts"`
 	LastError *string    `json:"lastError"`
 	EventID   *string    `json:"eventId"`

@@ -70,9 +70,9 @@ type Placement struct {
 // ExchangeItemInput is an item of return.request's exchange.
 type ExchangeItemInput struct {
 	// ProductID is the product sent instead.
-	ProductID string `json:"productId"`
+	ProductID string `json:"productId" openapi:"required"`
 	// Quantity is how many units are sent (more than 0).
-	Quantity int64 `json:"quantity"`
+	Quantity int64 `json:"quantity" openapi:"required,min=1"`
 	// WarehouseID is the warehouse its units are reserved in.
-	WarehouseID string `json:"warehouseId"`
+	WarehouseID string `json:"warehouseId" openapi:"required"`
 }

@@ -125,9 +125,9 @@ type Order struct {
 	CartID            string `json:"cartId"`
 	CustomerID        string `json:"customerId"`
 	Email             string `json:"email,omitempty"`
-	Status            string `json:"status"`
-	PaymentStatus     string `json:"paymentStatus"`
-	FulfillmentStatus string `json:"fulfillmentStatus"`
+	Status            string `json:"status" openapi:"enum=PLACED|COMPLETED|CANCELLED"`
+	PaymentStatus     string `json:"paymentStatus" openapi:"enum=AUTHORIZED|PAID|PARTIALLY_REFUNDED|REFUNDED|VOIDED"`
+	FulfillmentStatus string `json:"fulfillmentStatus" openapi:"enum=NOT_SHIPPED|PARTIALLY_SHIPPED|SHIPPED|DELIVERED"`
 	Currency          string `json:"currency"`
 	Country           string `json:"country"`
 	Channel           string `json:"channel"`
@@ -148,7 +148,7 @@ type Order struct {
 	Returns []string `json:"returns"`
 	// Source is where the order was taken: SourceStorefront, or
 	// SourceDraft for a draft order completed by staff.
-	Source string `json:"source"`
+	Source string `json:"source" openapi:"enum=STOREFRONT|DRAFT"`
 	// ExchangeOf is, for the order of a return's exchange, the id of the
 	// order the return was of.
 	ExchangeOf string    `json:"exchangeOf,omitempty"`
@@ -213,7 +213,7 @@ type Totals struct {
 type Payment struct {
 	ID        string      `json:"id"`
 	Provider  string      `json:"provider"`
-	Status    string      `json:"status"`
+	Status    string      `json:"status" openapi:"enum=AUTHORIZED|CAPTURED|VOIDED|REFUNDED|PARTIALLY_REFUNDED|FAILED"`
 	Amount    money.Money `json:"amount"`
 	Captured  money.Money `json:"captured"`
 	Refunded  money.Money `json:"refunded"`
@@ -226,7 +226,7 @@ type Fulfillment struct {
 	Items          []Quantity `json:"items"`
 	Carrier        string     `json:"carrier,omitempty"`
 	TrackingNumber string     `json:"trackingNumber,omitempty"`
-	Status         string     `json:"status"`
+	Status         string     `json:"status" openapi:"enum=SHIPPED|DELIVERED"`
 	ShippedAt      time.Time  `json:"shippedAt"`
 	DeliveredAt    *time.Time `json:"deliveredAt,omitempty"`
 }
@@ -397,9 +397,9 @@ func NotFound(id string) *commerce.Error {
 
 // StateData is the data of invalid_order_state.
 type StateData struct {
-	Status            string `json:"status"`
-	PaymentStatus     string `json:"paymentStatus"`
-	FulfillmentStatus string `json:"fulfillmentStatus"`
+	Status            string `json:"status" openapi:"enum=PLACED|COMPLETED|CANCELLED"`
+	PaymentStatus     string `json:"paymentStatus" openapi:"enum=AUTHORIZED|PAID|PARTIALLY_REFUNDED|REFUNDED|VOIDED"`
+	FulfillmentStatus string `json:"fulfillmentStatus" openapi:"enum=NOT_SHIPPED|PARTIALLY_SHIPPED|SHIPPED|DELIVERED"`
 }
 
 // invalidState returns the invalid_order_state error of o for the

@@ -90,7 +90,7 @@ type Return struct {
 	Number     string        `json:"number"`
 	OrderID    string        `json:"orderId"`
 	CustomerID string        `json:"customerId"`
-	Status     string        `json:"status"`
+	Status     string        `json:"status" openapi:"enum=REQUESTED|RECEIVED|REFUNDED|REJECTED|CANCELLED"`
 	Items      []*ReturnItem `json:"items"`
 	Exchange   *Exchange     `json:"exchange,omitempty"`
 	Refund     *ReturnRefund `json:"refund,omitempty"`
@@ -107,7 +107,7 @@ type Return struct {
 type ReturnItem struct {
 	ItemID           string `json:"itemId"`
 	Quantity         int64  `json:"quantity"`
-	Reason           string `json:"reason"`
+	Reason           string `json:"reason" openapi:"enum=DAMAGED|WRONG_ITEM|NOT_AS_DESCRIBED|NO_LONGER_NEEDED|OTHER"`
 	Note             string `json:"note,omitempty"`
 	ReceivedQuantity int64  `json:"receivedQuantity"`
 	Restock          bool   `json:"restock"`

@@ -371,8 +371,8 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*PriceList, error
 // new}. Errors: validation_error, price_list_not_found (data: id),
 // duplicate_key, product_not_found.
 func (s *Service) Update(ctx context.Context, in UpdateInput) (*PriceList, error) {
-	if in.ID == "" {
-		return nil, commerce.Invalid("id: required")
+	if err := commerce.CheckArgs(in); err != nil { // id
+		return nil, err
 	}
 	var out *PriceList
 	err := s.update(ctx, func(tx Tx) error {
@@ -396,9 +396,7 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*PriceList, error
 		}
 		setPrices(&l, prices(&p, "setPrices", in.SetPrices, l.Currency))
 		for i, k := range in.RemovePrices {
-			if strings.TrimSpace(k.ProductID) == "" {
-				p.Add(commerce.Index("removePrices", i)+".productId", "required")
-			}
+			p.CheckArgs(commerce.Index("removePrices", i), k) // productId
 			l.Prices = slices.DeleteFunc(l.Prices, func(pr Price) bool {
 				return pr.ProductID == k.ProductID && (k.MinQuantity == nil || *k.MinQuantity == pr.MinQuantity)
 			})
@@ -440,8 +438,8 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*PriceList, error
 // Info is priceList.info (admin). Errors: validation_error,
 // price_list_not_found (data: id).
 func (s *Service) Info(ctx context.Context, id string) (*PriceList, error) {
-	if id == "" {
-		return nil, commerce.Invalid("id: required")
+	if err := commerce.CheckArgs(IDInput{ID: id}); err != nil {
+		return nil, err
 	}
 	return s.store.PriceList(ctx, id)
 }
@@ -449,8 +447,8 @@ func (s *Service) Info(ctx context.Context, id string) (*PriceList, error) {
 // Remove is priceList.remove (admin): REMOVE on PRICELISTS {id, old}.
 // Errors: validation_error, price_list_not_found (data: id).
 func (s *Service) Remove(ctx context.Context, id string) (*PriceList, error) {
-	if id == "" {
-		return nil, commerce.Invalid("id: required")
+	if err := commerce.CheckArgs(IDInput{ID: id}); err != nil {
+		return nil, err
 	}
 	var old *PriceList
 	err := s.update(ctx, func(tx Tx) (err error) {

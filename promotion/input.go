@@ -12,19 +12,19 @@ import (
 // event's `data` is the input as given.
 type CreateInput struct {
 	// Title names the promotion (shown in carts' discounts).
-	Title *string `json:"title,omitempty"`
+	Title *string `json:"title,omitempty" openapi:"required"`
 	// Class is the promotion's class: default.
-	Class *string `json:"class,omitempty"`
+	Class *string `json:"class,omitempty" openapi:"required,enum=default"`
 	// Active says whether the promotion applies to carts.
-	Active *bool `json:"active,omitempty"`
+	Active *bool `json:"active,omitempty" openapi:"required"`
 	// Priority orders the evaluation: ascending, ties in creation order.
-	Priority *int `json:"priority,omitempty"`
+	Priority *int `json:"priority,omitempty" openapi:"required"`
 	// If is the condition, in the rule language: exactly one of category,
 	// product, all, any.
-	If json.RawMessage `json:"if,omitempty"`
+	If json.RawMessage `json:"if,omitempty" openapi:"required"`
 	// Then is the discount, in the rule language: exactly one of category,
 	// product, all, any, shipping.
-	Then json.RawMessage `json:"then,omitempty"`
+	Then json.RawMessage `json:"then,omitempty" openapi:"required"`
 	Coupon
 }
 
@@ -40,14 +40,14 @@ type Coupon struct {
 	// applies only to carts holding it. On update "" removes it.
 	Code *string `json:"code,omitempty"`
 	// StartDate is when the promotion starts to apply (RFC 3339).
-	StartDate *string `json:"startDate,omitempty"`
+	StartDate *string `json:"startDate,omitempty" openapi:"format=date-time"`
 	// EndDate is when it stops applying (RFC 3339, exclusive).
-	EndDate *string `json:"endDate,omitempty"`
+	EndDate *string `json:"endDate,omitempty" openapi:"format=date-time"`
 	// UsageLimit is the most orders the promotion may apply to.
-	UsageLimit *int `json:"usageLimit,omitempty"`
+	UsageLimit *int `json:"usageLimit,omitempty" openapi:"min=1"`
 	// UsageLimitPerCustomer is the most orders of one customer it may
 	// apply to (ANON carts are not limited).
-	UsageLimitPerCustomer *int `json:"usageLimitPerCustomer,omitempty"`
+	UsageLimitPerCustomer *int `json:"usageLimitPerCustomer,omitempty" openapi:"min=1"`
 }
 
 // UpdateInput is the argument of promotion.update: the id, and any of the
@@ -55,7 +55,7 @@ type Coupon struct {
 // change (a `class` field is an unknown field).
 type UpdateInput struct {
 	// ID is the promotion's id.
-	ID string `json:"id"`
+	ID string `json:"id" openapi:"required"`
 	// Title is the new title.
 	Title *string `json:"title,omitempty"`
 	// Active turns the promotion on or off.
@@ -107,12 +107,12 @@ type ListInput struct {
 type CartInput struct {
 	// CartID is a reference the caller chooses (required, not checked
 	// against the carts).
-	CartID string `json:"cartId"`
+	CartID string `json:"cartId" openapi:"required"`
 	// Items are the cart's entries, all with prices in one form (v1 plain
 	// numbers, v2 money objects).
-	Items []CartItem `json:"items"`
+	Items []CartItem `json:"items" openapi:"required"`
 	// Currency is the currency of v1 prices (default DefaultCurrency).
-	Currency *string `json:"currency"`
+	Currency *string `json:"currency" openapi:"pattern=currency"`
 	// Coupons are the coupon codes the cart holds (at most MaxCoupons):
 	// promotions with a code apply only when it is among them.
 	Coupons commerce.StringList `json:"coupons"`

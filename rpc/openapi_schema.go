@@ -35,8 +35,8 @@ type typeMode struct {
 
 // schemaGen builds the schemas of Go types by reflection: structs become
 // named components (by their json tags; pointers are optional, JSON null
-// allowed), with the constraints of the `openapi` struct tag or of
-// fieldRules, and the descriptions of typeDocs.
+// allowed), with the constraints of their fields' `openapi` struct tags
+// (commerce.ArgRule), and the descriptions of typeDocs.
 type schemaGen struct {
 	components map[string]schema
 	names      map[typeMode]string
@@ -238,7 +238,10 @@ type field struct {
 	owner reflect.Type // the struct that declares the field
 	// outer are the structs that embed owner, outermost first (the
 	// field is promoted to each of them).
-	outer     []reflect.Type
+	outer []reflect.Type
+	// outerTags are the `openapi` tags of the fields that embed owner,
+	// outermost first: the rules they add to the promoted field.
+	outerTags []string
 	omitEmpty bool
 }
 
@@ -261,6 +264,7 @@ func jsonFields(t reflect.Type) []field {
 			if et.Kind() == reflect.Struct {
 				for _, f := range jsonFields(et) {
 					f.outer = append([]reflect.Type{t}, f.outer...)
+					f.outerTags = append([]string{sf.Tag.Get("openapi")}, f.outerTags...)
 					out = append(out, f)
 				}
 				continue
@@ -394,55 +398,22 @@ var patterns = map[string]struct{ re, doc string }{
 	"country-or-empty": {`^([A-Z]{2})?$`, "An ISO 3166-1 alpha-2 country code (upper case), or empty for none."},
 }
 
-// add reads `openapi:"required,enum=A|B,min=1,max=1000,format=email,
-// pattern=currency,minItems=1"` into r; later parts override earlier ones
-// (required is never taken back).
-func (r *rule) add(tag string) {
-	for part := range strings.SplitSeq(tag, ",") {
-		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
-		switch k {
-		case "required":
-			r.required = true
-		case "enum":
-			r.enum = nil
-			for e := range strings.SplitSeq(v, "|") {
-				r.enum = append(r.enum, e)
-			}
-		case "min", "max":
-			if f, err := strconv.ParseFloat(v, 64); err == nil {
-				if k == "min" {
-					r.min = &f
-				} else {
-					r.max = &f
-				}
-			}
-		case "format":
-			r.format = v
-		case "pattern":
-			r.pattern = v
-		case "minItems":
-			if n, err := strconv.Atoi(v); err == nil {
-				r.minItems = n
-			}
-		}
-	}
-}
-
-// ruleOf returns the rule of a field: its `openapi` tag, else the
-// fieldRules entry of its struct, then the entries of the structs that
-// embed it, outermost last, so that an operation's argument type states
+// ruleOf returns the rule of a field: its `openapi` tag, then the rules
+// the tags of the fields that embed its struct give it, outermost last
+// (commerce.ArgRule: the syntax, and the one reading of it that the
+// services' checks share), so that an operation's argument type states
 // the rules of the fields it takes from a struct shared with others
 // (catalog.CreateProductInput requires sku, a field of
 // catalog.ProductFields, which catalog.UpdateProductInput embeds too).
 func ruleOf(f field) rule {
-	var r rule
-	if tag, ok := f.sf.Tag.Lookup("openapi"); ok {
-		r.add(tag)
-	} else {
-		r.add(fieldRules[f.owner][f.name])
+	var a commerce.ArgRule
+	a.Add(f.sf.Tag.Get("openapi"))
+	for i := len(f.outerTags) - 1; i >= 0; i-- {
+		a.Add(commerce.PromotedRule(f.outerTags[i], f.name))
 	}
-	for i := len(f.outer) - 1; i >= 0; i-- {
-		r.add(fieldRules[f.outer[i]][f.name])
+	r := rule{required: a.Required, min: a.Min, max: a.Max, format: a.Format, pattern: a.Pattern, minItems: a.MinItems}
+	for _, e := range a.Enum {
+		r.enum = append(r.enum, e)
 	}
 	return r
 }
@@ -488,7 +459,7 @@ func (r rule) apply(s schema) schema {
 			s["description"] = p.doc
 		}
 	} else if r.pattern != "" {
-		panic("rpc: fieldRules: unknown pattern " + r.pattern)
+		panic("rpc: openapi tag: unknown pattern " + r.pattern)
 	}
 	if r.minItems > 0 {
 		value["minItems"] = r.minItems

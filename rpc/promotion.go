@@ -13,7 +13,7 @@ type promotionResult struct {
 
 type promotionIDArgs struct {
 	// ID is the promotion's id.
-	ID string `json:"id"`
+	ID string `json:"id" openapi:"required"`
 }
 
 // RegisterPromotion registers the promotion operations under /promotion/:

@@ -9,7 +9,7 @@ import (
 
 type taxIDArgs struct {
 	// ID is the tax's id.
-	ID string `json:"id"`
+	ID string `json:"id" openapi:"required"`
 }
 
 type taxResult struct {

@@ -28,7 +28,7 @@ type SearchInput struct {
 	PriceTo *money.Number `json:"priceTo"`
 	// Currency is the ISO 4217 currency of the prices filtered, sorted and
 	// counted (default USD).
-	Currency *string `json:"currency"`
+	Currency *string `json:"currency" openapi:"pattern=currency"`
 	// Facets are the counts to add: brand, categories, price.
 	Facets commerce.StringList `json:"facets"`
 	// Sort orders the products: relevance (the default with q), price,

@@ -9,14 +9,14 @@ import (
 // rules). Pointers tell an absent (or null) field apart from a zero one.
 type CreateInput struct {
 	// Title names the method (shown to shoppers).
-	Title *string `json:"title,omitempty"`
+	Title *string `json:"title,omitempty" openapi:"required"`
 	// Active says whether carts may use the method.
 	Active *bool `json:"active,omitempty"`
 	// TaxCode names the taxes of the shipping line (every tax of that code).
 	TaxCode *string `json:"taxCode,omitempty"`
 	// Rates are the rate groups: where the method ships (locations) and what
 	// it costs there (a rate per currency).
-	Rates []GroupInput `json:"rates,omitempty"`
+	Rates []GroupInput `json:"rates,omitempty" openapi:"required,minItems=1"`
 }
 
 // GroupInput is an element of CreateInput.Rates. Its id is generated: an
@@ -24,15 +24,15 @@ type CreateInput struct {
 type GroupInput struct {
 	// Locations are the places the group's rates apply to; a location
 	// naming a state wins over a country-wide one.
-	Locations []LocationInput `json:"locations,omitempty"`
+	Locations []LocationInput `json:"locations,omitempty" openapi:"required,minItems=1"`
 	// Rates are the group's prices, one per currency.
-	Rates []RateInput `json:"rates,omitempty"`
+	Rates []RateInput `json:"rates,omitempty" openapi:"required,minItems=1"`
 }
 
 // LocationInput is an element of GroupInput.Locations.
 type LocationInput struct {
 	// Country is an ISO 3166-1 alpha-2 code in upper case.
-	Country *string `json:"country,omitempty"`
+	Country *string `json:"country,omitempty" openapi:"required,pattern=country"`
 	// State is an ISO 3166-2 subdivision of the country (its code or
 	// English name); absent, the whole country.
 	State *string `json:"state,omitempty"`
@@ -42,9 +42,9 @@ type LocationInput struct {
 // units of Currency.
 type RateInput struct {
 	// Currency is the rate's ISO 4217 currency code.
-	Currency *string `json:"currency,omitempty"`
+	Currency *string `json:"currency,omitempty" openapi:"required,pattern=currency"`
 	// Amount is the rate in major units of the currency.
-	Amount *money.Number `json:"amount,omitempty"`
+	Amount *money.Number `json:"amount,omitempty" openapi:"required"`
 }
 
 // InfoInput names a method in shipping.info and shipping.remove: `id`, or

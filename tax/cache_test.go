@@ -31,7 +31,7 @@ func TestTaxesAcrossProcesses(t *testing.T) {
 		if x, y := taxOf(one), taxOf(two); x != 0 || y != 0 {
 			t.Fatalf("no taxes yet: got %d and %d", x, y)
 		}
-		vat, err := two.Create(ctx, tax.CreateInput{Code: ptr("vat"), Class: ptr("default"), Title: ptr("VAT"), Rate: num("20")})
+		vat, err := two.Create(ctx, tax.CreateInput{Fields: tax.Fields{Code: ptr("vat"), Class: ptr("default"), Title: ptr("VAT"), Rate: num("20")}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -26,13 +26,15 @@ type Fields struct {
 
 // CreateInput is the argument of tax.create (see Service.Create for what
 // is required).
-type CreateInput Fields
+type CreateInput struct {
+	Fields `openapi:"class:required code:required rate:required title:required"`
+}
 
 // UpdateInput is the argument of tax.update: the id, and the fields to
 // change.
 type UpdateInput struct {
 	// ID is the tax's id.
-	ID string `json:"id"`
+	ID string `json:"id" openapi:"required"`
 	Fields
 }
 
@@ -70,11 +72,11 @@ type ListInput struct {
 // taxes rounded in.
 type CartTaxesInput struct {
 	// CartID is a reference the caller chooses, returned as given.
-	CartID string `json:"cartId"`
+	CartID string `json:"cartId" openapi:"required"`
 	// Currency is the ISO 4217 currency of the prices (default USD).
-	Currency *string `json:"currency"`
+	Currency *string `json:"currency" openapi:"pattern=currency"`
 	// Items are the entries to tax.
-	Items []CartTaxesItem `json:"items"`
+	Items []CartTaxesItem `json:"items" openapi:"required"`
 }
 
 // CartTaxesItem is an entry to tax: Price is the TOTAL price of the entry

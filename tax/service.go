@@ -81,7 +81,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (Tax, error) {
 	if in.Rate == nil {
 		problems.Add("rate", "required")
 	}
-	Fields(in).apply(&t, &problems)
+	in.Fields.apply(&t, &problems)
 	check := t
 	if in.Class == nil {
 		check.Class = DefaultClass // already reported as required
@@ -109,9 +109,7 @@ func (s *Service) Info(ctx context.Context, id string) (Tax, error) {
 // tax_not_found (data: the id).
 func (s *Service) Update(ctx context.Context, in UpdateInput) (Tax, error) {
 	var problems commerce.Problems
-	if in.ID == "" {
-		problems.Add("id", "required")
-	}
+	problems.CheckArgs("", in) // id
 	// The request's own shape is checked before touching the store.
 	in.Fields.apply(&Tax{}, &problems)
 	if err := problems.Err(); err != nil {

@@ -35,11 +35,11 @@ func newService(t *testing.T, db *sqldb.DB, products map[string]tax.ProductTax) 
 	}), nil)
 	ctx := context.Background()
 	for _, p := range []tax.CreateInput{
-		{Code: ptr("vat"), Class: ptr("default"), Title: ptr("VAT 21%"), Rate: num("21")},
-		{Code: ptr("vat"), Class: ptr("default"), Title: ptr("Surcharge 10%"), Rate: num("10")},
-		{Code: ptr("reduced"), Class: ptr("default"), Title: ptr("Reduced 10%"), Rate: num("10")},
-		{Code: ptr("eco"), Class: ptr("default"), Title: ptr("Eco fee"), Rate: num("0.5"), IsPercentage: ptr(false)},
-		{Code: ptr("default"), Class: ptr("default"), Title: ptr("IVA 21%"), Rate: num("21")},
+		{Fields: tax.Fields{Code: ptr("vat"), Class: ptr("default"), Title: ptr("VAT 21%"), Rate: num("21")}},
+		{Fields: tax.Fields{Code: ptr("vat"), Class: ptr("default"), Title: ptr("Surcharge 10%"), Rate: num("10")}},
+		{Fields: tax.Fields{Code: ptr("reduced"), Class: ptr("default"), Title: ptr("Reduced 10%"), Rate: num("10")}},
+		{Fields: tax.Fields{Code: ptr("eco"), Class: ptr("default"), Title: ptr("Eco fee"), Rate: num("0.5"), IsPercentage: ptr(false)}},
+		{Fields: tax.Fields{Code: ptr("default"), Class: ptr("default"), Title: ptr("IVA 21%"), Rate: num("21")}},
 	} {
 		if _, err := svc.Create(ctx, p); err != nil {
 			t.Fatalf("create %s: %v", *p.Title, err)

@@ -6,9 +6,9 @@ import "github.com/commercekit/commerce"
 type CreateInput struct {
 	// URL is where the events are POSTed: an http or https URL whose host
 	// is not a private, loopback or link-local address.
-	URL *string `json:"url,omitempty"`
+	URL *string `json:"url,omitempty" openapi:"required,format=uri"`
 	// Channels are the event channels subscribed to (PRODUCTS, CARTS, ...).
-	Channels commerce.StringList `json:"channels,omitempty"`
+	Channels commerce.StringList `json:"channels,omitempty" openapi:"required"`
 	// Types are the event types subscribed to (CREATE, CHECKOUT, ...);
 	// absent or empty, every type.
 	Types *commerce.StringList `json:"types,omitempty"`
@@ -21,7 +21,7 @@ type CreateInput struct {
 // InfoInput names a webhook (webhook.info, webhook.remove).
 type InfoInput struct {
 	// ID is the webhook's id.
-	ID string `json:"id"`
+	ID string `json:"id" openapi:"required"`
 }
 
 // RemoveInput is the argument of webhook.remove.
@@ -36,9 +36,9 @@ type ListInput struct {
 // changed. An empty types list means every type again.
 type UpdateInput struct {
 	// ID is the webhook's id.
-	ID string `json:"id"`
+	ID string `json:"id" openapi:"required"`
 	// URL is the new URL.
-	URL *string `json:"url,omitempty"`
+	URL *string `json:"url,omitempty" openapi:"format=uri"`
 	// Channels are the new channels.
 	Channels *commerce.StringList `json:"channels,omitempty"`
 	// Types are the new types; empty, every type again.
@@ -55,12 +55,12 @@ type DeliveriesInput struct {
 	WebhookID string `json:"webhookId"`
 	// Status matches the deliveries with this status: PENDING, DELIVERED or
 	// FAILED.
-	Status string `json:"status"`
+	Status string `json:"status" openapi:"enum=PENDING|DELIVERED|FAILED"`
 	commerce.PageArgs
 }
 
 // RedeliverInput is the argument of webhook.redeliver.
 type RedeliverInput struct {
 	// DeliveryID is the delivery's id.
-	DeliveryID string `json:"deliveryId"`
+	DeliveryID string `json:"deliveryId" openapi:"required"`
 }

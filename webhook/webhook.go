@@ -64,7 +64,7 @@ type Delivery struct {
 	ID             string     `json:"id"`
 	WebhookID      string     `json:"webhookId"`
 	EventID        string     `json:"eventId"`
-	Status         string     `json:"status"`
+	Status         string     `json:"status" openapi:"enum=PENDING|DELIVERED|FAILED"`
 	Attempts       int        `json:"attempts"`
 	LastStatusCode *int       `json:"lastStatusCode"`
 	LastError      *string    `json:"lastError"`
