@@ -18,8 +18,8 @@ type recordTable[T any] struct {
 	// without its RETURNING, which the dialect spells), columns what they
 	// read.
 	byID, deleteByID, columns string
-	scan             func(rowScanner) (T, error)
-	notFound         func(id string) *commerce.Error
+	scan                      func(rowScanner) (T, error)
+	notFound                  func(id string) *commerce.Error
 }
 
 // newRecordTable returns the table named table whose columns scan reads.
