@@ -105,27 +105,36 @@ func PromotedRule(tag, name string) string {
 	return ""
 }
 
-// argField is a JSON field of an argument struct with its rule.
-type argField struct {
-	name  string
-	index []int
-	rule  ArgRule
+// ArgField is a JSON field of an argument struct, as encoding/json sees
+// it (promoted fields of embedded structs included), with its rule.
+type ArgField struct {
+	// Name is the JSON name, Field the Go field, Owner the struct that
+	// declares it, Index its path in the outermost struct.
+	Name  string
+	Field reflect.StructField
+	Owner reflect.Type
+	Index []int
+	// OmitEmpty: the json tag has omitempty or omitzero.
+	OmitEmpty bool
+	// Rule is the field's own `openapi` tag, then the rules the tags of
+	// the fields that embed its struct add (innermost first).
+	Rule ArgRule
 }
 
 // argFieldsCache holds the argument fields with presence rules by struct
-// type ([]argField).
+// type ([]ArgField).
 var argFieldsCache sync.Map
 
 // presenceFields returns the fields of struct type t (promoted ones
 // included, in encoding/json's order) that have a presence rule
 // (required, minItems).
-func presenceFields(t reflect.Type) []argField {
+func presenceFields(t reflect.Type) []ArgField {
 	if c, ok := argFieldsCache.Load(t); ok {
-		return c.([]argField)
+		return c.([]ArgField)
 	}
-	var out []argField
-	for _, f := range ruledFields(t, nil, nil) {
-		if f.rule.Required || f.rule.MinItems > 0 {
+	var out []ArgField
+	for _, f := range ArgFields(t) {
+		if f.Rule.Required || f.Rule.MinItems > 0 {
 			out = append(out, f)
 		}
 	}
@@ -133,12 +142,15 @@ func presenceFields(t reflect.Type) []argField {
 	return out
 }
 
-// ruledFields lists the JSON fields of struct t with their rules: the
-// field's own tag, then those of the embedding fields, outermost last.
-// index is the path of t in the outermost struct, outer the tags of the
-// fields that embed it.
-func ruledFields(t reflect.Type, index []int, outer []string) []argField {
-	var out []argField
+// ArgFields lists the JSON fields of struct t with their rules, in
+// encoding/json's order: what the services check (CheckArgs) and the API
+// document states (package rpc) read the same list.
+func ArgFields(t reflect.Type) []ArgField { return argFields(t, nil, nil) }
+
+// argFields is ArgFields of struct t found at index in the outermost
+// struct, outer the tags of the fields that embed it.
+func argFields(t reflect.Type, index []int, outer []string) []ArgField {
+	var out []ArgField
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		name, opts, _ := strings.Cut(sf.Tag.Get("json"), ",")
@@ -151,7 +163,7 @@ func ruledFields(t reflect.Type, index []int, outer []string) []argField {
 				et = et.Elem()
 			}
 			if et.Kind() == reflect.Struct {
-				out = append(out, ruledFields(et, at, append([]string{sf.Tag.Get("openapi")}, outer...))...)
+				out = append(out, argFields(et, at, append([]string{sf.Tag.Get("openapi")}, outer...))...)
 				continue
 			}
 		}
@@ -166,7 +178,8 @@ func ruledFields(t reflect.Type, index []int, outer []string) []argField {
 		for j := len(outer) - 1; j >= 0; j-- {
 			r.Add(PromotedRule(outer[j], name))
 		}
-		out = append(out, argField{name: name, index: at, rule: r})
+		omit := strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")
+		out = append(out, ArgField{Name: name, Field: sf, Owner: t, Index: at, OmitEmpty: omit, Rule: r})
 	}
 	return out
 }
@@ -192,24 +205,24 @@ func (p *Problems) CheckArgs(path string, v any) {
 		return
 	}
 	for _, f := range presenceFields(rv.Type()) {
-		fv, err := rv.FieldByIndexErr(f.index)
+		fv, err := rv.FieldByIndexErr(f.Index)
 		if err != nil {
 			continue // in a nil embedded struct: not given
 		}
-		at := f.name
+		at := f.Name
 		if path != "" {
-			at = path + "." + f.name
+			at = path + "." + f.Name
 		}
 		switch {
-		case f.rule.MinItems > 0:
-			if n := listLen(fv); n < f.rule.MinItems {
-				if f.rule.MinItems == 1 {
+		case f.Rule.MinItems > 0:
+			if n := listLen(fv); n < f.Rule.MinItems {
+				if f.Rule.MinItems == 1 {
 					p.Add(at, "must list at least one item")
 				} else {
-					p.Add(at, "must list at least %d items", f.rule.MinItems)
+					p.Add(at, "must list at least %d items", f.Rule.MinItems)
 				}
 			}
-		case absent(fv, f.rule.Trim):
+		case absent(fv, f.Rule.Trim):
 			p.Add(at, "required")
 		}
 	}
@@ -219,6 +232,8 @@ func (p *Problems) CheckArgs(path string, v any) {
 // (catalog.Literal).
 type nuller interface{ IsNull() bool }
 
+var nullerType = reflect.TypeFor[nuller]()
+
 var rawBytes = reflect.TypeFor[[]byte]()
 
 // absent reports whether an argument's value was not given.
@@ -227,10 +242,8 @@ func absent(v reflect.Value, trim bool) bool {
 	case reflect.Pointer, reflect.Map, reflect.Interface:
 		return v.IsNil()
 	}
-	if v.CanInterface() {
-		if n, ok := v.Interface().(nuller); ok {
-			return n.IsNull()
-		}
+	if v.Type().Implements(nullerType) && v.CanInterface() {
+		return v.Interface().(nuller).IsNull()
 	}
 	switch v.Kind() {
 	case reflect.Slice:

@@ -231,53 +231,23 @@ func nonNull(s schema) schema {
 	return s
 }
 
-// field is a JSON property of a struct.
+// field is a JSON property of a struct with its rule (commerce.ArgField:
+// the services read the same list).
 type field struct {
-	name  string
-	sf    reflect.StructField
-	owner reflect.Type // the struct that declares the field
-	// outer are the structs that embed owner, outermost first (the
-	// field is promoted to each of them).
-	outer []reflect.Type
-	// outerTags are the `openapi` tags of the fields that embed owner,
-	// outermost first: the rules they add to the promoted field.
-	outerTags []string
+	name      string
+	sf        reflect.StructField
+	owner     reflect.Type // the struct that declares the field
+	arg       commerce.ArgRule
 	omitEmpty bool
 }
 
 // jsonFields lists the JSON properties of struct t as encoding/json sees
-// them (embedded structs flattened: their fields are promoted to t).
+// them (commerce.ArgFields), promoted fields of embedded structs included.
 func jsonFields(t reflect.Type) []field {
-	var out []field
-	for i := range t.NumField() {
-		sf := t.Field(i)
-		tag := sf.Tag.Get("json")
-		name, opts, _ := strings.Cut(tag, ",")
-		if name == "-" && opts == "" {
-			continue
-		}
-		if sf.Anonymous && name == "" {
-			et := sf.Type
-			if et.Kind() == reflect.Pointer {
-				et = et.Elem()
-			}
-			if et.Kind() == reflect.Struct {
-				for _, f := range jsonFields(et) {
-					f.outer = append([]reflect.Type{t}, f.outer...)
-					f.outerTags = append([]string{sf.Tag.Get("openapi")}, f.outerTags...)
-					out = append(out, f)
-				}
-				continue
-			}
-		}
-		if !sf.IsExported() {
-			continue
-		}
-		if name == "" {
-			name = sf.Name
-		}
-		omit := strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,")
-		out = append(out, field{name: name, sf: sf, owner: t, omitEmpty: omit})
+	fs := commerce.ArgFields(t)
+	out := make([]field, len(fs))
+	for i, f := range fs {
+		out[i] = field{name: f.Name, sf: f.Field, owner: f.Owner, arg: f.Rule, omitEmpty: f.OmitEmpty}
 	}
 	return out
 }
@@ -406,11 +376,7 @@ var patterns = map[string]struct{ re, doc string }{
 // (catalog.CreateProductInput requires sku, a field of
 // catalog.ProductFields, which catalog.UpdateProductInput embeds too).
 func ruleOf(f field) rule {
-	var a commerce.ArgRule
-	a.Add(f.sf.Tag.Get("openapi"))
-	for i := len(f.outerTags) - 1; i >= 0; i-- {
-		a.Add(commerce.PromotedRule(f.outerTags[i], f.name))
-	}
+	a := f.arg
 	r := rule{required: a.Required, min: a.Min, max: a.Max, format: a.Format, pattern: a.Pattern, minItems: a.MinItems}
 	for _, e := range a.Enum {
 		r.enum = append(r.enum, e)
